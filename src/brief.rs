@@ -1,0 +1,313 @@
+//! The brief: a typed mirror of `schema/brief.schema.json` (schema version "1"),
+//! its embedded JSON Schema and validation.
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The JSON Schema of a brief, as shipped in `schema/brief.schema.json`.
+pub const SCHEMA_JSON: &str = include_str!("../schema/brief.schema.json");
+
+/// The only schema version this build reads and writes.
+pub const SCHEMA_VERSION: &str = "1";
+
+/// The largest brief accepted as input, in bytes (1 MiB). Briefs are resume
+/// packets, not archives: anything larger is refused before it is parsed.
+pub const MAX_BRIEF_BYTES: usize = 1024 * 1024;
+
+/// A brief, schema version "1". Optional fields are omitted when empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Brief {
+    /// Always `"1"`.
+    pub schema_version: String,
+    /// The key the brief is stored under (`refs/handoffs/<key>`).
+    pub key: String,
+    /// When it was written, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
+    pub timestamp: String,
+    /// `WRITE` or `RECOVER`.
+    pub mode: String,
+    /// How to resume.
+    pub resume: Resume,
+    /// The state of the work and of the repository when written.
+    pub state: State,
+    /// Files the next session should read first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files_read_first: Vec<FilePointer>,
+    /// Files the next session can skip.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files_skip: Vec<FilePointer>,
+}
+
+/// The `resume` object of a brief.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resume {
+    /// One verifiable check that says the work is done.
+    pub done_when: String,
+    /// The next step, one sentence.
+    pub resume_by: String,
+    /// Overrides the generated resume prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// A pointer to where the longer history lives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_pointer: Option<String>,
+}
+
+/// The `state` object of a brief.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    /// The branch the brief was written on (`HEAD` when detached).
+    pub branch: String,
+    /// The next check to run.
+    pub next_acceptance_check: String,
+    /// Where the brief was written.
+    pub worktree: Worktree,
+    /// The commit checked out when written (absent on an unborn branch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_sha: Option<String>,
+    /// The summary line of `git diff --stat HEAD` when the tree was dirty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_summary: Option<String>,
+    /// Test commands and their last result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<TestResult>,
+    /// Useful commands.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+    /// Locked decisions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<String>,
+    /// Paths tried and rejected, so nobody retries them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_paths: Vec<String>,
+    /// Known risks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_risks: Vec<String>,
+}
+
+/// `state.worktree`: where the brief was written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Worktree {
+    /// The worktree's root directory.
+    pub root: String,
+    /// Whether it is a linked worktree (`git worktree add`).
+    pub is_linked: bool,
+    /// The absolute, canonical common git directory shared by all worktrees.
+    pub git_common_dir: String,
+}
+
+/// One entry of `state.tests`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestResult {
+    /// The command that runs the test.
+    pub cmd: String,
+    /// `pass` or `fail`.
+    pub result: String,
+}
+
+/// One entry of `files_read_first` or `files_skip`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilePointer {
+    /// A path relative to the worktree root (may carry `:lines`).
+    pub path: String,
+    /// Why it matters.
+    pub why: String,
+}
+
+impl Brief {
+    /// The stored form: pretty JSON, 2-space indent, trailing newline.
+    pub fn to_pretty_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a brief always serializes");
+        s.push('\n');
+        s
+    }
+
+    /// The history form: one compact JSON line, without newline.
+    pub fn to_compact_json(&self) -> String {
+        serde_json::to_string(self).expect("a brief always serializes")
+    }
+
+    /// The prompt that resumes the work: `resume.prompt` when set, else one
+    /// generated from the key, the next step and the checks.
+    pub fn resume_prompt(&self) -> String {
+        if let Some(prompt) = self
+            .resume
+            .prompt
+            .as_deref()
+            .filter(|p| !p.trim().is_empty())
+        {
+            return prompt.trim_end().to_string();
+        }
+        format!(
+            "Resume '{key}': run `git handoff resume {key}`, then {next} Next acceptance check: {check}. Done when: {done}.",
+            key = self.key,
+            next = sentence(&self.resume.resume_by),
+            check = self
+                .state
+                .next_acceptance_check
+                .trim()
+                .trim_end_matches('.'),
+            done = self.resume.done_when.trim().trim_end_matches('.'),
+        )
+    }
+
+    /// Parse and validate a stored brief.
+    pub fn from_slice(data: &[u8]) -> Result<Brief, BriefError> {
+        let value = parse_json(data)?;
+        let issues = validate(&value);
+        if !issues.is_empty() {
+            return Err(BriefError::Invalid(issues));
+        }
+        serde_json::from_value(value).map_err(|e| BriefError::Json(e.to_string()))
+    }
+}
+
+fn sentence(s: &str) -> String {
+    let mut out = s.trim().to_string();
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
+/// One schema violation: where and what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// The path of the offending value, like `state.tests[0].result`, or `(root)`.
+    pub path: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// Why a byte string is not a brief.
+#[derive(Debug, thiserror::Error)]
+pub enum BriefError {
+    /// Larger than [`MAX_BRIEF_BYTES`].
+    #[error("input is {0} bytes; a brief may be at most 1 MiB (1048576 bytes)")]
+    TooLarge(usize),
+    /// Not UTF-8 text.
+    #[error("input is not UTF-8 text: {0}")]
+    NotUtf8(String),
+    /// Not JSON.
+    #[error("input is not valid JSON: {0}")]
+    Json(String),
+    /// Valid JSON that breaks the schema.
+    #[error("brief does not match schema version 1 ({} error{})", .0.len(), if .0.len() == 1 { "" } else { "s" })]
+    Invalid(Vec<Issue>),
+}
+
+/// Parse bytes as one JSON value, refusing oversized and non-UTF-8 input.
+pub fn parse_json(data: &[u8]) -> Result<Value, BriefError> {
+    if data.len() > MAX_BRIEF_BYTES {
+        return Err(BriefError::TooLarge(data.len()));
+    }
+    let text = std::str::from_utf8(data).map_err(|e| BriefError::NotUtf8(e.to_string()))?;
+    if text.trim().is_empty() {
+        return Err(BriefError::Json("input is empty".into()));
+    }
+    serde_json::from_str(text).map_err(|e| BriefError::Json(e.to_string()))
+}
+
+fn validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let schema: Value = serde_json::from_str(SCHEMA_JSON).expect("embedded schema is JSON");
+        jsonschema::draft7::new(&schema).expect("embedded schema compiles")
+    })
+}
+
+/// Validate a JSON value against the brief schema, collecting every error,
+/// sorted by path.
+pub fn validate(value: &Value) -> Vec<Issue> {
+    let mut issues: Vec<Issue> = validator()
+        .iter_errors(value)
+        .map(|err| Issue {
+            path: display_path(value, err.instance_path().as_str()),
+            message: err.to_string(),
+        })
+        .collect();
+    issues.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
+    issues.dedup();
+    issues
+}
+
+/// Turn a JSON pointer into `state.tests[0].result` form, using the instance
+/// to tell array indices from object keys.
+pub fn display_path(root: &Value, pointer: &str) -> String {
+    if pointer.is_empty() || pointer == "/" {
+        return "(root)".to_string();
+    }
+    let mut out = String::new();
+    let mut current = Some(root);
+    for raw in pointer.trim_start_matches('/').split('/') {
+        let segment = raw.replace("~1", "/").replace("~0", "~");
+        match current {
+            Some(Value::Array(items)) => {
+                out.push_str(&format!("[{segment}]"));
+                current = segment.parse::<usize>().ok().and_then(|i| items.get(i));
+            }
+            other => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&segment);
+                current = other.and_then(|v| v.get(&segment));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn minimal() -> Value {
+        json!({
+            "schema_version": "1", "key": "k", "timestamp": "2026-01-02T03:04:05Z", "mode": "WRITE",
+            "resume": {"done_when": "d", "resume_by": "r"},
+            "state": {"branch": "main", "next_acceptance_check": "c",
+                      "worktree": {"root": "/r", "is_linked": false, "git_common_dir": "/r/.git"}}
+        })
+    }
+
+    #[test]
+    fn minimal_brief_is_valid_and_round_trips() {
+        let v = minimal();
+        assert!(validate(&v).is_empty());
+        let b: Brief = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&b).unwrap(), v);
+    }
+
+    #[test]
+    fn every_error_is_collected_with_dotted_paths() {
+        let mut v = minimal();
+        v["state"]["tests"] = json!([{"cmd": "x", "result": "maybe"}]);
+        v["extra"] = json!(1);
+        v["mode"] = json!("READ");
+        let issues = validate(&v);
+        let paths: Vec<_> = issues.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(paths, ["(root)", "mode", "state.tests[0].result"]);
+    }
+
+    #[test]
+    fn oversized_and_non_utf8_input_is_refused() {
+        assert!(matches!(
+            parse_json(&vec![b' '; MAX_BRIEF_BYTES + 1]),
+            Err(BriefError::TooLarge(_))
+        ));
+        assert!(matches!(
+            parse_json(b"\xff\xfe"),
+            Err(BriefError::NotUtf8(_))
+        ));
+        assert!(matches!(parse_json(b"   "), Err(BriefError::Json(_))));
+    }
+}

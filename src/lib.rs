@@ -1,0 +1,106 @@
+//! git-handoff: save and restore the working state of a coding session as
+//! typed briefs stored in git (`refs/handoffs/<key>`), with every version in
+//! the notes history (`refs/notes/handoffs`) and a narrative log in the
+//! working tree (`.claude/PROJECT_STATE.md`).
+//!
+//! Layers, each depending only on those below it:
+//! `commands` → `narrative` / `render` → `store` / `repo` → `brief` / `keys` / `clock`.
+
+pub mod brief;
+pub mod clock;
+pub mod commands;
+pub mod keys;
+pub mod narrative;
+pub mod render;
+pub mod repo;
+pub mod store;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Save and restore the working state of a coding session in git
+///
+/// A brief is a typed JSON packet stored as a blob under refs/handoffs/<key>,
+/// shared by every worktree and clone; each write also adds the version to
+/// the history in refs/notes/handoffs and an entry to the narrative log
+/// .claude/PROJECT_STATE.md.
+#[derive(Debug, Parser)]
+#[command(
+    name = "git-handoff",
+    bin_name = "git handoff",
+    version,
+    propagate_version = true
+)]
+pub struct Cli {
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write a brief for KEY from JSON and flags, with the git state filled in
+    Write(Box<commands::write::Args>),
+    /// Check a brief file against the schema
+    Validate(commands::validate::Args),
+    /// List the stored briefs
+    List(commands::list::Args),
+    /// Print a stored brief as JSON
+    Show(commands::show::Args),
+    /// Delete a brief (its history stays)
+    Drop(commands::drop::Args),
+    /// Print the JSON Schema of a brief
+    Schema(commands::schema::Args),
+}
+
+/// What a command produced: the text for stdout and the exit code. Warnings
+/// and notes go to stderr as they happen.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// Everything for stdout.
+    pub stdout: String,
+    /// 0 success, 1 a check failed.
+    pub code: u8,
+}
+
+impl Output {
+    /// Success with this text.
+    pub fn ok(stdout: impl Into<String>) -> Output {
+        Output {
+            stdout: stdout.into(),
+            code: 0,
+        }
+    }
+
+    /// The exit code as a process exit code.
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(self.code)
+    }
+}
+
+/// Run a parsed command line. Errors are returned for `main` to print as
+/// one line (exit 1); checks that fail without an error (an invalid brief)
+/// return an [`Output`] with code 1.
+pub fn run(cli: Cli) -> anyhow::Result<Output> {
+    match cli.command {
+        Command::Write(args) => commands::write::run(*args),
+        Command::Validate(args) => commands::validate::run(args),
+        Command::List(args) => commands::list::run(args),
+        Command::Show(args) => commands::show::run(args),
+        Command::Drop(args) => commands::drop::run(args),
+        Command::Schema(args) => commands::schema::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,23 @@
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = git_handoff::Cli::parse();
+    match git_handoff::run(cli) {
+        Ok(output) => {
+            let mut stdout = std::io::stdout().lock();
+            // A reader that went away (`| head`) is not an error of ours.
+            let _ = stdout
+                .write_all(output.stdout.as_bytes())
+                .and_then(|()| stdout.flush());
+            output.exit_code()
+        }
+        Err(err) => {
+            let message = format!("{err:#}").replace('\n', " ");
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

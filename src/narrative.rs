@@ -1,0 +1,412 @@
+//! The narrative log: `<worktree root>/.claude/PROJECT_STATE.md` (or
+//! `handoff.narrative`), newest entry first, directly below its header.
+//! Entries are prepended under a lock file and renamed into place, so the
+//! file is always either the old or the new version and concurrent writers
+//! lose nothing.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use crate::brief::Brief;
+use crate::repo::canonical;
+
+/// The default narrative path, relative to the worktree root.
+pub const DEFAULT_PATH: &str = ".claude/PROJECT_STATE.md";
+
+/// The header a new narrative file starts with.
+pub const HEADER: &str = "# Project state\n\nA log of decisions, reasons, rejected paths and surprises, newest entry first.\nEach `git handoff write` adds an entry directly below this header.\n";
+
+/// How long to wait for another writer's lock on the file.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// The narrative section titles, in order.
+pub const SECTIONS: [&str; 4] = [
+    "What was done",
+    "Decisions (with rationale)",
+    "Surprises / lessons",
+    "Pointers",
+];
+
+/// Where the narrative of the worktree at `root` lives: `handoff.narrative`
+/// (relative to the root) or [`DEFAULT_PATH`]. Refuses paths that leave the
+/// worktree, also through a symlinked directory.
+pub fn path(repo: &gix::Repository, root: &Path) -> Result<PathBuf> {
+    let configured = repo
+        .config_snapshot()
+        .string("handoff.narrative")
+        .map(|v| v.to_string())
+        .filter(|v| !v.trim().is_empty());
+    let rel = configured
+        .clone()
+        .unwrap_or_else(|| DEFAULT_PATH.to_string());
+    let rel_path = Path::new(&rel);
+    let escapes = rel_path.is_absolute()
+        || rel_path.components().any(|c| {
+            matches!(
+                c,
+                Component::ParentDir | Component::Prefix(_) | Component::RootDir
+            )
+        });
+    if escapes || rel_path.file_name().is_none() {
+        bail!(
+            "handoff.narrative = '{rel}' must be a file path inside the worktree, like {DEFAULT_PATH}; fix it with `git config handoff.narrative {DEFAULT_PATH}`"
+        );
+    }
+    let full = root.join(rel_path);
+    // The deepest existing ancestor must resolve inside the worktree.
+    let mut probe = full.parent().map(Path::to_path_buf);
+    while let Some(dir) = probe {
+        if dir.exists() {
+            let real = canonical(&dir);
+            if !real.starts_with(canonical(root)) {
+                bail!(
+                    "the narrative directory '{}' resolves outside the worktree (to '{}'); refusing to follow it",
+                    dir.display(),
+                    real.display()
+                );
+            }
+            break;
+        }
+        probe = dir.parent().map(Path::to_path_buf);
+    }
+    if full.is_symlink() {
+        bail!(
+            "the narrative file '{}' is a symlink; refusing to follow it",
+            full.display()
+        );
+    }
+    Ok(full)
+}
+
+/// One narrative entry, before rendering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// What goes in the brackets: the key, or `split: a, b`.
+    pub label: String,
+    /// The heading's title.
+    pub title: String,
+    /// `(section title, markdown body)` in order.
+    pub sections: Vec<(String, String)>,
+}
+
+impl Entry {
+    /// Render as markdown: the one `## ` heading line, then `### ` sections.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "## {} — [{}] {}\n",
+            self.date,
+            self.label,
+            one_line(&self.title)
+        );
+        for (title, body) in &self.sections {
+            out.push_str(&format!("\n### {title}\n"));
+            let body = body.trim_end();
+            if body.is_empty() {
+                out.push_str("—\n");
+            } else {
+                out.push_str(body);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+fn one_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("").trim();
+    if line.chars().count() > 100 {
+        let cut: String = line.chars().take(99).collect();
+        format!("{cut}…")
+    } else {
+        line.to_string()
+    }
+}
+
+fn bullets<'a>(items: impl IntoIterator<Item = &'a str>, prefix: &str) -> String {
+    items
+        .into_iter()
+        .map(|i| format!("- {prefix}{}\n", i.trim()))
+        .collect()
+}
+
+/// Derive an entry from a brief: what was done (state, tests, next step),
+/// decisions and rejected paths, risks, pointers. `blob` is the stored
+/// version's short id.
+pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
+    let s = &brief.state;
+    let mut done = String::new();
+    let at = match &s.head_sha {
+        Some(sha) => format!("at {} on `{}`", &sha[..sha.len().min(7)], s.branch),
+        None => format!("on `{}` (no commit yet)", s.branch),
+    };
+    done.push_str(&format!("- Handoff written {at}"));
+    if let Some(diff) = &s.diff_summary {
+        done.push_str(&format!("; uncommitted: {diff}"));
+    }
+    done.push('\n');
+    for t in &s.tests {
+        done.push_str(&format!("- Test `{}`: {}\n", t.cmd, t.result));
+    }
+    done.push_str(&format!("- Next: {}\n", brief.resume.resume_by.trim()));
+    done.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+
+    let mut decisions = bullets(s.decisions.iter().map(String::as_str), "");
+    decisions.push_str(&bullets(
+        s.rejected_paths.iter().map(String::as_str),
+        "Rejected: ",
+    ));
+
+    let surprises = bullets(s.open_risks.iter().map(String::as_str), "Risk: ");
+
+    let mut pointers = format!("- Brief: `git handoff resume {}`", brief.key);
+    if let Some(blob) = blob {
+        pointers.push_str(&format!(" (refs/handoffs/{}, version {blob})", brief.key));
+    }
+    pointers.push('\n');
+    pointers.push_str(&format!(
+        "- Next check: {}\n",
+        s.next_acceptance_check.trim()
+    ));
+    for f in &brief.files_read_first {
+        pointers.push_str(&format!("- Read first: `{}` — {}\n", f.path, f.why.trim()));
+    }
+    Entry {
+        date: crate::clock::date_of(&brief.timestamp).to_string(),
+        label: brief.key.clone(),
+        title: brief.resume.resume_by.clone(),
+        sections: vec![
+            (SECTIONS[0].into(), done),
+            (SECTIONS[1].into(), decisions),
+            (SECTIONS[2].into(), surprises),
+            (SECTIONS[3].into(), pointers),
+        ],
+    }
+}
+
+/// Merge a hand-written narrative (markdown with `### ` sections, an
+/// optional first-line `# Title`) into a derived entry: its sections replace
+/// the derived ones of the same title, unknown sections are appended, text
+/// before the first section goes into "What was done". Any other `#`/`##`
+/// heading is refused: an entry has exactly one `## ` line.
+pub fn apply_markdown(entry: &mut Entry, markdown: &str) -> Result<()> {
+    let mut title = None;
+    let mut current: Option<String> = None;
+    let mut parsed: Vec<(String, String)> = Vec::new();
+    let mut preamble = String::new();
+    let mut in_fence = false;
+    for (n, line) in markdown.lines().enumerate() {
+        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
+            in_fence = !in_fence;
+        }
+        if !in_fence && let Some(rest) = line.strip_prefix("### ") {
+            current = Some(rest.trim().to_string());
+            parsed.push((rest.trim().to_string(), String::new()));
+            continue;
+        }
+        if !in_fence && (line.starts_with("# ") || line.starts_with("## ")) {
+            if n == 0 {
+                title = Some(line.trim_start_matches('#').trim().to_string());
+                continue;
+            }
+            bail!(
+                "narrative line {}: '{}' is a top-level heading; an entry has one `## ` line, write sections as `### Title`",
+                n + 1,
+                line.chars().take(60).collect::<String>()
+            );
+        }
+        match &current {
+            Some(_) => {
+                let body = &mut parsed.last_mut().expect("a section is open").1;
+                body.push_str(line);
+                body.push('\n');
+            }
+            None => {
+                preamble.push_str(line);
+                preamble.push('\n');
+            }
+        }
+    }
+    if let Some(t) = title.filter(|t| !t.is_empty()) {
+        entry.title = t;
+    }
+    if !preamble.trim().is_empty() {
+        parsed.insert(0, (SECTIONS[0].to_string(), preamble));
+    }
+    for (name, body) in parsed {
+        let body = body.trim_matches('\n').to_string() + "\n";
+        match entry
+            .sections
+            .iter_mut()
+            .find(|(t, _)| t.eq_ignore_ascii_case(&name))
+        {
+            Some(slot) => slot.1 = body,
+            None => entry.sections.push((name, body)),
+        }
+    }
+    Ok(())
+}
+
+/// Insert a rendered entry into the narrative text: directly below the
+/// header block (everything before the first `## ` line), above earlier
+/// entries. A missing or empty file gets [`HEADER`]; a file that does not
+/// start with a `# ` heading gets the header and keeps all its text below.
+pub fn prepend(existing: Option<&str>, entry: &str) -> String {
+    let entry = entry.trim_end_matches('\n');
+    let existing = existing.unwrap_or("");
+    if existing.trim().is_empty() {
+        return format!("{HEADER}\n{entry}\n");
+    }
+    if !existing.starts_with("# ") {
+        return format!("{HEADER}\n{entry}\n\n{existing}");
+    }
+    let split = entry_start(existing).unwrap_or(existing.len());
+    let (header, rest) = existing.split_at(split);
+    let header = header.trim_end_matches(['\n', '\r', ' ']);
+    if rest.is_empty() {
+        format!("{header}\n\n{entry}\n")
+    } else {
+        format!("{header}\n\n{entry}\n\n{rest}")
+    }
+}
+
+/// Byte offset of the first line starting with `## `.
+fn entry_start(text: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("## ") {
+            return Some(offset);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// A narrative update prepared under its lock: the lock file holds the new
+/// content; [`Pending::commit`] renames it into place, dropping it leaves
+/// the file untouched.
+pub struct Pending {
+    lock: gix::lock::File,
+    path: PathBuf,
+}
+
+impl Pending {
+    /// Lock the narrative at `path`, read it, and stage it with `entry`
+    /// prepended. Waits up to 10 s for another writer.
+    pub fn prepare(path: &Path, entry: &str) -> Result<Pending> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut lock = gix::lock::File::acquire_to_update_resource(
+            path,
+            gix::lock::acquire::Fail::AfterDurationWithBackoff(LOCK_WAIT),
+            None,
+            0,
+        )
+        .map_err(|_| {
+            let lock = format!("{}.lock", path.display());
+            anyhow!(
+                "cannot lock the narrative: '{lock}' exists; another git-handoff may be writing. If none is, remove it: rm '{lock}'"
+            )
+        })?;
+        let existing = match std::fs::read(path) {
+            Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
+                anyhow!(
+                    "{} is not UTF-8 text; fix or move it, then run again",
+                    path.display()
+                )
+            })?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let text = prepend(existing.as_deref(), entry);
+        lock.with_mut(|f| std::io::Write::write_all(f, text.as_bytes()))
+            .with_context(|| format!("cannot write {}.lock", path.display()))?;
+        Ok(Pending {
+            lock,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Rename the staged file into place.
+    pub fn commit(self) -> Result<PathBuf> {
+        let path = self.path.clone();
+        self.lock
+            .commit()
+            .map_err(|e| anyhow!("cannot replace {}: {}", path.display(), e.error))?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(title: &str) -> String {
+        format!("## 2026-01-01 — [k] {title}\n\n### What was done\n- x\n")
+    }
+
+    #[test]
+    fn new_file_gets_header_then_entry() {
+        let out = prepend(None, &entry("one"));
+        assert!(out.starts_with("# Project state\n"));
+        assert!(out.ends_with(&entry("one")));
+        assert_eq!(out.lines().filter(|l| l.starts_with("## ")).count(), 1);
+    }
+
+    #[test]
+    fn entries_go_directly_below_the_header_newest_first() {
+        let one = prepend(None, &entry("one"));
+        let two = prepend(Some(&one), &entry("two"));
+        let first = two.find("[k] two").unwrap();
+        let second = two.find("[k] one").unwrap();
+        assert!(first < second);
+        assert!(two.starts_with(HEADER));
+        assert_eq!(two.matches("# Project state").count(), 1);
+        // the old text survives byte for byte
+        assert!(two.ends_with(&one[HEADER.len() + 1..]));
+    }
+
+    #[test]
+    fn custom_header_block_is_kept_and_foreign_text_is_not_lost() {
+        let custom = "# Project state — billing\n\nKeep this intro.\n\n## 2025-01-01 — [a] old\n";
+        let out = prepend(Some(custom), &entry("new"));
+        assert!(out.starts_with(
+            "# Project state — billing\n\nKeep this intro.\n\n## 2026-01-01 — [k] new"
+        ));
+        assert!(out.ends_with("## 2025-01-01 — [a] old\n"));
+        let foreign = "notes without a header\n";
+        let out = prepend(Some(foreign), &entry("new"));
+        assert!(out.starts_with("# Project state"));
+        assert!(out.ends_with(foreign));
+    }
+
+    #[test]
+    fn markdown_sections_replace_derived_ones_and_extra_headings_are_refused() {
+        let mut e = Entry {
+            date: "2026-01-01".into(),
+            label: "k".into(),
+            title: "t".into(),
+            sections: SECTIONS
+                .iter()
+                .map(|s| (s.to_string(), "- derived\n".to_string()))
+                .collect(),
+        };
+        apply_markdown(
+            &mut e,
+            "# Better title\n### Surprises / lessons\n- gix notes are lazy\n### Extra\nmore\n",
+        )
+        .unwrap();
+        assert_eq!(e.title, "Better title");
+        assert_eq!(e.sections[2].1, "- gix notes are lazy\n");
+        assert_eq!(e.sections[4].0, "Extra");
+        let rendered = e.render();
+        assert_eq!(rendered.lines().filter(|l| l.starts_with("## ")).count(), 1);
+        assert!(apply_markdown(&mut e, "### A\n## sneaky\n").is_err());
+        assert!(apply_markdown(&mut e, "```\n## in a fence is fine\n```\n").is_ok());
+    }
+}

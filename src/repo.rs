@@ -1,0 +1,331 @@
+//! Opening the repository and reading the git facts a brief records.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use gix::bstr::ByteSlice;
+
+use crate::keys;
+
+/// Open the repository that contains the current directory, honouring
+/// `GIT_DIR`, `GIT_WORK_TREE` and the other variables git reads. A bare
+/// repository is refused: briefs describe a working tree.
+pub fn open_cwd() -> Result<gix::Repository> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    open_at(&cwd)
+}
+
+/// Like [`open_cwd`], starting the search at `dir`.
+pub fn open_at(dir: &Path) -> Result<gix::Repository> {
+    let mut repo = gix::discover_with_environment_overrides(dir).map_err(|_| {
+        anyhow!(
+            "not a git repository (or any parent up to /): {}; run git-handoff inside a repository, or `git init` one",
+            dir.display()
+        )
+    })?;
+    if repo.is_bare() || repo.workdir().is_none() {
+        bail!(
+            "'{}' is a bare repository; git-handoff needs a working tree: run it in a clone or worktree",
+            repo.git_dir().display()
+        );
+    }
+    // Many agents write at once: wait for a ref lock (as git does with
+    // core.filesRefLockTimeout) longer than git's 100 ms default.
+    if repo
+        .config_snapshot()
+        .integer("core.filesRefLockTimeout")
+        .is_none()
+    {
+        let mut config = repo.config_snapshot_mut();
+        config
+            .set_raw_value("core.filesRefLockTimeout", crate::store::LOCK_TIMEOUT_MS)
+            .context("cannot set the ref lock timeout")?;
+        config.commit().context("cannot set the ref lock timeout")?;
+    }
+    // History notes are commits; without a configured identity they are
+    // made by "git-handoff" rather than failing the write.
+    if repo.committer().is_none() {
+        repo.committer_or_set_fallback("git-handoff", "git-handoff@localhost")
+            .context("cannot set a committer identity for history notes")?;
+    }
+    Ok(repo)
+}
+
+/// Canonicalize a path, falling back to the path itself when it cannot be.
+pub fn canonical(path: &Path) -> PathBuf {
+    gix::path::realpath(path)
+        .ok()
+        .or_else(|| std::fs::canonicalize(path).ok())
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// The state of HEAD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeadState {
+    /// On a branch with at least one commit.
+    Branch {
+        /// Short branch name, like `feat/x`.
+        name: String,
+        /// The commit it points at.
+        sha: String,
+    },
+    /// On a branch with no commit yet.
+    Unborn {
+        /// Short branch name.
+        name: String,
+    },
+    /// Detached at a commit.
+    Detached {
+        /// The commit checked out.
+        sha: String,
+    },
+}
+
+impl HeadState {
+    /// The branch name, if HEAD is on one.
+    pub fn branch(&self) -> Option<&str> {
+        match self {
+            HeadState::Branch { name, .. } | HeadState::Unborn { name } => Some(name),
+            HeadState::Detached { .. } => None,
+        }
+    }
+
+    /// The commit checked out, if any.
+    pub fn sha(&self) -> Option<&str> {
+        match self {
+            HeadState::Branch { sha, .. } | HeadState::Detached { sha } => Some(sha),
+            HeadState::Unborn { .. } => None,
+        }
+    }
+
+    /// What `state.branch` records: the branch, or `HEAD` when detached.
+    pub fn branch_label(&self) -> &str {
+        self.branch().unwrap_or("HEAD")
+    }
+}
+
+/// Read HEAD.
+pub fn head_state(repo: &gix::Repository) -> Result<HeadState> {
+    let head = repo.head().context("cannot read HEAD")?;
+    let name = head
+        .referent_name()
+        .map(|n| n.shorten().to_str_lossy().into_owned());
+    let sha = head.id().map(|id| id.to_string());
+    Ok(match (name, sha) {
+        (Some(name), Some(sha)) => HeadState::Branch { name, sha },
+        (Some(name), None) => HeadState::Unborn { name },
+        (None, Some(sha)) => HeadState::Detached { sha },
+        (None, None) => {
+            bail!("HEAD is neither a branch nor a commit; repair it with `git checkout <branch>`")
+        }
+    })
+}
+
+/// The key a keyless command uses here: `GIT_HANDOFF_KEY`, else the current
+/// branch's key, else `HANDOFF` on a detached HEAD.
+pub fn default_key(head: &HeadState) -> Result<String> {
+    if let Ok(key) = std::env::var("GIT_HANDOFF_KEY")
+        && !key.is_empty()
+    {
+        keys::validate(&key).map_err(|e| anyhow!("GIT_HANDOFF_KEY: {e}"))?;
+        return Ok(key);
+    }
+    Ok(branch_key(head))
+}
+
+/// The key derived from the branch alone (`HANDOFF` when detached).
+pub fn branch_key(head: &HeadState) -> String {
+    head.branch()
+        .and_then(keys::from_branch)
+        .unwrap_or_else(|| keys::DETACHED_KEY.to_string())
+}
+
+/// Where the current worktree is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeInfo {
+    /// The worktree root, canonical.
+    pub root: PathBuf,
+    /// Whether it is a linked worktree.
+    pub is_linked: bool,
+    /// The common git dir, absolute and canonical.
+    pub common_dir: PathBuf,
+}
+
+/// Describe the current worktree.
+pub fn worktree_info(repo: &gix::Repository) -> Result<WorktreeInfo> {
+    let root = repo
+        .workdir()
+        .ok_or_else(|| anyhow!("this repository has no working tree"))?;
+    let is_linked = repo.worktree().is_some_and(|wt| !wt.is_main());
+    Ok(WorktreeInfo {
+        root: canonical(root),
+        is_linked,
+        common_dir: canonical(repo.common_dir()),
+    })
+}
+
+/// Line counts of the working tree against HEAD, as `git diff --stat HEAD`
+/// sums them (tracked files only; untracked files do not count).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiffStat {
+    /// Files whose content differs from HEAD.
+    pub files: usize,
+    /// Lines added.
+    pub insertions: usize,
+    /// Lines removed.
+    pub deletions: usize,
+}
+
+impl DiffStat {
+    /// The summary line as git prints it (without its leading space), or
+    /// `None` for a clean tree.
+    pub fn summary(&self) -> Option<String> {
+        if self.files == 0 {
+            return None;
+        }
+        let plural = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                one.to_string()
+            } else {
+                many.to_string()
+            }
+        };
+        let mut s = format!(
+            "{} {} changed",
+            self.files,
+            plural(self.files, "file", "files")
+        );
+        if self.insertions > 0 || self.deletions == 0 {
+            s.push_str(&format!(
+                ", {} {}(+)",
+                self.insertions,
+                plural(self.insertions, "insertion", "insertions")
+            ));
+        }
+        if self.deletions > 0 || self.insertions == 0 {
+            s.push_str(&format!(
+                ", {} {}(-)",
+                self.deletions,
+                plural(self.deletions, "deletion", "deletions")
+            ));
+        }
+        Some(s)
+    }
+}
+
+/// Compare the working tree (through the index) with HEAD's tree and count
+/// changed files and lines. On an unborn branch every tracked file is new.
+pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
+    let paths = changed_paths(repo)?;
+    if paths.is_empty() {
+        return Ok(DiffStat::default());
+    }
+    let head_tree = match repo.head_tree_id() {
+        Ok(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
+        Err(_) => None,
+    };
+    let root = repo.workdir().expect("checked when opened").to_path_buf();
+    let mut stat = DiffStat::default();
+    for path in paths {
+        let old = match &head_tree {
+            Some(tree) => match tree.lookup_entry_by_path(path.as_str()).ok().flatten() {
+                Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some(
+                    entry
+                        .object()
+                        .context("cannot read a blob of HEAD")?
+                        .detach()
+                        .data,
+                ),
+                _ => None,
+            },
+            None => None,
+        };
+        let file = root.join(&path);
+        let new = match std::fs::symlink_metadata(&file) {
+            Ok(meta) if meta.file_type().is_symlink() => std::fs::read_link(&file)
+                .ok()
+                .map(|target| target.as_os_str().as_encoded_bytes().to_vec()),
+            Ok(meta) if meta.is_file() => std::fs::read(&file).ok(),
+            _ => None,
+        };
+        if old.is_none() && new.is_none() || old == new {
+            continue;
+        }
+        stat.files += 1;
+        let old = old.unwrap_or_default();
+        let new = new.unwrap_or_default();
+        if is_binary(&old) || is_binary(&new) {
+            continue;
+        }
+        let (old, new) = (String::from_utf8_lossy(&old), String::from_utf8_lossy(&new));
+        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+        for op in diff.ops() {
+            for change in diff.iter_changes(op) {
+                match change.tag() {
+                    similar::ChangeTag::Insert => stat.insertions += 1,
+                    similar::ChangeTag::Delete => stat.deletions += 1,
+                    similar::ChangeTag::Equal => {}
+                }
+            }
+        }
+    }
+    Ok(stat)
+}
+
+fn is_binary(data: &[u8]) -> bool {
+    data[..data.len().min(8000)].contains(&0)
+}
+
+/// Repository-relative paths of tracked files that differ between HEAD, the
+/// index and the working tree.
+fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> {
+    let status = repo
+        .status(gix::progress::Discard)
+        .context("cannot compute the status of the working tree")?
+        .untracked_files(gix::status::UntrackedFiles::None)
+        .index_worktree_rewrites(None)
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
+        .into_iter(None)
+        .context("cannot compute the status of the working tree")?;
+    let mut paths = BTreeSet::new();
+    for item in status {
+        let item = item.context("cannot compute the status of the working tree")?;
+        if let gix::status::Item::IndexWorktree(
+            gix::status::index_worktree::Item::DirectoryContents { .. },
+        ) = item
+        {
+            continue;
+        }
+        paths.insert(item.location().to_str_lossy().into_owned());
+    }
+    Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_reads_like_git() {
+        let s = |files, insertions, deletions| {
+            DiffStat {
+                files,
+                insertions,
+                deletions,
+            }
+            .summary()
+        };
+        assert_eq!(s(0, 0, 0), None);
+        assert_eq!(s(1, 1, 0).unwrap(), "1 file changed, 1 insertion(+)");
+        assert_eq!(s(2, 0, 3).unwrap(), "2 files changed, 3 deletions(-)");
+        assert_eq!(
+            s(3, 4, 1).unwrap(),
+            "3 files changed, 4 insertions(+), 1 deletion(-)"
+        );
+        assert_eq!(
+            s(1, 0, 0).unwrap(),
+            "1 file changed, 0 insertions(+), 0 deletions(-)"
+        );
+    }
+}

@@ -1,0 +1,432 @@
+//! The brief store: blobs under `refs/handoffs/<key>` in the common git dir,
+//! updated in compare-and-swap ref transactions, with every version appended
+//! to the notes history `refs/notes/handoffs` in the same transaction.
+
+use anyhow::{Context, anyhow};
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::refs::Target;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use crate::brief::Brief;
+
+/// Where briefs live.
+pub const REF_PREFIX: &str = "refs/handoffs/";
+
+/// Where the history of every version lives.
+pub const NOTES_REF: &str = "refs/notes/handoffs";
+
+/// How long to wait for a ref lock held by another process, in ms, unless
+/// `core.filesRefLockTimeout` says otherwise (git's default is 100 ms, too
+/// short for many agents writing at once).
+pub const LOCK_TIMEOUT_MS: &str = "5000";
+
+/// How often a write re-reads the notes history after another writer moved
+/// it, before giving up.
+const NOTES_RETRIES: usize = 50;
+
+/// The full ref name of a key.
+pub fn ref_name(key: &str) -> String {
+    format!("{REF_PREFIX}{key}")
+}
+
+/// A stored brief: its key, blob id and raw bytes.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// The key (the ref name below `refs/handoffs/`).
+    pub key: String,
+    /// The blob id (the version's id).
+    pub id: ObjectId,
+    /// The blob content, as stored.
+    pub data: Vec<u8>,
+}
+
+impl Stored {
+    /// Parse the stored bytes as a brief.
+    pub fn brief(&self) -> anyhow::Result<Brief> {
+        Brief::from_slice(&self.data).map_err(|e| {
+            anyhow!(
+                "brief '{}' ({}) is unreadable: {e}; `git handoff show {}` prints it as stored",
+                self.key,
+                short(&self.id),
+                self.key
+            )
+        })
+    }
+}
+
+/// The first 7 hex digits of an id.
+pub fn short(id: &ObjectId) -> String {
+    id.to_hex_with_len(7).to_string()
+}
+
+/// Why a store update did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A brief changed between reading and writing (compare-and-swap lost).
+    #[error("{}", conflict_message(.0))]
+    Conflict(Vec<String>),
+    /// A lock file left behind blocks the update.
+    #[error(
+        "cannot lock {what}: '{path}' exists; another git process may be running. If none is, remove it: rm '{path}'"
+    )]
+    Locked {
+        /// What could not be locked.
+        what: String,
+        /// The lock file.
+        path: String,
+    },
+    /// Anything else.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+fn conflict_message(keys: &[String]) -> String {
+    match keys {
+        [key] => format!(
+            "brief '{key}' changed while writing; run again (`git handoff show {key}` shows the new version)"
+        ),
+        keys => format!(
+            "briefs {} changed while writing; nothing was written, run again",
+            keys.iter()
+                .map(|k| format!("'{k}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Read the brief stored under `key`, if any.
+pub fn read(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<Stored>> {
+    let name = ref_name(key);
+    let Some(reference) = repo
+        .try_find_reference(name.as_str())
+        .with_context(|| format!("cannot read {name}"))?
+    else {
+        return Ok(None);
+    };
+    let id = reference
+        .target()
+        .try_id()
+        .map(ToOwned::to_owned)
+        .ok_or_else(|| anyhow!("{name} is a symbolic ref; briefs are blobs. Remove it with `git update-ref -d --no-deref {name}`"))?;
+    load(repo, key, id).map(Some)
+}
+
+fn load(repo: &gix::Repository, key: &str, id: ObjectId) -> anyhow::Result<Stored> {
+    let object = repo.find_object(id).with_context(|| {
+        format!(
+            "{} points at {id}, which is missing from the object database",
+            ref_name(key)
+        )
+    })?;
+    if object.kind != gix::object::Kind::Blob {
+        return Err(anyhow!(
+            "{} points at a {}, not a blob; `git handoff drop {key}` removes it",
+            ref_name(key),
+            object.kind
+        ));
+    }
+    Ok(Stored {
+        key: key.to_string(),
+        id,
+        data: object.detach().data,
+    })
+}
+
+/// The current id of `key`'s ref, without reading the blob.
+pub fn current_id(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<ObjectId>> {
+    let name = ref_name(key);
+    Ok(repo
+        .try_find_reference(name.as_str())
+        .with_context(|| format!("cannot read {name}"))?
+        .and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+}
+
+/// One entry of [`list`]: a key and its blob, or why it cannot be read.
+pub type Listed = (String, anyhow::Result<Stored>);
+
+/// Every stored brief, sorted by key. A ref that cannot be read is listed
+/// with its error rather than failing the whole listing.
+pub fn list(repo: &gix::Repository) -> anyhow::Result<Vec<Listed>> {
+    let platform = repo.references().context("cannot read references")?;
+    let mut out = Vec::new();
+    for reference in platform
+        .prefixed(REF_PREFIX.trim_end_matches('/'))
+        .context("cannot read refs/handoffs")?
+    {
+        let reference =
+            reference.map_err(|e| anyhow!("cannot read a ref under refs/handoffs: {e}"))?;
+        let full = reference.name().as_bstr().to_str_lossy().into_owned();
+        let Some(key) = full.strip_prefix(REF_PREFIX) else {
+            continue;
+        };
+        let key = key.to_string();
+        let entry = match reference.target().try_id() {
+            Some(id) => load(repo, &key, id.to_owned()),
+            None => Err(anyhow!("{full} is a symbolic ref")),
+        };
+        out.push((key, entry));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// One brief to store: the expected current value (compare-and-swap) and
+/// the new brief.
+#[derive(Debug, Clone)]
+pub struct Update {
+    /// The blob id read before the write began; `None` if the key was absent.
+    pub expected: Option<ObjectId>,
+    /// The brief to store under `brief.key`.
+    pub brief: Brief,
+}
+
+/// What a write stored.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// Per update, in order: the key and its new blob id.
+    pub ids: Vec<(String, ObjectId)>,
+    /// Whether the history note was written (not on an unborn branch).
+    pub history: bool,
+}
+
+/// Store the briefs in one ref transaction, all or none: each
+/// `refs/handoffs/<key>` is compare-and-swapped against its `expected`
+/// value, and `refs/notes/handoffs` gains one line per brief (on the note of
+/// its `head_sha`) in the same transaction. A concurrent history update is
+/// retried; a concurrent brief update is a [`StoreError::Conflict`].
+pub fn write(
+    repo: &gix::Repository,
+    updates: &[Update],
+    reflog: &str,
+) -> Result<Written, StoreError> {
+    let mut blobs = Vec::with_capacity(updates.len());
+    for update in updates {
+        let id = repo
+            .write_blob(update.brief.to_pretty_json().as_bytes())
+            .context("cannot write the brief blob")?
+            .detach();
+        blobs.push(id);
+    }
+    let annotated: Vec<(ObjectId, String)> = updates
+        .iter()
+        .filter_map(|u| {
+            let sha = u.brief.state.head_sha.as_deref()?;
+            let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
+            (sha.len() == 40).then(|| (id, u.brief.to_compact_json()))
+        })
+        .collect();
+
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let mut edits: Vec<RefEdit> = updates
+            .iter()
+            .zip(&blobs)
+            .map(|(u, id)| RefEdit {
+                change: Change::Update {
+                    log: log(reflog),
+                    expected: match u.expected {
+                        Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+                        None => PreviousValue::MustNotExist,
+                    },
+                    new: Target::Object(*id),
+                },
+                name: ref_name(&u.brief.key)
+                    .try_into()
+                    .expect("keys are validated"),
+                deref: false,
+            })
+            .collect();
+        if !annotated.is_empty() {
+            edits.push(notes_edit(repo, &annotated, reflog)?);
+        }
+        match repo.edit_references(edits) {
+            Ok(_) => {
+                return Ok(Written {
+                    ids: updates
+                        .iter()
+                        .map(|u| u.brief.key.clone())
+                        .zip(blobs)
+                        .collect(),
+                    history: !annotated.is_empty(),
+                });
+            }
+            Err(err) if err.is_conflict() => {
+                let mut lost = Vec::new();
+                for u in updates {
+                    if current_id(repo, &u.brief.key)? != u.expected {
+                        lost.push(u.brief.key.clone());
+                    }
+                }
+                if !lost.is_empty() {
+                    return Err(StoreError::Conflict(lost));
+                }
+                if attempt >= NOTES_RETRIES {
+                    return Err(anyhow!(
+                        "{NOTES_REF} kept changing while writing; nothing was written, run again"
+                    )
+                    .into());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 3));
+            }
+            Err(err) => {
+                let names = updates
+                    .iter()
+                    .map(|u| ref_name(&u.brief.key))
+                    .chain([NOTES_REF.to_string()]);
+                return Err(lock_error(repo, names)
+                    .unwrap_or_else(|| anyhow!("cannot update refs/handoffs: {err}").into()));
+            }
+        }
+    }
+}
+
+/// Delete `key`'s ref if it still points at `expected`. The history stays.
+pub fn delete(repo: &gix::Repository, key: &str, expected: ObjectId) -> Result<(), StoreError> {
+    let edit = RefEdit {
+        change: Change::Delete {
+            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+            log: RefLog::AndReference,
+        },
+        name: ref_name(key).try_into().expect("keys are validated"),
+        deref: false,
+    };
+    match repo.edit_reference(edit) {
+        Ok(_) => Ok(()),
+        Err(err) if err.is_conflict() => Err(StoreError::Conflict(vec![key.to_string()])),
+        Err(err) => Err(lock_error(repo, [ref_name(key)])
+            .unwrap_or_else(|| anyhow!("cannot delete {}: {err}", ref_name(key)).into())),
+    }
+}
+
+fn log(message: &str) -> LogChange {
+    LogChange {
+        mode: RefLog::AndReference,
+        force_create_reflog: false,
+        message: message.into(),
+    }
+}
+
+/// Build the next notes commit (each annotated commit's note gains its
+/// line) on top of the current notes ref, and the CAS edit that moves the
+/// ref to it.
+fn notes_edit(
+    repo: &gix::Repository,
+    annotated: &[(ObjectId, String)],
+    reflog: &str,
+) -> anyhow::Result<RefEdit> {
+    let parent = repo
+        .try_find_reference(NOTES_REF)
+        .with_context(|| format!("cannot read {NOTES_REF}"))?
+        .map(|mut r| r.peel_to_id().map(|id| id.detach()))
+        .transpose()
+        .with_context(|| format!("cannot read {NOTES_REF}"))?;
+    let root_tree = match parent {
+        Some(commit) => repo
+            .find_commit(commit)
+            .with_context(|| format!("{NOTES_REF} does not point at a commit"))?
+            .tree_id()
+            .context("cannot read the notes tree")?
+            .detach(),
+        None => ObjectId::empty_tree(repo.object_hash()),
+    };
+    let mut state =
+        gix::note::plumbing::State::new(root_tree, repo).context("cannot read the notes tree")?;
+    for (commit, line) in annotated {
+        let mut note = match state
+            .get(commit, repo)
+            .context("cannot read a history note")?
+        {
+            Some(blob) => {
+                repo.find_blob(blob)
+                    .context("cannot read a history note")?
+                    .detach()
+                    .data
+            }
+            None => Vec::new(),
+        };
+        if !note.is_empty() && !note.ends_with(b"\n") {
+            note.push(b'\n');
+        }
+        note.extend_from_slice(line.as_bytes());
+        note.push(b'\n');
+        let blob = repo
+            .write_blob(&note)
+            .context("cannot write a history note")?
+            .detach();
+        state
+            .edit(*commit, Some(blob), repo)
+            .context("cannot edit the notes tree")?;
+    }
+    let tree = state.write(repo).context("cannot write the notes tree")?;
+    let committer = repo
+        .committer()
+        .ok_or_else(|| anyhow!("no committer identity; set one with `git config user.name` and `git config user.email`"))?
+        .context("cannot read the committer identity")?;
+    let author = match repo.author() {
+        Some(author) => author.context("cannot read the author identity")?,
+        None => committer,
+    };
+    let commit = repo
+        .new_commit_as(
+            committer,
+            author,
+            "Notes added by 'git handoff'\n",
+            tree,
+            parent,
+        )
+        .context("cannot write the notes commit")?
+        .id;
+    Ok(RefEdit {
+        change: Change::Update {
+            log: log(reflog),
+            expected: match parent {
+                Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
+                None => PreviousValue::MustNotExist,
+            },
+            new: Target::Object(commit),
+        },
+        name: NOTES_REF.try_into().expect("valid ref name"),
+        deref: false,
+    })
+}
+
+/// If a lock file of one of these refs (or of packed-refs) exists, explain
+/// how to clear it, as git does.
+fn lock_error(
+    repo: &gix::Repository,
+    names: impl IntoIterator<Item = String>,
+) -> Option<StoreError> {
+    let common = repo.common_dir();
+    names
+        .into_iter()
+        .map(|n| common.join(format!("{n}.lock")))
+        .chain([common.join("packed-refs.lock")])
+        .find(|p| p.exists())
+        .map(|p| StoreError::Locked {
+            what: "the handoff refs".into(),
+            path: p.display().to_string(),
+        })
+}
+
+/// Every line of the history notes that is a version of `key`, oldest
+/// commit order not guaranteed; each is a compact JSON brief.
+pub fn history_lines(repo: &gix::Repository, commit: ObjectId) -> anyhow::Result<Vec<String>> {
+    let mut notes = repo
+        .notes()
+        .context("cannot read the notes")?
+        .with_refs([NOTES_REF])
+        .context("cannot read the notes")?;
+    let mut out = Vec::new();
+    for note in notes.get(commit).context("cannot read the notes")? {
+        out.extend(
+            note.blob
+                .data
+                .lines()
+                .map(|l| l.to_str_lossy().into_owned()),
+        );
+    }
+    Ok(out)
+}

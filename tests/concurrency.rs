@@ -1,0 +1,237 @@
+//! Compare-and-swap and concurrent writers: nothing is lost, a lost race is
+//! named, the history has one line per successful write.
+
+mod common;
+
+use std::process::Stdio;
+
+use common::*;
+
+#[test]
+fn a_stale_compare_and_swap_is_a_conflict_and_writes_nothing() {
+    let sb = Sandbox::new();
+    let repo_dir = sb.repo("r");
+    sb.handoff(
+        &repo_dir,
+        &[
+            "write",
+            "k",
+            "--done-when",
+            "v1",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let before = sb.git(&repo_dir, &["rev-parse", "refs/handoffs/k"]);
+    let notes_before = sb.git(&repo_dir, &["rev-parse", "refs/notes/handoffs"]);
+
+    let repo = gix::open(&repo_dir).unwrap();
+    let stored = git_handoff::store::read(&repo, "k").unwrap().unwrap();
+    let mut brief = stored.brief().unwrap();
+    brief.resume.done_when = "v2".into();
+    // Expect a version that is not the current one: another writer won.
+    let stale = gix::ObjectId::empty_blob(gix::hash::Kind::Sha1);
+    let err = git_handoff::store::write(
+        &repo,
+        &[git_handoff::store::Update {
+            expected: Some(stale),
+            brief: brief.clone(),
+        }],
+        "test",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, git_handoff::store::StoreError::Conflict(ref keys) if keys == &["k".to_string()])
+    );
+    assert!(
+        err.to_string()
+            .contains("brief 'k' changed while writing; run again"),
+        "{err}"
+    );
+    // "Must not exist" against an existing key is a conflict too.
+    let err = git_handoff::store::write(
+        &repo,
+        &[git_handoff::store::Update {
+            expected: None,
+            brief: brief.clone(),
+        }],
+        "test",
+    )
+    .unwrap_err();
+    assert!(matches!(err, git_handoff::store::StoreError::Conflict(_)));
+    assert_eq!(sb.git(&repo_dir, &["rev-parse", "refs/handoffs/k"]), before);
+    assert_eq!(
+        sb.git(&repo_dir, &["rev-parse", "refs/notes/handoffs"]),
+        notes_before,
+        "no history for a lost race"
+    );
+
+    // With the right base it goes through, and the history grows by one.
+    git_handoff::store::write(
+        &repo,
+        &[git_handoff::store::Update {
+            expected: Some(stored.id),
+            brief,
+        }],
+        "test",
+    )
+    .unwrap();
+    let note = sb.git(&repo_dir, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    assert_eq!(note.lines().count(), 2);
+}
+
+#[test]
+fn a_stale_lock_is_reported_with_the_command_to_clear_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let lock = repo.join(".claude/PROJECT_STATE.md.lock");
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    // A short wait is enough to show the behaviour; the default is 10 s.
+    let out = sb
+        .handoff(
+            &repo,
+            &[
+                "write",
+                "--done-when",
+                "d",
+                "--resume-by",
+                "r",
+                "--next-check",
+                "c",
+            ],
+        )
+        .code(1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("rm '") && err.contains("PROJECT_STATE.md.lock"),
+        "{err}"
+    );
+    assert_eq!(
+        handoff_refs(&sb, &repo),
+        "",
+        "nothing stored without the narrative"
+    );
+    std::fs::remove_file(&lock).unwrap();
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+}
+
+/// Several processes in two worktrees at once, on distinct and shared keys.
+#[test]
+fn concurrent_writers_lose_nothing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let wt = sb.path("wt");
+    sb.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feat/x",
+            wt.to_str().unwrap(),
+        ],
+    );
+    let mut children = Vec::new();
+    for i in 0..12 {
+        let dir = if i % 2 == 0 { &repo } else { &wt };
+        // a third share one key, the rest have their own
+        let key = if i % 3 == 0 {
+            "shared".to_string()
+        } else {
+            format!("k{i}")
+        };
+        let mut cmd = sb.command("git", dir);
+        cmd.args([
+            "handoff",
+            "write",
+            &key,
+            "--done-when",
+            &format!("writer {i} done"),
+            "--resume-by",
+            &format!("step {i}"),
+        ])
+        .args(["--next-check", "c"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+        children.push((i, key, dir.clone(), cmd.spawn().unwrap()));
+    }
+    let mut ok = Vec::new();
+    for (i, key, dir, child) in children {
+        let out = child.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => ok.push((i, key, dir)),
+            Some(1) => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(
+                    err.contains(&format!("brief '{key}' changed while writing")),
+                    "writer {i}: {err}"
+                );
+            }
+            other => panic!(
+                "writer {i} exited {other:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        }
+    }
+    // Distinct keys never conflict.
+    for i in (0..12).filter(|i| i % 3 != 0) {
+        assert!(
+            ok.iter().any(|(j, _, _)| *j == i),
+            "writer {i} on its own key must succeed"
+        );
+    }
+    // One history line per successful write.
+    let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    assert_eq!(note.lines().count(), ok.len(), "{note}");
+    // Each successful write's narrative entry is present exactly once, in its worktree.
+    for (i, key, dir) in &ok {
+        let text = std::fs::read_to_string(dir.join(".claude/PROJECT_STATE.md")).unwrap();
+        let heading = format!("## 2026-11-30 — [{key}] step {i}\n");
+        assert_eq!(text.matches(&heading).count(), 1, "writer {i}: {text}");
+    }
+    let fsck = sb.git_out(&repo, &["fsck", "--strict"]);
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+    let locks = sb.git(&repo, &["ls-files", "--others", "--", "*.lock"]);
+    assert_eq!(locks, "");
+    for dir in [repo.join(".git"), repo.join(".claude"), wt.join(".claude")] {
+        for entry in walk(&dir) {
+            assert!(!entry.ends_with(".lock"), "stray lock {entry}");
+        }
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,767 @@
+//! The foundation end to end: write, list, show, drop, validate, in real
+//! repositories with linked worktrees, unborn branches and detached HEADs.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+#[test]
+fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.git(&repo, &["switch", "-q", "-c", "feat/jwt"]);
+    let out = sb
+        .handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
+        .success();
+    let text = stdout(&out);
+    assert!(text.contains("Wrote brief 'feat-jwt'"), "{text}");
+    assert!(text.contains("git handoff resume feat-jwt"), "{text}");
+    assert!(text.contains("cargo test auth::expiry"), "{text}");
+
+    // The ref points directly at a blob that plain git reads.
+    assert_eq!(
+        sb.git(&repo, &["cat-file", "-t", "refs/handoffs/feat-jwt"]),
+        "blob\n"
+    );
+    let raw = sb.git(&repo, &["cat-file", "-p", "refs/handoffs/feat-jwt"]);
+    assert!(
+        raw.ends_with("}\n") && raw.starts_with("{\n  \"schema_version\": \"1\""),
+        "{raw}"
+    );
+    let brief = json(&raw);
+    let head = sb.git(&repo, &["rev-parse", "HEAD"]).trim().to_string();
+    assert_eq!(brief["key"], "feat-jwt");
+    assert_eq!(brief["mode"], "WRITE");
+    assert_eq!(brief["timestamp"], NOW);
+    assert_eq!(brief["state"]["branch"], "feat/jwt");
+    assert_eq!(brief["state"]["head_sha"], head.as_str());
+    assert_eq!(brief["state"]["worktree"]["is_linked"], false);
+    let common = std::fs::canonicalize(repo.join(".git")).unwrap();
+    assert_eq!(
+        brief["state"]["worktree"]["git_common_dir"],
+        common.display().to_string()
+    );
+    assert!(
+        brief["state"].get("diff_summary").is_none(),
+        "clean tree has no diff_summary"
+    );
+    assert_eq!(brief["state"]["decisions"][0], "use <= not <");
+
+    // `show` prints exactly the stored bytes.
+    sb.handoff(&repo, &["show", "feat-jwt"])
+        .success()
+        .stdout(raw.clone());
+    sb.handoff(&repo, &["show"]).success().stdout(raw.clone());
+
+    // History: one compact line on the note of HEAD, visible to git log.
+    let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    assert_eq!(note.lines().count(), 1);
+    assert_eq!(json(note.trim()), brief);
+    let log = sb.git(&repo, &["log", "--notes=handoffs", "-1"]);
+    assert!(log.contains("Notes (handoffs):"), "{log}");
+
+    // Narrative: header first, then the entry.
+    let narrative = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    assert!(narrative.starts_with("# Project state"), "{narrative}");
+    assert!(
+        narrative.contains("## 2026-11-30 — [feat-jwt] add leeway to verify()\n"),
+        "{narrative}"
+    );
+    for section in [
+        "### What was done",
+        "### Decisions (with rationale)",
+        "### Surprises / lessons",
+        "### Pointers",
+    ] {
+        assert!(
+            narrative.contains(section),
+            "missing {section}: {narrative}"
+        );
+    }
+    assert!(
+        narrative.contains("- Rejected: < operator (off by one)"),
+        "{narrative}"
+    );
+}
+
+#[test]
+fn a_brief_written_in_a_linked_worktree_is_a_blob_seen_from_the_main_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let wt = sb.path("wt");
+    sb.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feat/x",
+            wt.to_str().unwrap(),
+        ],
+    );
+    sb.handoff(
+        &wt,
+        &[
+            "write",
+            "--done-when",
+            "x passes",
+            "--resume-by",
+            "do x",
+            "--next-check",
+            "cargo test x",
+        ],
+    )
+    .success();
+    assert_eq!(
+        sb.git(
+            &repo,
+            &[
+                "for-each-ref",
+                "--format=%(objecttype) %(refname)",
+                "refs/handoffs"
+            ]
+        ),
+        "blob refs/handoffs/feat-x\n"
+    );
+    let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/feat-x"]));
+    assert_eq!(brief["state"]["worktree"]["is_linked"], true);
+    assert_eq!(
+        brief["state"]["worktree"]["root"],
+        std::fs::canonicalize(&wt).unwrap().display().to_string()
+    );
+    assert_eq!(
+        brief["state"]["worktree"]["git_common_dir"],
+        std::fs::canonicalize(repo.join(".git"))
+            .unwrap()
+            .display()
+            .to_string(),
+        "the linked worktree records the shared common dir"
+    );
+    // The narrative is the linked worktree's own file.
+    assert!(wt.join(".claude/PROJECT_STATE.md").exists());
+    assert!(!repo.join(".claude/PROJECT_STATE.md").exists());
+    // list from main marks nothing current (main has no brief) but shows it.
+    let listed = stdout(&sb.handoff(&repo, &["list"]).success());
+    assert!(
+        listed.contains("  feat-x") && listed.contains("feat/x") && listed.contains("x passes"),
+        "{listed}"
+    );
+    let listed = stdout(&sb.handoff(&wt, &["list"]).success());
+    assert!(listed.starts_with("* feat-x"), "{listed}");
+}
+
+#[test]
+fn diff_summary_matches_git_diff_stat() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/a.rs", "one\ntwo\nthree\n", "a");
+    sb.commit(&repo, "gone.txt", "bye\n", "gone");
+    std::fs::write(repo.join("src/a.rs"), "one\n2\nthree\nfour\n").unwrap();
+    std::fs::remove_file(repo.join("gone.txt")).unwrap();
+    std::fs::write(repo.join("staged.txt"), "new\nfile\n").unwrap();
+    sb.git(&repo, &["add", "staged.txt"]);
+    std::fs::write(repo.join("untracked.txt"), "ignored by diff --stat\n").unwrap();
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
+    let stat = sb.git(&repo, &["diff", "--stat", "HEAD"]);
+    let last = stat.lines().last().unwrap().trim();
+    assert_eq!(brief["state"]["diff_summary"], last);
+    assert_eq!(last, "3 files changed, 4 insertions(+), 2 deletions(-)");
+}
+
+#[test]
+fn unborn_branch_stores_the_brief_without_head_or_history() {
+    let sb = Sandbox::new();
+    let repo = sb.unborn("r");
+    let out = sb
+        .handoff(
+            &repo,
+            &[
+                "write",
+                "--done-when",
+                "first commit",
+                "--resume-by",
+                "commit",
+                "--next-check",
+                "git log",
+            ],
+        )
+        .success();
+    assert!(
+        stderr(&out).contains("history note is skipped"),
+        "{}",
+        stderr(&out)
+    );
+    let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
+    assert!(brief["state"].get("head_sha").is_none());
+    assert_eq!(brief["state"]["branch"], "main");
+    assert_eq!(handoff_refs(&sb, &repo), "blob refs/handoffs/main\n");
+}
+
+#[test]
+fn detached_head_uses_the_handoff_key() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.git(&repo, &["checkout", "-q", "--detach"]);
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/HANDOFF"]));
+    assert_eq!(brief["key"], "HANDOFF");
+    assert_eq!(brief["state"]["branch"], "HEAD");
+}
+
+#[test]
+fn long_branch_names_are_cut_to_80_characters() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let branch = format!("team/{}", "x".repeat(100));
+    sb.git(&repo, &["switch", "-q", "-c", &branch]);
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let key = format!("team-{}", "x".repeat(75));
+    assert_eq!(
+        sb.git(
+            &repo,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
+        ),
+        format!("refs/handoffs/{key}\n")
+    );
+}
+
+#[test]
+fn flags_fill_fields_and_merge_with_json_input() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let args = [
+        "write",
+        "topic",
+        "-F",
+        "-",
+        "--decision",
+        "second",
+        "--test",
+        "cargo test a=b=pass",
+        "--test",
+        "cargo test c=fail",
+        "--read",
+        "src/x.rs:1-20=the parser",
+        "--skip",
+        "target=build output",
+        "--risk",
+        "flaky",
+        "--command",
+        "make",
+        "--prompt",
+        "Custom prompt.",
+    ];
+    let input = r#"{"resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c","decisions":["first"]},
+                   "timestamp":"2026-11-01T08:00:00Z"}"#;
+    let out = sb.handoff_with(&repo, &args, Some(input)).success();
+    assert!(stdout(&out).contains("Custom prompt."));
+    let b = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/topic"]));
+    assert_eq!(
+        b["state"]["decisions"],
+        serde_json::json!(["first", "second"])
+    );
+    assert_eq!(
+        b["state"]["tests"][0],
+        serde_json::json!({"cmd": "cargo test a=b", "result": "pass"})
+    );
+    assert_eq!(b["state"]["tests"][1]["result"], "fail");
+    assert_eq!(
+        b["files_read_first"][0],
+        serde_json::json!({"path": "src/x.rs:1-20", "why": "the parser"})
+    );
+    assert_eq!(b["files_skip"][0]["path"], "target");
+    assert_eq!(b["state"]["open_risks"][0], "flaky");
+    assert_eq!(b["state"]["commands"][0], "make");
+    assert_eq!(
+        b["timestamp"], "2026-11-01T08:00:00Z",
+        "a given timestamp is kept"
+    );
+}
+
+#[test]
+fn narrative_file_supplies_the_entry_sections() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let md = sb.path("entry.md");
+    std::fs::write(
+        &md,
+        "# Fixed the expiry check\n### Surprises / lessons\n- clocks skew by 2s in CI\n",
+    )
+    .unwrap();
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+            "--narrative",
+            md.to_str().unwrap(),
+        ],
+    )
+    .success();
+    let text = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    assert!(
+        text.contains("## 2026-11-30 — [main] Fixed the expiry check\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("### Surprises / lessons\n- clocks skew by 2s in CI\n"),
+        "{text}"
+    );
+    // A second write goes above the first, below the header.
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d2",
+            "--resume-by",
+            "second step",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let text = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let second = text.find("[main] second step").unwrap();
+    let first = text.find("[main] Fixed the expiry check").unwrap();
+    assert!(second < first, "{text}");
+    assert_eq!(text.matches("# Project state").count(), 1);
+    // Both versions are in the history note of HEAD.
+    assert_eq!(
+        sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"])
+            .lines()
+            .count(),
+        2
+    );
+}
+
+/// Every way a write can be refused: exit 1, one line, nothing written.
+#[test]
+fn bad_input_writes_nothing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let valid_flags = ["--done-when", "d", "--resume-by", "r", "--next-check", "c"];
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (vec!["write", "-F", "-"], "{not json", "not valid JSON"),
+        (vec!["write", "-F", "-"], "", "empty"),
+        (vec!["write", "-F", "-"], "[1,2]", "must be a JSON object"),
+        (
+            vec!["write", "-F", "-"],
+            r#"{"resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c","bogus":1}}"#,
+            "invalid",
+        ),
+        (
+            vec!["write", "-F", "-"],
+            r#"{"resume":{"done_when":"","resume_by":"r"},"state":{"next_acceptance_check":"c"}}"#,
+            "invalid",
+        ),
+        (
+            vec!["write", "-F", "-"],
+            r#"{"resume":{"resume_by":"r"},"state":{"next_acceptance_check":"c"}}"#,
+            "invalid",
+        ),
+        (
+            vec!["write", "-F", "-"],
+            r#"{"resume":"x","state":{}}"#,
+            "must be an object",
+        ),
+        (
+            vec!["write", "-F", "-", "k"],
+            r#"{"key":"other","resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c"}}"#,
+            "differs",
+        ),
+        (
+            vec!["write", "-F", "-"],
+            r#"{"key":"a/b","resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c"}}"#,
+            "invalid key",
+        ),
+        (
+            vec!["write", "-F", "/nonexistent/brief.json"],
+            "",
+            "cannot read",
+        ),
+        (vec!["write"], "", "nothing to write"),
+        (vec!["write", "--test", "cargo test"], "", "CMD=pass"),
+        (vec!["write", "--read", "no-why"], "", "PATH=WHY"),
+    ];
+    for (args, input, needle) in cases {
+        let out = sb.handoff_with(&repo, &args, Some(input)).code(1);
+        let err = stderr(&out);
+        assert!(
+            err.contains(needle),
+            "{args:?} {input:?}: expected {needle:?} in {err}"
+        );
+        assert!(err.lines().last().unwrap().starts_with("error: "), "{err}");
+        assert_eq!(stdout(&out), "", "{args:?}");
+    }
+    for key in [
+        "..", "a..b", "-x", ".x", "x.lock", "a@{b", "a~b", "a^b", "a:b", "a?b", "a*b", "a[b",
+        "a\\b", "a b", "a\tb",
+    ] {
+        let mut args = vec!["write"];
+        args.extend(valid_flags);
+        args.extend(["--", key]);
+        let out = sb.handoff(&repo, &args).code(1);
+        assert!(
+            stderr(&out).contains("invalid key"),
+            "{key:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(stderr(&out).lines().count(), 1, "{key:?}: {}", stderr(&out));
+    }
+    let long = "k".repeat(300);
+    let mut args = vec!["write", long.as_str()];
+    args.extend(valid_flags);
+    sb.handoff(&repo, &args)
+        .code(1)
+        .stderr(predicate::str::contains("at most 80"));
+
+    assert_eq!(handoff_refs(&sb, &repo), "", "no ref may be written");
+    assert!(
+        !repo.join(".claude").exists(),
+        "no narrative may be written"
+    );
+    assert_eq!(sb.git(&repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn an_invalid_brief_lists_every_schema_error_and_writes_nothing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let input = r#"{"resume":{"done_when":"d","resume_by":"r","extra":1},"state":{"next_acceptance_check":"c","tests":[{"cmd":"t","result":"maybe"}]},"mode":"READ"}"#;
+    let out = sb
+        .handoff_with(&repo, &["write", "-F", "-"], Some(input))
+        .code(1);
+    let err = stderr(&out);
+    assert!(err.starts_with("handoff-validate: INVALID\n"), "{err}");
+    assert!(err.contains("  - mode: "), "{err}");
+    assert!(err.contains("  - resume: "), "{err}");
+    assert!(err.contains("  - state.tests[0].result: "), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(handoff_refs(&sb, &repo), "");
+    assert!(!repo.join(".claude").exists());
+}
+
+#[test]
+fn bad_clock_override_is_refused() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
+    cmd.args([
+        "handoff",
+        "write",
+        "--done-when",
+        "d",
+        "--resume-by",
+        "r",
+        "--next-check",
+        "c",
+    ])
+    .env("GIT_HANDOFF_NOW", "yesterday");
+    cmd.assert()
+        .code(1)
+        .stderr(predicate::str::contains("GIT_HANDOFF_NOW"));
+    assert_eq!(handoff_refs(&sb, &repo), "");
+}
+
+#[test]
+fn outside_a_repository_and_in_a_bare_one_the_error_says_what_to_do() {
+    let sb = Sandbox::new();
+    let plain = sb.path("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let mut cmd = assert_cmd::Command::from_std(sb.command("git", &plain));
+    cmd.args(["handoff", "list"])
+        .env("GIT_CEILING_DIRECTORIES", sb.dir.path());
+    let out = cmd.assert().code(1);
+    assert!(
+        stderr(&out).contains("not a git repository"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1);
+
+    let bare = sb.path("bare.git");
+    sb.git(
+        sb.dir.path(),
+        &["init", "-q", "--bare", bare.to_str().unwrap()],
+    );
+    let mut cmd =
+        assert_cmd::Command::from_std(sb.command(env!("CARGO_BIN_EXE_git-handoff"), &bare));
+    cmd.args([
+        "write",
+        "--done-when",
+        "d",
+        "--resume-by",
+        "r",
+        "--next-check",
+        "c",
+    ]);
+    let out = cmd.assert().code(1);
+    assert!(stderr(&out).contains("bare repository"), "{}", stderr(&out));
+    assert_eq!(sb.git(&bare, &["for-each-ref"]), "");
+}
+
+#[test]
+fn list_show_and_drop() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff(&repo, &["list"])
+        .success()
+        .stdout(predicate::str::contains("No briefs yet"));
+    sb.handoff(&repo, &["list", "--json"])
+        .success()
+        .stdout("[]\n");
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "main done",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "other",
+            "--done-when",
+            "other done",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+
+    let text = stdout(&sb.handoff(&repo, &["list"]).success());
+    let lines: Vec<_> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("* main ") && lines[0].ends_with("main done"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("  other ") && lines[1].contains(" 0m "),
+        "{text}"
+    );
+
+    let rows = json(&stdout(&sb.handoff(&repo, &["list", "--json"]).success()));
+    assert_eq!(rows[0]["key"], "main");
+    assert_eq!(rows[0]["current"], true);
+    assert_eq!(rows[1]["current"], false);
+    assert_eq!(rows[1]["done_when"], "other done");
+    assert_eq!(rows[1]["age_seconds"], 0);
+    let id = sb.git(&repo, &["rev-parse", "refs/handoffs/other"]);
+    assert_eq!(rows[1]["id"], id.trim());
+
+    sb.handoff(&repo, &["show", "missing"])
+        .code(1)
+        .stderr("error: no brief for key 'missing'; `git handoff list` shows the keys\n");
+    sb.handoff(&repo, &["drop", "missing"])
+        .code(1)
+        .stderr(predicate::str::contains("no brief for key 'missing'"));
+
+    let notes_before = sb.git(&repo, &["rev-parse", "refs/notes/handoffs"]);
+    let out = sb.handoff(&repo, &["drop", "other"]).success();
+    assert!(
+        stdout(&out).contains("Dropped brief 'other'"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        sb.git(
+            &repo,
+            &["for-each-ref", "--format=%(refname)", "refs/handoffs"]
+        ),
+        "refs/handoffs/main\n"
+    );
+    assert_eq!(
+        sb.git(&repo, &["rev-parse", "refs/notes/handoffs"]),
+        notes_before,
+        "history stays"
+    );
+    let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    assert!(
+        note.contains("\"other done\""),
+        "the dropped version is still in history: {note}"
+    );
+}
+
+#[test]
+fn list_survives_a_foreign_ref_under_refs_handoffs() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let head = sb.git(&repo, &["rev-parse", "HEAD"]);
+    sb.git(&repo, &["update-ref", "refs/handoffs/odd", head.trim()]);
+    let text = stdout(&sb.handoff(&repo, &["list"]).success());
+    assert!(
+        text.contains("odd") && text.contains("unreadable"),
+        "{text}"
+    );
+    sb.handoff(&repo, &["show", "odd"])
+        .code(1)
+        .stderr(predicate::str::contains("not a blob"));
+    sb.handoff(&repo, &["drop", "odd"]).success();
+}
+
+#[test]
+fn validate_reports_ok_or_every_error() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    let good = r#"{"schema_version":"1","key":"k","timestamp":"2026-01-01T00:00:00Z","mode":"WRITE",
+      "resume":{"done_when":"d","resume_by":"r"},
+      "state":{"branch":"main","next_acceptance_check":"c","worktree":{"root":"/r","is_linked":false,"git_common_dir":"/r/.git"}}}"#;
+    std::fs::write(dir.join("good.json"), good).unwrap();
+    // validate needs no repository
+    sb.handoff(dir, &["validate", "good.json"])
+        .success()
+        .stdout("handoff-validate: OK\n");
+    sb.handoff_with(dir, &["validate", "-"], Some(good))
+        .success()
+        .stdout("handoff-validate: OK\n");
+
+    let bad = good
+        .replace("\"WRITE\"", "\"READ\"")
+        .replace("\"2026-01-01T00:00:00Z\"", "\"yesterday\"")
+        .replace("\"is_linked\":false", "\"is_linked\":\"no\"");
+    let out = sb.handoff_with(dir, &["validate", "-"], Some(&bad)).code(1);
+    assert_eq!(stdout(&out), "");
+    let err = stderr(&out);
+    let lines: Vec<_> = err.lines().collect();
+    assert_eq!(lines[0], "handoff-validate: INVALID");
+    assert_eq!(lines.len(), 4, "{err}");
+    assert!(lines[1].starts_with("  - mode: "), "{err}");
+    assert!(
+        lines[2].starts_with("  - state.worktree.is_linked: "),
+        "{err}"
+    );
+    assert!(lines[3].starts_with("  - timestamp: "), "{err}");
+
+    let out = sb
+        .handoff_with(dir, &["validate", "-"], Some(r#"{"extra":true}"#))
+        .code(1);
+    assert!(stderr(&out).contains("  - (root): "), "{}", stderr(&out));
+
+    for input in ["{", "not json", "", "\u{0}"] {
+        let out = sb
+            .handoff_with(dir, &["validate", "-"], Some(input))
+            .code(1);
+        assert_eq!(
+            stderr(&out).lines().count(),
+            1,
+            "{input:?}: {}",
+            stderr(&out)
+        );
+    }
+    sb.handoff(dir, &["validate", "missing.json"])
+        .code(1)
+        .stderr(predicate::str::contains("cannot read 'missing.json'"));
+    sb.handoff(dir, &["validate"]).code(2);
+}
+
+#[test]
+fn deep_huge_and_binary_input_is_refused_cleanly() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+    let huge = format!(
+        "{{\"resume\":{{\"done_when\":\"{}\"}}}}",
+        "x".repeat(2 * 1024 * 1024)
+    );
+    for (input, needle) in [
+        (deep.as_str(), "not valid JSON"),
+        (huge.as_str(), "at most 1 MiB"),
+    ] {
+        let out = sb
+            .handoff_with(&repo, &["write", "-F", "-"], Some(input))
+            .code(1);
+        assert!(stderr(&out).contains(needle), "{}", stderr(&out));
+        let out = sb
+            .handoff_with(&repo, &["validate", "-"], Some(input))
+            .code(1);
+        assert!(stderr(&out).contains(needle), "{}", stderr(&out));
+    }
+    let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
+    cmd.args(["handoff", "validate", "-"])
+        .write_stdin(vec![0xff, 0xfe, b'{']);
+    cmd.assert()
+        .code(1)
+        .stderr(predicate::str::contains("not UTF-8"));
+    assert_eq!(handoff_refs(&sb, &repo), "");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff(&repo, &["frobnicate"]).code(2);
+    sb.handoff(&repo, &["write", "--no-such-flag"]).code(2);
+}
+
+#[test]
+fn schema_prints_the_shipped_schema() {
+    let sb = Sandbox::new();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/schema/brief.schema.json"
+    ))
+    .unwrap();
+    sb.handoff(sb.dir.path(), &["schema"])
+        .success()
+        .stdout(shipped);
+}
