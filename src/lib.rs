@@ -9,6 +9,7 @@
 pub mod brief;
 pub mod clock;
 pub mod commands;
+pub mod drift;
 pub mod keys;
 pub mod narrative;
 pub mod render;
@@ -43,6 +44,14 @@ pub struct Cli {
 pub enum Command {
     /// Write a brief for KEY from JSON and flags, with the git state filled in
     Write(Box<commands::write::Args>),
+    /// Show a brief with what has drifted since it was written
+    Resume(commands::resume::Args),
+    /// Print the goal, locked decisions and files to keep in view
+    Reground(commands::reground::Args),
+    /// Print a subagent brief of at most 30 lines, never stored
+    Brief(commands::brief::Args),
+    /// Answer an agent harness's session hooks (JSON on stdin and stdout)
+    Hook(commands::hook::Args),
     /// Check a brief file against the schema
     Validate(commands::validate::Args),
     /// List the stored briefs
@@ -86,6 +95,10 @@ impl Output {
 pub fn run(cli: Cli) -> anyhow::Result<Output> {
     match cli.command {
         Command::Write(args) => commands::write::run(*args),
+        Command::Resume(args) => commands::resume::run(args),
+        Command::Reground(args) => commands::reground::run(args),
+        Command::Brief(args) => commands::brief::run(args),
+        Command::Hook(args) => commands::hook::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::List(args) => commands::list::run(args),
         Command::Show(args) => commands::show::run(args),

@@ -89,3 +89,210 @@ pub fn json<T: Serialize>(value: &T) -> String {
     s.push('\n');
     s
 }
+
+use crate::brief::{Brief, FilePointer};
+use crate::drift::{Commits, Origin, Report};
+
+fn section(out: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!("\n## {title}\n"));
+    for item in items {
+        out.push_str(&format!("- {}\n", item.trim()));
+    }
+}
+
+fn pointers(files: &[FilePointer]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| {
+            if f.why.trim().is_empty() {
+                f.path.clone()
+            } else {
+                format!("{} — {}", f.path, f.why.trim())
+            }
+        })
+        .collect()
+}
+
+/// The resume render: warnings, heading, prompt, summary, then every list.
+/// `others` are the other stored keys, named in one line.
+pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String {
+    let mut out = String::new();
+    for w in &report.warnings {
+        out.push_str(&w.line());
+        out.push('\n');
+    }
+    if report.is_mismatch() {
+        return out;
+    }
+    let s = &brief.state;
+    out.push_str(&format!(
+        "# Resume — {}\n\n{}\n\n## Summary\n",
+        brief.key,
+        brief.resume_prompt()
+    ));
+    out.push_str(&format!("- Branch: {}\n", s.branch));
+    out.push_str(&format!(
+        "- Written in worktree: {}{}\n",
+        s.worktree.root,
+        if s.worktree.is_linked {
+            " (linked)"
+        } else {
+            ""
+        }
+    ));
+    let at = s
+        .head_sha
+        .as_deref()
+        .map(|h| format!(" at {}", &h[..h.len().min(7)]))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "- Written at: {}{at} ({})\n",
+        brief.timestamp, brief.mode
+    ));
+    match &report.origin {
+        Origin::OtherClone { root } => out.push_str(&format!("- Written in another clone of this repository ({root})\n")),
+        Origin::FromRemote { remote } => out.push_str(&format!(
+            "- From remote '{remote}': its head commit is not in this clone; fetch the branch ('{}') to see it\n",
+            s.branch
+        )),
+        _ => {}
+    }
+    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        s.next_acceptance_check.trim()
+    ));
+    if let Some(d) = &s.diff_summary {
+        out.push_str(&format!("- Uncommitted when written: {d}\n"));
+    }
+    match &report.commits {
+        Commits::Since { count } => {
+            out.push_str(&format!("- Commits since brief written: {count}\n"))
+        }
+        Commits::NotInHistory { sha7 } => {
+            out.push_str(&format!("- Brief HEAD {sha7} not in current history\n"))
+        }
+        Commits::Unknown => {}
+    }
+    if let Some(h) = &brief.resume.history_pointer {
+        out.push_str(&format!("- History: {h}\n"));
+    }
+    for path in &report.unchecked {
+        out.push_str(&format!("- Not checked (outside the worktree): {path}\n"));
+    }
+    if !others.is_empty() {
+        out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
+    }
+    section(&mut out, "Decisions", &s.decisions);
+    section(&mut out, "Rejected paths (do not retry)", &s.rejected_paths);
+    section(&mut out, "Open risks", &s.open_risks);
+    let tests: Vec<String> = s
+        .tests
+        .iter()
+        .map(|t| format!("[{}] {}", t.result, t.cmd))
+        .collect();
+    section(&mut out, "Tests", &tests);
+    section(&mut out, "Commands", &s.commands);
+    section(
+        &mut out,
+        "Files to read first",
+        &pointers(&brief.files_read_first),
+    );
+    section(&mut out, "Files to skip", &pointers(&brief.files_skip));
+    out
+}
+
+/// The compact re-injection: goal, first five decisions, files in view.
+pub fn reground_text(brief: &Brief) -> String {
+    let mut out = format!("# Reground — {}\n\n## Goal\n", brief.key);
+    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        brief.state.next_acceptance_check.trim()
+    ));
+    out.push_str("\n## Locked decisions\n");
+    if brief.state.decisions.is_empty() {
+        out.push_str("—\n");
+    }
+    for d in brief.state.decisions.iter().take(5) {
+        out.push_str(&format!("- {}\n", d.trim()));
+    }
+    out.push_str("\n## Files to keep in view\n");
+    if brief.files_read_first.is_empty() {
+        out.push_str("—\n");
+    }
+    for p in pointers(&brief.files_read_first) {
+        out.push_str(&format!("- {p}\n"));
+    }
+    out
+}
+
+/// A subagent brief: task, scope, decisions, do-not-retry, risks, read
+/// first, what to return. No key, schema or store path.
+pub fn subagent_text(brief: &Brief, task: Option<&str>, scope: &[String]) -> String {
+    let mut out = String::from("## Task\n");
+    out.push_str(task.unwrap_or(&brief.resume.resume_by).trim());
+    out.push('\n');
+    let scope: Vec<String> = if scope.is_empty() {
+        vec![format!(
+            "Only this task; the goal it serves: {}",
+            brief.resume.done_when.trim()
+        )]
+    } else {
+        scope.to_vec()
+    };
+    section(&mut out, "Scope", &scope);
+    section(&mut out, "Locked decisions", &brief.state.decisions);
+    section(&mut out, "Do not retry", &brief.state.rejected_paths);
+    section(&mut out, "Open risks", &brief.state.open_risks);
+    section(&mut out, "Read first", &pointers(&brief.files_read_first));
+    section(
+        &mut out,
+        "Return",
+        &[
+            "What you changed: files and one line each".to_string(),
+            format!(
+                "What you verified: commands and results (at least `{}`)",
+                brief.state.next_acceptance_check.trim()
+            ),
+            "What is still open or surprised you".to_string(),
+        ],
+    );
+    out
+}
+
+/// The hook's context after `/clear` or a compaction: the five
+/// load-bearing fields and the drift warnings.
+pub fn hook_context(brief: &Brief, source: &str, report: &Report) -> String {
+    let dash = |v: Vec<String>| {
+        if v.is_empty() {
+            "—".to_string()
+        } else {
+            v.join("; ")
+        }
+    };
+    let mut out = format!("# Resumed (auto, on /{source}) — {}\n", brief.key);
+    for w in &report.warnings {
+        out.push_str(&w.line());
+        out.push('\n');
+    }
+    out.push_str(&format!("- Next step: {}\n", brief.resume.resume_by.trim()));
+    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        brief.state.next_acceptance_check.trim()
+    ));
+    out.push_str(&format!(
+        "- Open risks: {}\n",
+        dash(brief.state.open_risks.clone())
+    ));
+    out.push_str(&format!(
+        "- Read first: {}\n",
+        dash(pointers(&brief.files_read_first))
+    ));
+    out.push_str(&format!("Full brief: `git handoff resume {}`\n", brief.key));
+    out
+}

@@ -1,7 +1,11 @@
 //! One module per subcommand, each with its `Args` and its `run`.
 
+pub mod brief;
 pub mod drop;
+pub mod hook;
 pub mod list;
+pub mod reground;
+pub mod resume;
 pub mod schema;
 pub mod show;
 pub mod validate;
@@ -50,4 +54,71 @@ pub fn checked_key(key: &str) -> Result<String> {
 /// The error for a key with no brief.
 pub fn no_brief(key: &str) -> anyhow::Error {
     anyhow!("no brief for key '{key}'; `git handoff list` shows the keys")
+}
+
+/// Which brief a keyless read command means.
+pub enum Selection {
+    /// This one; `others` are the other stored keys.
+    Found {
+        /// The selected brief.
+        stored: crate::store::Stored,
+        /// The other keys, sorted.
+        others: Vec<String>,
+    },
+    /// No brief matches the current branch and several exist: the caller
+    /// must list them and refuse to guess.
+    Ambiguous(Vec<crate::render::ListRow>),
+}
+
+/// Select the brief for `key`, or without one: the current branch's key
+/// (`GIT_HANDOFF_KEY` overrides); when that has none, the only brief if
+/// there is exactly one; several → [`Selection::Ambiguous`]; none → error.
+pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
+    use crate::{repo as r, store};
+    if let Some(key) = key {
+        let key = checked_key(key)?;
+        let stored = store::read(repo, &key)?.ok_or_else(|| no_brief(&key))?;
+        return Ok(Selection::Found {
+            stored,
+            others: Vec::new(),
+        });
+    }
+    let current = r::default_key(&r::head_state(repo)?)?;
+    let keys: Vec<String> = store::list(repo)?.into_iter().map(|(k, _)| k).collect();
+    if keys.contains(&current) {
+        let stored = store::read(repo, &current)?.ok_or_else(|| no_brief(&current))?;
+        let others = keys.into_iter().filter(|k| *k != current).collect();
+        return Ok(Selection::Found { stored, others });
+    }
+    match keys.as_slice() {
+        [] => Err(anyhow!(
+            "no briefs in this repository yet; `git handoff write` creates one for the current branch"
+        )),
+        [only] => {
+            let stored = store::read(repo, only)?.ok_or_else(|| no_brief(only))?;
+            Ok(Selection::Found {
+                stored,
+                others: Vec::new(),
+            })
+        }
+        _ => Ok(Selection::Ambiguous(crate::commands::list::rows(
+            repo,
+            crate::clock::now().map_err(anyhow::Error::msg)?,
+        )?)),
+    }
+}
+
+/// The refusal for [`Selection::Ambiguous`]: the listing on stdout, the
+/// reason on stderr, exit 1.
+pub fn refuse_ambiguous(rows: &[crate::render::ListRow]) -> crate::Output {
+    let current = rows.iter().find(|r| r.current).map(|r| r.key.clone());
+    eprintln!(
+        "error: no brief for this branch{} and {} others exist; pass a KEY: `git handoff resume <key>`",
+        current.map(|k| format!(" ('{k}')")).unwrap_or_default(),
+        rows.len()
+    );
+    crate::Output {
+        stdout: crate::render::list_text(rows),
+        code: 1,
+    }
 }

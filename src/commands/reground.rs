@@ -1,0 +1,39 @@
+//! `git handoff reground [KEY]`: compact re-injection of the goal.
+
+use anyhow::Result;
+
+use crate::commands::{Selection, refuse_ambiguous, select};
+use crate::{Output, render, repo};
+
+/// Print the goal, the first five locked decisions and the files to keep in view
+///
+/// Compact and read-only, with no warnings: for re-grounding a long
+/// session in what it is for.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief's key (default: the current branch's)
+    pub key: Option<String>,
+    /// Print the brief's goal fields as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Select and render.
+pub fn run(args: Args) -> Result<Output> {
+    let repo = repo::open_cwd()?;
+    let stored = match select(&repo, args.key.as_deref())? {
+        Selection::Found { stored, .. } => stored,
+        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows)),
+    };
+    let brief = stored.brief()?;
+    if args.json {
+        return Ok(Output::ok(render::json(&serde_json::json!({
+            "key": brief.key,
+            "done_when": brief.resume.done_when,
+            "next_acceptance_check": brief.state.next_acceptance_check,
+            "decisions": brief.state.decisions.iter().take(5).collect::<Vec<_>>(),
+            "files_read_first": brief.files_read_first,
+        }))));
+    }
+    Ok(Output::ok(render::reground_text(&brief)))
+}

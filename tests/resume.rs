@@ -1,0 +1,740 @@
+//! Reading a handoff back: resume with drift warnings, reground, subagent
+//! briefs and the session hooks, in real repositories.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+fn write(sb: &Sandbox, dir: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "write",
+        "--done-when",
+        "cargo test auth passes",
+        "--resume-by",
+        "add leeway",
+        "--next-check",
+        "cargo test auth::expiry",
+    ];
+    args.extend(extra);
+    sb.handoff(dir, &args).success();
+}
+
+fn resume(sb: &Sandbox, dir: &Path, args: &[&str], now: &str) -> assert_cmd::assert::Assert {
+    let mut cmd = assert_cmd::Command::from_std(sb.command("git", dir));
+    cmd.arg("handoff")
+        .arg("resume")
+        .args(args)
+        .env("GIT_HANDOFF_NOW", now);
+    cmd.assert()
+}
+
+fn warnings(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("!! "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_fresh_brief_on_its_branch_resumes_without_warnings() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.rs", "fn verify() {}\n", "auth");
+    write(
+        &sb,
+        &repo,
+        &[
+            "--read",
+            "src/auth.rs=under repair",
+            "--decision",
+            "use <=",
+            "--rejected",
+            "< (off by one)",
+            "--test",
+            "cargo test auth=fail",
+        ],
+    );
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(warnings(&out).is_empty(), "{out}");
+    assert!(out.starts_with("# Resume — main\n"), "{out}");
+    assert!(out.contains("git handoff resume main"), "{out}");
+    assert!(
+        out.contains("- Done when: cargo test auth passes\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("- Next acceptance check: cargo test auth::expiry\n"),
+        "{out}"
+    );
+    assert!(out.contains("- Commits since brief written: 0\n"), "{out}");
+    assert!(
+        out.contains("## Rejected paths (do not retry)\n- < (off by one)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("## Tests\n- [fail] cargo test auth\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("## Files to read first\n- src/auth.rs — under repair\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn warnings_come_first_in_their_fixed_order() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.rs", "a\n", "auth");
+    sb.commit(&repo, "src/old.rs", "o\n", "old");
+    let wt = sb.path("wt");
+    sb.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feat/x",
+            wt.to_str().unwrap(),
+        ],
+    );
+    write(
+        &sb,
+        &wt,
+        &[
+            "--read",
+            "src/old.rs:1-2=legacy",
+            "--read",
+            "src/auth.rs=kept",
+        ],
+    );
+    // the file goes away in the worktree the brief was written in
+    sb.git(&wt, &["rm", "-q", "src/old.rs"]);
+    sb.git(&wt, &["commit", "-q", "-m", "drop old"]);
+    // resumed from the main worktree, 31 hours later
+    let out = stdout(&resume(&sb, &repo, &["feat-x"], "2026-12-01T19:00:00Z").success());
+    assert_eq!(
+        warnings(&out),
+        [
+            "!! BRANCH MISMATCH: brief is for 'feat/x', you're on 'main'",
+            "!! STALE: brief written ~31h ago (2026-11-30T12:00:00Z)",
+            "!! MISSING: src/old.rs:1-2",
+        ],
+        "{out}"
+    );
+    let first_non_warning = out.lines().position(|l| !l.starts_with("!! ")).unwrap();
+    assert_eq!(first_non_warning, 3, "warnings precede the render: {out}");
+    assert!(
+        out.contains("- Written in worktree: ") && out.contains(" (linked)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn stale_threshold_comes_from_env_then_config_then_24h() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(&sb, &repo, &[]);
+    let stale = |extra_env: Option<&str>, now: &str| -> Vec<String> {
+        let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
+        cmd.args(["handoff", "resume"]).env("GIT_HANDOFF_NOW", now);
+        if let Some(h) = extra_env {
+            cmd.env("GIT_HANDOFF_STALE_HOURS", h);
+        }
+        warnings(&String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap())
+    };
+    assert!(
+        stale(None, "2026-12-01T11:00:00Z").is_empty(),
+        "23h is fresh by default"
+    );
+    assert_eq!(
+        stale(None, "2026-12-01T12:00:00Z"),
+        ["!! STALE: brief written ~24h ago (2026-11-30T12:00:00Z)"]
+    );
+    assert_eq!(
+        stale(None, "2026-12-02T12:00:00Z"),
+        ["!! STALE: brief written ~2d ago (2026-11-30T12:00:00Z)"]
+    );
+    assert_eq!(
+        stale(Some("2"), "2026-11-30T14:30:00Z"),
+        ["!! STALE: brief written ~2h ago (2026-11-30T12:00:00Z)"]
+    );
+    sb.git(&repo, &["config", "handoff.staleHours", "100"]);
+    assert!(
+        stale(None, "2026-12-02T12:00:00Z").is_empty(),
+        "config raises the threshold"
+    );
+    assert_eq!(
+        stale(Some("1"), "2026-11-30T13:00:00Z").len(),
+        1,
+        "env beats config"
+    );
+}
+
+#[test]
+fn an_unparseable_timestamp_gives_no_stale_line() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let input = r#"{"timestamp":"2026-13-45T00:00:00Z","resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c"}}"#;
+    sb.handoff_with(&repo, &["write", "-F", "-"], Some(input))
+        .success();
+    let out = stdout(&resume(&sb, &repo, &[], "2030-01-01T00:00:00Z").success());
+    assert!(warnings(&out).is_empty(), "{out}");
+}
+
+#[test]
+fn commits_since_changed_files_and_a_dirty_tree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.rs", "a\n", "auth");
+    write(
+        &sb,
+        &repo,
+        &[
+            "--read",
+            "src/auth.rs=under repair",
+            "--read",
+            "README=intro",
+        ],
+    );
+    sb.commit(&repo, "src/auth.rs", "a\nb\n", "touch auth");
+    sb.commit(&repo, "other.txt", "x\n", "other");
+    sb.commit(&repo, "src/auth.rs", "a\nb\nc\n", "touch auth again");
+    std::fs::write(repo.join("README"), "changed\n").unwrap();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(out.contains("- Commits since brief written: 3\n"), "{out}");
+    let count = sb.git(&repo, &["rev-list", "--count", "HEAD~3..HEAD"]);
+    assert_eq!(count.trim(), "3");
+    assert_eq!(
+        warnings(&out),
+        [
+            "!! CHANGED: src/auth.rs — 2 commits since the brief touched it (modified)",
+            "!! DIRTY: uncommitted changes now (1 file changed, 1 insertion(+), 1 deletion(-)); the brief was written on a clean tree",
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn a_brief_head_outside_the_current_history_is_named() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "a.txt", "a\n", "a");
+    write(&sb, &repo, &[]);
+    let brief_head = sb.git(&repo, &["rev-parse", "--short=7", "HEAD"]);
+    // reset the branch to unrelated history
+    sb.git(&repo, &["checkout", "-q", "--orphan", "tmp"]);
+    sb.git(&repo, &["commit", "-q", "-m", "unrelated"]);
+    sb.git(&repo, &["branch", "-q", "-f", "main", "tmp"]);
+    sb.git(&repo, &["checkout", "-q", "main"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains(&format!(
+            "- Brief HEAD {} not in current history\n",
+            brief_head.trim()
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("Commits since"), "{out}");
+    let v: Value =
+        serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
+    assert_eq!(v["in_history"], false);
+    assert_eq!(v["commits_since"], Value::Null);
+}
+
+#[test]
+fn a_shallow_boundary_gives_no_commit_line_and_no_error() {
+    let sb = Sandbox::new();
+    let origin = sb.repo("origin");
+    sb.git(&origin, &["branch", "old"]);
+    sb.commit(&origin, "b.txt", "b\n", "b");
+    sb.commit(&origin, "c.txt", "c\n", "c");
+    let url = format!("file://{}", origin.display());
+    sb.git(
+        sb.dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "--no-single-branch",
+            &url,
+            "shallow",
+        ],
+    );
+    let shallow = sb.path("shallow");
+    assert_eq!(
+        sb.git(&shallow, &["rev-parse", "--is-shallow-repository"]),
+        "true\n"
+    );
+    // a brief written at `old`, whose path to HEAD crosses the boundary
+    sb.git(&shallow, &["checkout", "-q", "origin/old"]);
+    sb.handoff(
+        &shallow,
+        &[
+            "write",
+            "k",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    sb.git(&shallow, &["checkout", "-q", "main"]);
+    let out = stdout(&sb.handoff(&shallow, &["resume", "k"]).success());
+    assert!(
+        !out.contains("Commits since") && !out.contains("not in current history"),
+        "{out}"
+    );
+    assert!(out.contains("# Resume — k"), "{out}");
+}
+
+#[test]
+fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
+    let sb = Sandbox::new();
+    let a = sb.repo("a");
+    let url = format!("file://{}", a.display());
+    sb.git(sb.dir.path(), &["clone", "-q", &url, "b"]);
+    let b = sb.path("b");
+
+    // 1. written in A at a commit B has: another clone, resumed with a note.
+    write(&sb, &a, &[]);
+    sb.git(
+        &b,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
+        ],
+    );
+    let id = sb.git(&b, &["rev-parse", "refs/remotes/origin/handoffs/main"]);
+    sb.git(&b, &["update-ref", "refs/handoffs/main", id.trim()]);
+    let out = stdout(&sb.handoff(&b, &["resume"]).success());
+    assert!(!out.contains("REPO MISMATCH"), "{out}");
+    assert!(
+        out.contains("- Written in another clone of this repository ("),
+        "{out}"
+    );
+
+    // 2. written in A at a commit B has never seen, fetched from the remote.
+    sb.commit(&a, "new.txt", "n\n", "unpushed");
+    sb.handoff(
+        &a,
+        &[
+            "write",
+            "teammate",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    sb.git(
+        &b,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
+        ],
+    );
+    let id = sb.git(&b, &["rev-parse", "refs/remotes/origin/handoffs/teammate"]);
+    sb.git(&b, &["update-ref", "refs/handoffs/teammate", id.trim()]);
+    let out = stdout(&sb.handoff(&b, &["resume", "teammate"]).success());
+    assert!(!out.contains("REPO MISMATCH"), "{out}");
+    assert!(
+        out.contains("From remote 'origin'") && out.contains("fetch the branch"),
+        "{out}"
+    );
+
+    // 3. a brief from an unrelated project: only the warning, exit 1.
+    let other = sb.repo("other");
+    sb.commit(&other, "x.txt", "x\n", "other project");
+    sb.handoff(
+        &other,
+        &[
+            "write",
+            "foreign",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let blob = sb.git(&other, &["cat-file", "-p", "refs/handoffs/foreign"]);
+    let mut hash = sb.command("git", &b);
+    hash.args(["hash-object", "-w", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = hash.spawn().unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), blob.as_bytes()).unwrap();
+    let id = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    sb.git(&b, &["update-ref", "refs/handoffs/foreign", id.trim()]);
+    let out = sb.handoff(&b, &["resume", "foreign"]).code(1);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("!! REPO MISMATCH: "), "{text}");
+    let v: Value = serde_json::from_str(&stdout(
+        &sb.handoff(&b, &["resume", "foreign", "--json"]).code(1),
+    ))
+    .unwrap();
+    assert_eq!(v["resumed"], false);
+    assert_eq!(v["warnings"][0]["kind"], "repo_mismatch");
+}
+
+#[test]
+fn selection_with_zero_one_and_several_briefs() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let out = sb.handoff(&repo, &["resume"]).code(1);
+    assert!(
+        stderr(&out).contains("no briefs in this repository yet"),
+        "{}",
+        stderr(&out)
+    );
+
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "alpha",
+            "--done-when",
+            "a",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    // exactly one, not this branch's: rendered
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(out.contains("# Resume — alpha"), "{out}");
+
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "beta",
+            "--done-when",
+            "b",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let out = sb.handoff(&repo, &["resume"]).code(1);
+    let listing = stdout(&out);
+    assert!(
+        listing.contains("alpha") && listing.contains("beta"),
+        "{listing}"
+    );
+    assert!(!listing.contains("# Resume"), "never guesses: {listing}");
+    assert!(stderr(&out).contains("pass a KEY"), "{}", stderr(&out));
+
+    // the branch's own brief wins, and the others are named in one line
+    write(&sb, &repo, &[]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(out.contains("# Resume — main"), "{out}");
+    assert!(out.contains("- Other briefs: alpha, beta\n"), "{out}");
+    sb.handoff(&repo, &["resume", "nope"])
+        .code(1)
+        .stderr("error: no brief for key 'nope'; `git handoff list` shows the keys\n");
+}
+
+#[test]
+fn json_carries_the_same_facts_as_the_text() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(&sb, &repo, &["--read", "gone.rs=x"]);
+    sb.commit(&repo, "a.txt", "a\n", "a");
+    let text = stdout(&resume(&sb, &repo, &[], "2026-12-02T00:00:00Z").success());
+    let v: Value = serde_json::from_str(&stdout(
+        &resume(&sb, &repo, &["--json"], "2026-12-02T00:00:00Z").success(),
+    ))
+    .unwrap();
+    assert_eq!(v["key"], "main");
+    assert_eq!(v["commits_since"], 1);
+    assert_eq!(v["in_history"], true);
+    assert_eq!(
+        v["warnings"][0],
+        serde_json::json!({"kind": "stale", "hours": 36, "timestamp": "2026-11-30T12:00:00Z"})
+    );
+    assert_eq!(
+        v["warnings"][1],
+        serde_json::json!({"kind": "missing", "path": "gone.rs"})
+    );
+    assert_eq!(v["brief"]["resume"]["done_when"], "cargo test auth passes");
+    assert!(
+        text.contains("!! STALE: brief written ~36h ago") && text.contains("!! MISSING: gone.rs")
+    );
+    assert!(text.contains("Commits since brief written: 1"));
+    assert_eq!(
+        v["warnings"].as_array().unwrap().len(),
+        warnings(&text).len()
+    );
+}
+
+#[test]
+fn reground_is_compact() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut extra = vec![];
+    for i in 1..=7 {
+        extra.push("--decision".to_string());
+        extra.push(format!("decision {i}"));
+    }
+    extra.extend([
+        "--read".into(),
+        "src/a.rs=core".into(),
+        "--rejected".into(),
+        "nope".into(),
+    ]);
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    write(&sb, &repo, &extra);
+    let out = stdout(&resume_cmd(&sb, &repo, "reground"));
+    assert_eq!(
+        out,
+        "# Reground — main\n\n## Goal\n- Done when: cargo test auth passes\n- Next acceptance check: cargo test auth::expiry\n\n\
+         ## Locked decisions\n- decision 1\n- decision 2\n- decision 3\n- decision 4\n- decision 5\n\n\
+         ## Files to keep in view\n- src/a.rs — core\n"
+    );
+}
+
+fn resume_cmd(sb: &Sandbox, dir: &Path, sub: &str) -> assert_cmd::assert::Assert {
+    sb.handoff(dir, &[sub]).success()
+}
+
+#[test]
+fn subagent_brief_shape_and_cap() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(
+        &sb,
+        &repo,
+        &[
+            "--decision",
+            "keep the API",
+            "--rejected",
+            "rewrite",
+            "--risk",
+            "clock skew",
+            "--read",
+            "src/a.rs=core",
+        ],
+    );
+    let out = stdout(
+        &sb.handoff(
+            &repo,
+            &[
+                "brief",
+                "--task",
+                "Fix the expiry test",
+                "--scope",
+                "src/auth.rs only",
+            ],
+        )
+        .success(),
+    );
+    let headings: Vec<&str> = out.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(
+        headings,
+        [
+            "## Task",
+            "## Scope",
+            "## Locked decisions",
+            "## Do not retry",
+            "## Open risks",
+            "## Read first",
+            "## Return"
+        ]
+    );
+    assert!(out.starts_with("## Task\nFix the expiry test\n"), "{out}");
+    assert!(
+        !out.contains("main") && !out.contains("schema") && !out.contains("refs/"),
+        "no key or store path: {out}"
+    );
+    assert!(out.lines().count() <= 30);
+    assert_eq!(
+        handoff_refs(&sb, &repo)
+            .lines()
+            .filter(|l| l.contains("refs/handoffs/"))
+            .count(),
+        1,
+        "never persisted"
+    );
+
+    // over the cap: nothing on stdout, exit 1
+    let mut many = vec![
+        "write".to_string(),
+        "big".into(),
+        "--done-when".into(),
+        "d".into(),
+        "--resume-by".into(),
+        "r".into(),
+        "--next-check".into(),
+        "c".into(),
+    ];
+    for i in 0..30 {
+        many.push("--decision".into());
+        many.push(format!("d{i}"));
+    }
+    sb.handoff(&repo, &many.iter().map(String::as_str).collect::<Vec<_>>())
+        .success();
+    let out = sb.handoff(&repo, &["brief", "big"]).code(1);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("too broad") && stderr(&out).contains("re-decompose"),
+        "{}",
+        stderr(&out)
+    );
+    sb.git(&repo, &["config", "handoff.briefMaxLines", "60"]);
+    sb.handoff(&repo, &["brief", "big"]).success();
+}
+
+fn hook(sb: &Sandbox, dir: &Path, event: &str, input: &str) -> String {
+    let out = sb
+        .handoff_with(dir, &["hook", event], Some(input))
+        .success();
+    stdout(&out)
+}
+
+#[test]
+fn session_start_hook_for_each_source() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    // no brief: nothing
+    assert_eq!(
+        hook(&sb, &repo, "session-start", r#"{"source":"compact"}"#),
+        ""
+    );
+    write(
+        &sb,
+        &repo,
+        &["--risk", "clock skew", "--read", "missing.rs=gone"],
+    );
+    for source in ["clear", "compact"] {
+        let out = hook(
+            &sb,
+            &repo,
+            "session-start",
+            &format!(r#"{{"source":"{source}","session_id":"s"}}"#),
+        );
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        let ctx = v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(
+            ctx.starts_with(&format!("# Resumed (auto, on /{source}) — main\n")),
+            "{ctx}"
+        );
+        for field in [
+            "- Next step: add leeway",
+            "- Done when: cargo test auth passes",
+            "- Next acceptance check: cargo test auth::expiry",
+            "- Open risks: clock skew",
+            "- Read first: missing.rs — gone",
+            "!! MISSING: missing.rs",
+        ] {
+            assert!(ctx.contains(field), "{field}: {ctx}");
+        }
+    }
+    for source in ["startup", "resume"] {
+        let out = hook(
+            &sb,
+            &repo,
+            "session-start",
+            &format!(r#"{{"source":"{source}"}}"#),
+        );
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let ctx = v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert_eq!(ctx.lines().count(), 1, "{ctx}");
+        assert!(ctx.contains("git handoff resume"), "{ctx}");
+    }
+    // a field with nothing prints a dash
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "HANDOFF",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    sb.git(&repo, &["checkout", "-q", "--detach"]);
+    let v: Value =
+        serde_json::from_str(&hook(&sb, &repo, "session-start", r#"{"source":"clear"}"#)).unwrap();
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ctx.contains("- Open risks: —\n") && ctx.contains("- Read first: —\n"),
+        "{ctx}"
+    );
+}
+
+#[test]
+fn hooks_never_block_a_session() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(&sb, &repo, &[]);
+    for garbage in ["", "not json", "[1]", "{\"source\":", "\u{0}\u{1}"] {
+        assert_eq!(
+            hook(&sb, &repo, "session-start", garbage),
+            "",
+            "{garbage:?}"
+        );
+    }
+    let plain = sb.path("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let mut cmd =
+        assert_cmd::Command::from_std(sb.command(env!("CARGO_BIN_EXE_git-handoff"), &plain));
+    cmd.args(["hook", "session-start"])
+        .env("GIT_CEILING_DIRECTORIES", sb.dir.path())
+        .write_stdin(r#"{"source":"compact"}"#);
+    cmd.assert().success().stdout("");
+    // the harness's cwd field is honoured
+    let input = format!(r#"{{"source":"compact","cwd":"{}"}}"#, repo.display());
+    let mut cmd =
+        assert_cmd::Command::from_std(sb.command(env!("CARGO_BIN_EXE_git-handoff"), &plain));
+    cmd.args(["hook", "session-start"])
+        .env("GIT_CEILING_DIRECTORIES", sb.dir.path())
+        .write_stdin(input);
+    let out = cmd.assert().success();
+    assert!(stdout(&out).contains("Resumed (auto, on /compact) — main"));
+
+    let v: Value = serde_json::from_str(&hook(&sb, &repo, "pre-compact", "{}")).unwrap();
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("git handoff write"),
+        "{v}"
+    );
+    let v: Value = serde_json::from_str(&hook(&sb, &repo, "pre-compact", "garbage")).unwrap();
+    assert!(v["systemMessage"].is_string());
+}
