@@ -12,6 +12,7 @@ pub mod commands;
 pub mod drift;
 pub mod keys;
 pub mod narrative;
+pub mod redact;
 pub mod render;
 pub mod repo;
 pub mod store;
@@ -60,6 +61,8 @@ pub enum Command {
     Show(commands::show::Args),
     /// Delete a brief (its history stays)
     Drop(commands::drop::Args),
+    /// Remove secrets from the stored briefs (and with --history, from every version)
+    Redact(commands::redact::Args),
     /// Print the JSON Schema of a brief
     Schema(commands::schema::Args),
 }
@@ -103,6 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Output> {
         Command::List(args) => commands::list::run(args),
         Command::Show(args) => commands::show::run(args),
         Command::Drop(args) => commands::drop::run(args),
+        Command::Redact(args) => commands::redact::run(args),
         Command::Schema(args) => commands::schema::run(args),
     }
 }

@@ -430,3 +430,211 @@ pub fn history_lines(repo: &gix::Repository, commit: ObjectId) -> anyhow::Result
     }
     Ok(out)
 }
+
+/// The outcome of [`rewrite_notes`].
+#[derive(Debug, Clone, Default)]
+pub struct Rewritten {
+    /// The notes tip before and after, if anything changed.
+    pub tips: Option<(ObjectId, ObjectId)>,
+    /// How many note blobs were rewritten.
+    pub blobs: usize,
+    /// How many notes commits were recreated.
+    pub commits: usize,
+}
+
+/// Rewrite the whole history of `refs/notes/handoffs`: every note blob of
+/// every notes commit is passed to `filter` (`Some(new)` replaces it), and
+/// every commit is recreated on its rewritten parents with its author,
+/// committer and message kept. The ref moves with compare-and-swap. This is
+/// a history rewrite: clones that fetched the old chain keep it.
+pub fn rewrite_notes(
+    repo: &gix::Repository,
+    filter: &mut dyn FnMut(&[u8]) -> Option<Vec<u8>>,
+    dry_run: bool,
+) -> anyhow::Result<Rewritten> {
+    use std::collections::HashMap;
+    let Some(tip) = repo
+        .try_find_reference(NOTES_REF)
+        .with_context(|| format!("cannot read {NOTES_REF}"))?
+        .and_then(|r| r.target().try_id().map(ToOwned::to_owned))
+    else {
+        return Ok(Rewritten::default());
+    };
+    let mut blobs: HashMap<ObjectId, ObjectId> = HashMap::new();
+    let mut trees: HashMap<ObjectId, ObjectId> = HashMap::new();
+    let mut commits: HashMap<ObjectId, ObjectId> = HashMap::new();
+    let mut out = Rewritten::default();
+
+    // Parents before children, without recursion (chains can be long).
+    let mut stack = vec![(tip, false)];
+    while let Some((id, parents_done)) = stack.pop() {
+        if commits.contains_key(&id) {
+            continue;
+        }
+        let commit = repo
+            .find_commit(id)
+            .with_context(|| format!("{NOTES_REF} history: cannot read commit {id}"))?;
+        let decoded = commit.decode().context("cannot decode a notes commit")?;
+        let mut owned: gix::objs::Commit =
+            decoded.to_owned().context("cannot decode a notes commit")?;
+        if !parents_done {
+            stack.push((id, true));
+            for p in owned.parents.iter() {
+                if !commits.contains_key(p) {
+                    stack.push((*p, false));
+                }
+            }
+            continue;
+        }
+        let new_tree = rewrite_tree(
+            repo,
+            owned.tree,
+            filter,
+            &mut blobs,
+            &mut trees,
+            &mut out.blobs,
+            dry_run,
+        )?;
+        let new_parents: Vec<ObjectId> = owned.parents.iter().map(|p| commits[p]).collect();
+        if new_tree == owned.tree && new_parents.iter().eq(owned.parents.iter()) {
+            commits.insert(id, id);
+            continue;
+        }
+        owned.tree = new_tree;
+        owned.parents = new_parents.into();
+        let new_id = if dry_run {
+            // A stand-in id: only "changed or not" matters in a dry run.
+            ObjectId::null(repo.object_hash())
+        } else {
+            repo.write_object(&owned)
+                .context("cannot write a notes commit")?
+                .detach()
+        };
+        out.commits += 1;
+        commits.insert(id, new_id);
+    }
+    let new_tip = commits[&tip];
+    if new_tip != tip {
+        out.tips = Some((tip, new_tip));
+        if !dry_run {
+            let edit = RefEdit {
+                change: Change::Update {
+                    log: log("handoff: redact --history (rewrite)"),
+                    expected: PreviousValue::MustExistAndMatch(Target::Object(tip)),
+                    new: Target::Object(new_tip),
+                },
+                name: NOTES_REF.try_into().expect("valid ref name"),
+                deref: false,
+            };
+            match repo.edit_reference(edit) {
+                Ok(_) => {}
+                Err(err) if err.is_conflict() => {
+                    return Err(anyhow!(
+                        "{NOTES_REF} changed while rewriting; nothing was changed, run again"
+                    ));
+                }
+                Err(err) => return Err(anyhow!("cannot update {NOTES_REF}: {err}")),
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rewrite_tree(
+    repo: &gix::Repository,
+    id: ObjectId,
+    filter: &mut dyn FnMut(&[u8]) -> Option<Vec<u8>>,
+    blobs: &mut std::collections::HashMap<ObjectId, ObjectId>,
+    trees: &mut std::collections::HashMap<ObjectId, ObjectId>,
+    count: &mut usize,
+    dry_run: bool,
+) -> anyhow::Result<ObjectId> {
+    if let Some(done) = trees.get(&id) {
+        return Ok(*done);
+    }
+    let tree = repo.find_tree(id).context("cannot read a notes tree")?;
+    let mut owned = tree
+        .decode()
+        .context("cannot decode a notes tree")?
+        .to_owned();
+    let mut changed = false;
+    for entry in owned.entries.iter_mut() {
+        let new = if entry.mode.is_tree() {
+            rewrite_tree(repo, entry.oid, filter, blobs, trees, count, dry_run)?
+        } else if entry.mode.is_blob() {
+            match blobs.get(&entry.oid) {
+                Some(done) => *done,
+                None => {
+                    let data = repo
+                        .find_blob(entry.oid)
+                        .context("cannot read a note")?
+                        .detach()
+                        .data;
+                    let new = match filter(&data) {
+                        Some(replacement) if replacement != data => {
+                            *count += 1;
+                            if dry_run {
+                                ObjectId::null(repo.object_hash())
+                            } else {
+                                repo.write_blob(&replacement)
+                                    .context("cannot write a note")?
+                                    .detach()
+                            }
+                        }
+                        _ => entry.oid,
+                    };
+                    blobs.insert(entry.oid, new);
+                    new
+                }
+            }
+        } else {
+            entry.oid
+        };
+        if new != entry.oid {
+            entry.oid = new;
+            changed = true;
+        }
+    }
+    let new_id = if !changed {
+        id
+    } else if dry_run {
+        ObjectId::null(repo.object_hash())
+    } else {
+        repo.write_object(&owned)
+            .context("cannot write a notes tree")?
+            .detach()
+    };
+    trees.insert(id, new_id);
+    Ok(new_id)
+}
+
+/// Replace `key`'s brief with `brief` (compare-and-swap against
+/// `expected`) without recording a history version: for sanitizing a stored
+/// brief in place, not for new versions.
+pub fn replace(
+    repo: &gix::Repository,
+    brief: &Brief,
+    expected: ObjectId,
+    reflog: &str,
+) -> Result<ObjectId, StoreError> {
+    let id = repo
+        .write_blob(brief.to_pretty_json().as_bytes())
+        .context("cannot write the brief blob")?
+        .detach();
+    let edit = RefEdit {
+        change: Change::Update {
+            log: log(reflog),
+            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+            new: Target::Object(id),
+        },
+        name: ref_name(&brief.key).try_into().expect("keys are validated"),
+        deref: false,
+    };
+    match repo.edit_reference(edit) {
+        Ok(_) => Ok(id),
+        Err(err) if err.is_conflict() => Err(StoreError::Conflict(vec![brief.key.clone()])),
+        Err(err) => Err(lock_error(repo, [ref_name(&brief.key)])
+            .unwrap_or_else(|| anyhow!("cannot update {}: {err}", ref_name(&brief.key)).into())),
+    }
+}

@@ -4,6 +4,7 @@ pub mod brief;
 pub mod drop;
 pub mod hook;
 pub mod list;
+pub mod redact;
 pub mod reground;
 pub mod resume;
 pub mod schema;
