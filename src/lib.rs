@@ -11,6 +11,7 @@ pub mod clock;
 pub mod commands;
 pub mod drift;
 pub mod keys;
+pub mod manual;
 pub mod narrative;
 pub mod redact;
 pub mod render;
@@ -40,30 +41,34 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// The subcommands. Each one's help text is the doc comment of its `Args`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Write a brief for KEY from JSON and flags, with the git state filled in
+    // Write a brief for KEY from JSON and flags, with the git state filled in
     Write(Box<commands::write::Args>),
-    /// Show a brief with what has drifted since it was written
+    // Show a brief with what has drifted since it was written
     Resume(commands::resume::Args),
-    /// Print the goal, locked decisions and files to keep in view
+    // Print the goal, locked decisions and files to keep in view
     Reground(commands::reground::Args),
-    /// Print a subagent brief of at most 30 lines, never stored
+    // Print a subagent brief of at most 30 lines, never stored
     Brief(commands::brief::Args),
-    /// Answer an agent harness's session hooks (JSON on stdin and stdout)
+    // Answer an agent harness's session hooks (JSON on stdin and stdout)
     Hook(commands::hook::Args),
-    /// Check a brief file against the schema
+    // Check a brief file against the schema
     Validate(commands::validate::Args),
-    /// List the stored briefs
+    // List the stored briefs
     List(commands::list::Args),
-    /// Print a stored brief as JSON
+    // Print a stored brief as JSON
     Show(commands::show::Args),
-    /// Delete a brief (its history stays)
+    // Delete a brief (its history stays)
     Drop(commands::drop::Args),
-    /// Remove secrets from the stored briefs (and with --history, from every version)
+    // Remove secrets from the stored briefs (and with --history, from every version)
     Redact(commands::redact::Args),
-    /// Print the JSON Schema of a brief
+    // Print the shell completion script for bash, zsh or fish
+    Completions(commands::completions::Args),
+    // Install the man pages, so that `git help handoff` opens them
+    InstallMan(commands::install_man::Args),
+    // Print the JSON Schema of a brief
     Schema(commands::schema::Args),
 }
 
@@ -75,6 +80,8 @@ pub struct Output {
     pub stdout: String,
     /// 0 success, 1 a check failed.
     pub code: u8,
+    /// Human text that may be coloured on a terminal (never JSON).
+    pub text: bool,
 }
 
 impl Output {
@@ -83,6 +90,16 @@ impl Output {
         Output {
             stdout: stdout.into(),
             code: 0,
+            text: false,
+        }
+    }
+
+    /// Success with human text, which may be coloured on a terminal.
+    pub fn text(stdout: impl Into<String>) -> Output {
+        Output {
+            stdout: stdout.into(),
+            code: 0,
+            text: true,
         }
     }
 
@@ -96,6 +113,14 @@ impl Output {
 /// one line (exit 1); checks that fail without an error (an invalid brief)
 /// return an [`Output`] with code 1.
 pub fn run(cli: Cli) -> anyhow::Result<Output> {
+    let mut output = dispatch(cli)?;
+    if output.text && render::color_wanted(std::io::IsTerminal::is_terminal(&std::io::stdout())) {
+        output.stdout = render::paint(&output.stdout);
+    }
+    Ok(output)
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<Output> {
     match cli.command {
         Command::Write(args) => commands::write::run(*args),
         Command::Resume(args) => commands::resume::run(args),
@@ -107,6 +132,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Output> {
         Command::Show(args) => commands::show::run(args),
         Command::Drop(args) => commands::drop::run(args),
         Command::Redact(args) => commands::redact::run(args),
+        Command::Completions(args) => commands::completions::run(args),
+        Command::InstallMan(args) => commands::install_man::run(args),
         Command::Schema(args) => commands::schema::run(args),
     }
 }

@@ -47,5 +47,5 @@ pub fn run(args: Args) -> Result<Output> {
             "the subagent brief is {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it (a narrower --task and --scope) or raise handoff.briefMaxLines"
         );
     }
-    Ok(Output::ok(text))
+    Ok(Output::text(text))
 }

@@ -19,11 +19,11 @@ pub struct Args {
 pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let rows = rows(&repo, clock::now().map_err(anyhow::Error::msg)?)?;
-    Ok(Output::ok(if args.json {
-        render::json(&rows)
+    Ok(if args.json {
+        Output::ok(render::json(&rows))
     } else {
-        render::list_text(&rows)
-    }))
+        Output::text(render::list_text(&rows))
+    })
 }
 
 /// One row per stored brief, sorted by key, ages relative to `now`.

@@ -1,8 +1,10 @@
 //! One module per subcommand, each with its `Args` and its `run`.
 
 pub mod brief;
+pub mod completions;
 pub mod drop;
 pub mod hook;
+pub mod install_man;
 pub mod list;
 pub mod redact;
 pub mod reground;
@@ -121,5 +123,6 @@ pub fn refuse_ambiguous(rows: &[crate::render::ListRow]) -> crate::Output {
     crate::Output {
         stdout: crate::render::list_text(rows),
         code: 1,
+        text: true,
     }
 }

@@ -35,5 +35,5 @@ pub fn run(args: Args) -> Result<Output> {
             "files_read_first": brief.files_read_first,
         }))));
     }
-    Ok(Output::ok(render::reground_text(&brief)))
+    Ok(Output::text(render::reground_text(&brief)))
 }

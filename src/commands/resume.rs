@@ -64,5 +64,9 @@ pub fn run(args: Args) -> Result<Output> {
     } else {
         render::resume_text(&brief, &report, &others)
     };
-    Ok(Output { stdout, code })
+    Ok(Output {
+        stdout,
+        code,
+        text: !args.json,
+    })
 }

@@ -34,5 +34,6 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
     Ok(Output {
         stdout: String::new(),
         code: 1,
+        text: false,
     })
 }

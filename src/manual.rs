@@ -1,0 +1,274 @@
+//! The manual: man pages generated from the clap definition (with the
+//! concept, exit status, environment, configuration, examples and see-also
+//! sections clap does not know), shell completions, and the tables of
+//! configuration keys and environment variables they document.
+
+use clap::Command;
+use clap_mangen::Man;
+use clap_mangen::roff::{Roff, bold, roman};
+
+/// Every git config key git-handoff reads: key, default, meaning.
+pub const CONFIG: &[(&str, &str, &str)] = &[
+    (
+        "handoff.narrative",
+        ".claude/PROJECT_STATE.md",
+        "narrative log path, relative to the worktree root",
+    ),
+    (
+        "handoff.staleHours",
+        "24",
+        "age in hours from which resume warns STALE",
+    ),
+    (
+        "handoff.briefMaxLines",
+        "30",
+        "line cap of `git handoff brief`",
+    ),
+    (
+        "handoff.redactEmails",
+        "true",
+        "redact e-mail addresses as well as secrets",
+    ),
+    (
+        "color.handoff",
+        "color.ui, else auto",
+        "colour: always, never, auto (only on a terminal)",
+    ),
+    (
+        "core.filesRefLockTimeout",
+        "5000 (git's own default is 100)",
+        "ms to wait for a ref lock",
+    ),
+];
+
+/// Every environment variable git-handoff reads: name, meaning.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "GIT_HANDOFF_NOW",
+        "the clock: 2026-11-30T09:00:00Z or @<unix seconds>; for tests and replays",
+    ),
+    (
+        "GIT_HANDOFF_KEY",
+        "the default key, instead of the one derived from the branch",
+    ),
+    (
+        "GIT_HANDOFF_STALE_HOURS",
+        "the stale threshold of resume, over handoff.staleHours",
+    ),
+    ("NO_COLOR", "when set and not empty, no colour"),
+    ("GIT_DIR, GIT_WORK_TREE", "honoured as git does"),
+];
+
+const CONCEPT: &[&str] = &[
+    "git-handoff saves and restores the working state of a coding session, a person's or an AI agent's, so that the next session, a subagent or a teammate can act on it at once.",
+    "A brief is a typed JSON packet (schema version 1; `git handoff schema` prints it): what done means, the next step, the next acceptance check, locked decisions, rejected paths, open risks, tests, files to read first. It is stored as a blob under refs/handoffs/<key> in the repository's common git directory, so every linked worktree sees it and plain git reads it: git cat-file -p refs/handoffs/<key>. Ref updates are compare-and-swap transactions: a writer never silently replaces a version written meanwhile.",
+    "Every version is also appended, as one JSON line, to the git note of the commit it was written at, in refs/notes/handoffs: git log --notes=handoffs shows each handoff beside its commit, and the history survives drop and gc.",
+    "Every write also prepends an entry to the narrative log, <worktree root>/.claude/PROJECT_STATE.md (handoff.narrative), a working-tree file of decisions, reasons and surprises, newest first.",
+    "Keys: an explicit KEY, else GIT_HANDOFF_KEY, else the current branch with / turned into - and cut to 80 characters, else HANDOFF on a detached HEAD. A key is one ref component.",
+    "On resume, warnings come first, each on a line starting !!: REPO MISMATCH (another project; not resumed, exit 1), BRANCH MISMATCH, STALE, MISSING (a file to read first is gone), CHANGED (commits since touched one), DIRTY (uncommitted changes now, none then); then the commits since the brief was written.",
+];
+
+const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "success"),
+    (
+        "1",
+        "a check failed: invalid brief, compare-and-swap conflict, refused resume, missing key, not a repository",
+    ),
+    ("2", "usage error"),
+];
+
+/// Examples per page (the root page is `git-handoff`).
+fn examples(page: &str) -> &'static [&'static str] {
+    match page {
+        "git-handoff" => &[
+            "git handoff write --done-when 'cargo test auth passes' --resume-by 'add leeway to verify()' --next-check 'cargo test auth::expiry'",
+            "git handoff resume",
+            "git handoff list",
+            "git cat-file -p refs/handoffs/feat-jwt",
+            "git log --notes=handoffs",
+        ],
+        "git-handoff-write" => &[
+            "echo '{\"resume\":{\"done_when\":\"cargo test auth passes\",\"resume_by\":\"add leeway\"},\"state\":{\"next_acceptance_check\":\"cargo test auth::expiry\"}}' | git handoff write -F -",
+            "git handoff write feat-jwt --done-when 'cargo test auth passes' --resume-by 'add leeway' --next-check 'cargo test auth::expiry' --decision 'use <= not <' --read 'src/auth.rs=under repair'",
+        ],
+        "git-handoff-resume" => &[
+            "git handoff resume",
+            "git handoff resume feat-jwt --json",
+            "GIT_HANDOFF_STALE_HOURS=8 git handoff resume",
+        ],
+        "git-handoff-validate" => &[
+            "git handoff validate brief.json",
+            "git handoff show feat-jwt | git handoff validate -",
+        ],
+        "git-handoff-brief" => {
+            &["git handoff brief --task 'Fix the expiry test' --scope 'src/auth.rs only'"]
+        }
+        "git-handoff-hook" => &["echo '{\"source\":\"compact\"}' | git handoff hook session-start"],
+        "git-handoff-completions" => &[
+            "git handoff completions bash > ~/.local/share/bash-completion/completions/git-handoff",
+        ],
+        "git-handoff-install-man" => &[
+            "git handoff install-man",
+            "cargo run -q -- install-man man    # regenerate the pages committed in man/",
+        ],
+        _ => &[],
+    }
+}
+
+fn section(roff: &mut Roff, title: &str) {
+    roff.control("SH", [title]);
+}
+
+fn paragraph(roff: &mut Roff, text: &str) {
+    roff.control("PP", []).text([roman(text)]);
+}
+
+fn item(roff: &mut Roff, term: &str, text: &str) {
+    roff.control("TP", [])
+        .text([bold(term)])
+        .text([roman(text)]);
+}
+
+/// Render one page: clap's title, name, synopsis and description, the
+/// concept, options and subcommands, then our sections.
+fn render(cmd: &Command, page: &str, is_root: bool) -> String {
+    let man = Man::new(cmd.clone()).date("").manual("Git Manual");
+    let mut out = Vec::new();
+    man.render_title(&mut out).expect("in memory");
+    man.render_name_section(&mut out).expect("in memory");
+    man.render_synopsis_section(&mut out).expect("in memory");
+    man.render_description_section(&mut out).expect("in memory");
+    let mut concept = Roff::new();
+    if is_root {
+        for p in CONCEPT {
+            paragraph(&mut concept, p);
+        }
+    } else {
+        paragraph(&mut concept, CONCEPT[0]);
+        paragraph(
+            &mut concept,
+            "Briefs live as blobs under refs/handoffs/<key>, every version in refs/notes/handoffs, and the narrative in .claude/PROJECT_STATE.md; git-handoff(1) explains the storage model, keys and drift warnings.",
+        );
+    }
+    concept.to_writer(&mut out).expect("in memory");
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(&mut out).expect("in memory");
+    }
+    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
+        man.render_subcommands_section(&mut out).expect("in memory");
+    }
+    let mut roff = Roff::new();
+    section(&mut roff, "EXIT STATUS");
+    for (code, meaning) in EXIT_STATUS {
+        item(&mut roff, code, meaning);
+    }
+    section(&mut roff, "ENVIRONMENT");
+    for (name, meaning) in ENVIRONMENT {
+        item(&mut roff, name, meaning);
+    }
+    section(&mut roff, "CONFIGURATION");
+    paragraph(
+        &mut roff,
+        "git config only; git-handoff has no configuration file of its own.",
+    );
+    for (key, default, meaning) in CONFIG {
+        item(&mut roff, key, &format!("{meaning} (default: {default})"));
+    }
+    let examples = examples(page);
+    if !examples.is_empty() {
+        section(&mut roff, "EXAMPLES");
+        for e in examples {
+            roff.control("PP", []).text([roman(*e)]);
+        }
+    }
+    section(&mut roff, "SEE ALSO");
+    let see_also = if is_root {
+        "git(1), git-notes(1), git-for-each-ref(1), git-update-ref(1)".to_string()
+    } else {
+        "git-handoff(1), git(1)".to_string()
+    };
+    paragraph(&mut roff, &see_also);
+    roff.to_writer(&mut out).expect("in memory");
+    if cmd.get_version().is_some() {
+        man.render_version_section(&mut out).expect("in memory");
+    }
+    String::from_utf8(out).expect("roff is UTF-8")
+}
+
+/// Every man page: `(file name, roff)` for the root command and each
+/// visible subcommand.
+pub fn pages(cmd: Command) -> Vec<(String, String)> {
+    let mut cmd = cmd.disable_help_subcommand(true);
+    cmd.build();
+    let mut out = vec![(
+        "git-handoff.1".to_string(),
+        render(&cmd, "git-handoff", true),
+    )];
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let page = format!("git-handoff-{}", sub.get_name());
+        out.push((format!("{page}.1"), render(sub, &page, false)));
+    }
+    out
+}
+
+/// The subcommands whose first positional argument is a brief key.
+pub const KEYED: &[&str] = &[
+    "write", "show", "drop", "resume", "reground", "brief", "recover", "log", "diff", "export",
+    "resolve", "restore", "lint",
+];
+
+/// Shell completions; bash also completes keys dynamically and plugs into
+/// git's own completion (`git handoff <TAB>`).
+pub fn completions(shell: clap_complete::Shell, cmd: Command) -> String {
+    // Complete the binary's own name; git's completion is wired below.
+    let mut cmd = cmd.bin_name("git-handoff");
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "git-handoff", &mut buf);
+    let mut out = String::from_utf8(buf).expect("completions are UTF-8");
+    if shell == clap_complete::Shell::Bash {
+        let subs: Vec<String> = cmd
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| s.get_name().to_string())
+            .collect();
+        out.push_str(&format!(
+            r#"
+# --- git-handoff: dynamic keys, and `git handoff <TAB>` under git's completion ---
+__git_handoff_keys() {{
+    git for-each-ref --format='%(refname:strip=2)' refs/handoffs 2>/dev/null
+}}
+__git_handoff_keyed=" {keyed} "
+
+_git_handoff_direct() {{
+    local cur="${{COMP_WORDS[COMP_CWORD]}}" sub="${{COMP_WORDS[1]}}"
+    if [[ $COMP_CWORD -ge 2 && "$cur" != -* && "$__git_handoff_keyed" == *" $sub "* ]]; then
+        COMPREPLY=( $(compgen -W "$(__git_handoff_keys)" -- "$cur") )
+        [[ ${{#COMPREPLY[@]}} -gt 0 ]] && return 0
+    fi
+    _git__handoff "$@"
+}}
+complete -F _git_handoff_direct -o bashdefault -o default git-handoff
+
+# git's completion calls _git_<subcommand> for `git handoff …`
+_git_handoff() {{
+    local subcommands="{subs}"
+    local subcommand
+    subcommand="$(__git_find_on_cmdline "$subcommands")"
+    if [ -z "$subcommand" ]; then
+        __gitcomp "$subcommands"
+        return
+    fi
+    case "$cur" in
+    -*) return ;;
+    esac
+    if [[ "$__git_handoff_keyed" == *" $subcommand "* ]]; then
+        __gitcomp_nl "$(__git_handoff_keys)"
+    fi
+}}
+"#,
+            keyed = KEYED.join(" "),
+            subs = subs.join(" "),
+        ));
+    }
+    out
+}

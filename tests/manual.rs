@@ -1,0 +1,301 @@
+//! Fitting into git: man pages (fresh, warning-free, found by `git help`),
+//! completions (also under git's own bash completion), colour rules, and the
+//! documented configuration and environment tables.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+#[test]
+fn committed_man_pages_are_fresh() {
+    let sb = Sandbox::new();
+    let out = sb.path("pages");
+    sb.handoff(sb.dir.path(), &["install-man", out.to_str().unwrap()])
+        .success();
+    let committed = Path::new(ROOT).join("man");
+    let names = |dir: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let hint = "man/ is stale; regenerate it with `cargo run -q -- install-man man`";
+    assert_eq!(names(&out), names(&committed), "{hint}");
+    for name in names(&out) {
+        let fresh = std::fs::read_to_string(out.join(&name)).unwrap();
+        let old = std::fs::read_to_string(committed.join(&name)).unwrap();
+        assert!(fresh == old, "{name}: {hint}");
+    }
+    for section in [
+        ".SH DESCRIPTION",
+        ".SH \"EXIT STATUS\"",
+        ".SH ENVIRONMENT",
+        ".SH CONFIGURATION",
+        ".SH EXAMPLES",
+        ".SH \"SEE ALSO\"",
+    ] {
+        let root = std::fs::read_to_string(committed.join("git-handoff.1")).unwrap();
+        assert!(root.contains(section), "git-handoff.1 lacks {section}");
+    }
+}
+
+#[test]
+fn man_pages_render_without_warnings_and_git_help_finds_them() {
+    let sb = Sandbox::new();
+    for entry in std::fs::read_dir(Path::new(ROOT).join("man")).unwrap() {
+        let path = entry.unwrap().path();
+        let out = Command::new("man")
+            .args(["--warnings", "-l"])
+            .arg(&path)
+            .env("MANWIDTH", "80")
+            .env("MANPAGER", "cat")
+            .output()
+            .expect("man runs (install man-db)");
+        assert!(out.status.success(), "{}", path.display());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "",
+            "warnings in {}",
+            path.display()
+        );
+    }
+    let manroot = sb.path("share/man");
+    sb.handoff(
+        sb.dir.path(),
+        &["install-man", manroot.join("man1").to_str().unwrap()],
+    )
+    .success();
+    let mut cmd = sb.command("git", sb.dir.path());
+    cmd.args(["help", "-m", "handoff"])
+        .env("MANPATH", &manroot)
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "80");
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("git-handoff - Save and restore"), "{text}");
+    assert!(text.contains("refs/notes/handoffs"), "{text}");
+}
+
+#[test]
+fn short_help_prints_without_a_pager() {
+    let sb = Sandbox::new();
+    let out = sb.handoff(sb.dir.path(), &["-h"]).success();
+    assert!(stdout(&out).contains("Usage: git handoff <COMMAND>"));
+}
+
+#[test]
+fn completions_generate_for_each_shell() {
+    let sb = Sandbox::new();
+    for (shell, needle) in [
+        ("bash", "_git__handoff()"),
+        ("zsh", "#compdef git-handoff"),
+        ("fish", "complete -c git-handoff"),
+    ] {
+        let out = sb.handoff(sb.dir.path(), &["completions", shell]).success();
+        let text = stdout(&out);
+        assert!(text.contains(needle), "{shell}");
+        assert!(text.contains("resume"), "{shell}");
+    }
+    sb.handoff(sb.dir.path(), &["completions", "tcsh"]).code(2);
+}
+
+/// How bash calls a `complete -F` function: command, current word, previous word.
+const DIRECT: &str =
+    r#"_git_handoff_direct git-handoff "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}""#;
+
+/// Complete `line` in a real bash with git's completion and ours loaded.
+fn complete(sb: &Sandbox, dir: &Path, line: &str, entry: &str) -> Vec<String> {
+    let git_completion = [
+        "/usr/share/bash-completion/completions/git",
+        "/usr/share/git/completion/git-completion.bash",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
+    .expect("git's bash completion is installed");
+    let script = sb.path("complete.sh");
+    std::fs::write(
+        &script,
+        stdout(&sb.handoff(sb.dir.path(), &["completions", "bash"])),
+    )
+    .unwrap();
+    let program = format!(
+        r#"source {git_completion}
+source {ours}
+COMP_LINE='{line}'
+COMP_POINT=${{#COMP_LINE}}
+read -ra COMP_WORDS <<< "$COMP_LINE"
+[[ "$COMP_LINE" == *' ' ]] && COMP_WORDS+=('')
+COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
+{entry}
+printf '%s\n' "${{COMPREPLY[@]}}"
+"#,
+        ours = script.display(),
+    );
+    let out = sb
+        .command("bash", dir)
+        .args(["--norc", "--noprofile", "-c", &program])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn bash_completes_subcommands_and_keys_also_under_git() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    for key in ["feat-a", "feat-b"] {
+        sb.handoff(
+            &repo,
+            &[
+                "write",
+                key,
+                "--done-when",
+                "d",
+                "--resume-by",
+                "r",
+                "--next-check",
+                "c",
+            ],
+        )
+        .success();
+    }
+    assert_eq!(
+        complete(&sb, &repo, "git handoff res", "__git_wrap__git_main"),
+        ["resume"]
+    );
+    assert_eq!(
+        complete(
+            &sb,
+            &repo,
+            "git handoff resume feat-",
+            "__git_wrap__git_main"
+        ),
+        ["feat-a", "feat-b"]
+    );
+    let direct = complete(&sb, &repo, "git-handoff res", DIRECT);
+    assert_eq!(direct, ["resume"]);
+    let keys = complete(&sb, &repo, "git-handoff show ", DIRECT);
+    assert_eq!(keys, ["feat-a", "feat-b"]);
+}
+
+#[test]
+fn colour_only_when_asked_and_never_under_no_color() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+            "--read",
+            "gone.rs=x",
+        ],
+    )
+    .success();
+    // piped: plain
+    let plain = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    sb.git(&repo, &["config", "color.handoff", "always"]);
+    let colored = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        colored.contains("\x1b[1;31m!! MISSING: gone.rs\x1b[0m"),
+        "{colored:?}"
+    );
+    let json = stdout(&sb.handoff(&repo, &["resume", "--json"]).success());
+    assert!(!json.contains('\x1b'), "JSON is never coloured");
+    let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
+    cmd.args(["handoff", "resume"]).env("NO_COLOR", "1");
+    let out = cmd.assert().success();
+    assert!(!stdout(&out).contains('\x1b'));
+    sb.git(&repo, &["config", "color.handoff", "never"]);
+    sb.git(&repo, &["config", "color.ui", "always"]);
+    assert!(
+        !stdout(&sb.handoff(&repo, &["resume"]).success()).contains('\x1b'),
+        "color.handoff beats color.ui"
+    );
+}
+
+fn source_files(dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            source_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(std::fs::read_to_string(path).unwrap());
+        }
+    }
+}
+
+/// Every `handoff.*` config key and `GIT_HANDOFF_*` variable the code
+/// reads is in the manual's tables and in the README.
+#[test]
+fn every_config_key_and_variable_is_documented() {
+    let mut sources = Vec::new();
+    source_files(&Path::new(ROOT).join("src"), &mut sources);
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let page = std::fs::read_to_string(Path::new(ROOT).join("man/git-handoff.1")).unwrap();
+    let key_re = regex::Regex::new(r#""(handoff\.[A-Za-z]+)""#).unwrap();
+    let env_re = regex::Regex::new(r#""(GIT_HANDOFF_[A-Z_]+)""#).unwrap();
+    let mut keys = std::collections::BTreeSet::new();
+    let mut vars = std::collections::BTreeSet::new();
+    for src in &sources {
+        keys.extend(key_re.captures_iter(src).map(|c| c[1].to_string()));
+        vars.extend(env_re.captures_iter(src).map(|c| c[1].to_string()));
+    }
+    assert!(
+        keys.contains("handoff.narrative") && vars.contains("GIT_HANDOFF_NOW"),
+        "the scan works"
+    );
+    for key in &keys {
+        assert!(
+            git_handoff::manual::CONFIG.iter().any(|(k, _, _)| k == key),
+            "{key} missing from manual::CONFIG"
+        );
+        assert!(
+            readme.contains(&format!("`{key}`")),
+            "{key} missing from the README's configuration table"
+        );
+        assert!(
+            page.contains(key.as_str()),
+            "{key} missing from git-handoff.1"
+        );
+    }
+    for var in &vars {
+        assert!(
+            git_handoff::manual::ENVIRONMENT
+                .iter()
+                .any(|(k, _)| k.contains(var.as_str())),
+            "{var} missing from manual::ENVIRONMENT"
+        );
+        assert!(
+            readme.contains(var.as_str()),
+            "{var} missing from the README"
+        );
+    }
+}
