@@ -64,6 +64,8 @@ pub enum Command {
     Drop(commands::drop::Args),
     // Remove secrets from the stored briefs (and with --history, from every version)
     Redact(commands::redact::Args),
+    // Tour the whole loop in a throwaway repository
+    Demo(commands::demo::Args),
     // Print the shell completion script for bash, zsh or fish
     Completions(commands::completions::Args),
     // Install the man pages, so that `git help handoff` opens them
@@ -132,6 +134,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Show(args) => commands::show::run(args),
         Command::Drop(args) => commands::drop::run(args),
         Command::Redact(args) => commands::redact::run(args),
+        Command::Demo(args) => commands::demo::run(args),
         Command::Completions(args) => commands::completions::run(args),
         Command::InstallMan(args) => commands::install_man::run(args),
         Command::Schema(args) => commands::schema::run(args),

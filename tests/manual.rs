@@ -299,3 +299,73 @@ fn every_config_key_and_variable_is_documented() {
         );
     }
 }
+
+#[test]
+fn demo_shows_every_warning_and_never_touches_the_current_repository() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let before = sb.git(&repo, &["for-each-ref"]);
+    let dir = sb.path("demo");
+    let out = sb
+        .handoff(&repo, &["demo", dir.to_str().unwrap()])
+        .success();
+    let text = stdout(&out);
+    for tag in [
+        "!! REPO MISMATCH",
+        "!! BRANCH MISMATCH",
+        "!! STALE",
+        "!! MISSING",
+        "!! CHANGED",
+        "!! DIRTY",
+        "Commits since brief written: 2",
+    ] {
+        assert!(text.contains(tag), "{tag} missing from the tour:\n{text}");
+    }
+    assert_eq!(
+        sb.git(&repo, &["for-each-ref"]),
+        before,
+        "the current repository is untouched"
+    );
+    assert_eq!(sb.git(&repo, &["status", "--porcelain"]), "");
+    assert!(dir.join("app/.git").exists());
+    // a non-empty directory is refused
+    sb.handoff(&repo, &["demo", dir.to_str().unwrap()])
+        .code(1)
+        .stderr(predicates::str::contains("not empty"));
+}
+
+#[test]
+fn the_agent_integration_files_work_as_shipped() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let skill =
+        std::fs::read_to_string(Path::new(ROOT).join("contrib/claude/skills/git-handoff/SKILL.md"))
+            .unwrap();
+    let start = skill.find("<<'JSON'\n").unwrap() + "<<'JSON'\n".len();
+    let end = skill[start..].find("\nJSON\n").unwrap() + start;
+    let example = &skill[start..end];
+    let out = sb
+        .handoff_with(&repo, &["write", "-F", "-"], Some(example))
+        .success();
+    assert!(stdout(&out).contains("Wrote brief 'main'"));
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("contrib/claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    for (event, sub) in [
+        ("SessionStart", "session-start"),
+        ("PreCompact", "pre-compact"),
+    ] {
+        let command = settings["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert_eq!(command, format!("git handoff hook {sub}"));
+        let args: Vec<&str> = command.split(' ').skip(2).collect();
+        sb.handoff_with(&repo, &args, Some(r#"{"source":"compact"}"#))
+            .success();
+    }
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    assert!(
+        readme.contains("git handoff hook session-start") && readme.contains("contrib/claude/")
+    );
+}

@@ -2,6 +2,7 @@
 
 pub mod brief;
 pub mod completions;
+pub mod demo;
 pub mod drop;
 pub mod hook;
 pub mod install_man;
