@@ -25,6 +25,11 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "line cap of `git handoff brief`",
     ),
     (
+        "handoff.lockTimeout",
+        "10000",
+        "ms to wait for another writer's lock on the narrative file",
+    ),
+    (
         "handoff.redactEmails",
         "true",
         "redact e-mail addresses as well as secrets",
@@ -57,6 +62,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     ("NO_COLOR", "when set and not empty, no colour"),
     ("GIT_DIR, GIT_WORK_TREE", "honoured as git does"),
+    (
+        "GIT_HANDOFF_FAILPOINT",
+        "test-only: stop at a named stage so a test can kill the process there",
+    ),
 ];
 
 const CONCEPT: &[&str] = &[

@@ -18,8 +18,18 @@ pub const DEFAULT_PATH: &str = ".claude/PROJECT_STATE.md";
 /// The header a new narrative file starts with.
 pub const HEADER: &str = "# Project state\n\nA log of decisions, reasons, rejected paths and surprises, newest entry first.\nEach `git handoff write` adds an entry directly below this header.\n";
 
-/// How long to wait for another writer's lock on the file.
-const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// How long to wait for another writer's lock on the file, by default.
+pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// How long to wait for the narrative lock: `handoff.lockTimeout` (ms),
+/// else [`LOCK_WAIT`].
+pub fn lock_wait(repo: &gix::Repository) -> Duration {
+    repo.config_snapshot()
+        .integer("handoff.lockTimeout")
+        .filter(|ms| *ms >= 0)
+        .map(|ms| Duration::from_millis(ms as u64))
+        .unwrap_or(LOCK_WAIT)
+}
 
 /// The narrative section titles, in order.
 pub const SECTIONS: [&str; 4] = [
@@ -295,22 +305,23 @@ pub struct Pending {
 
 impl Pending {
     /// Lock the narrative at `path`, read it, and stage it with `entry`
-    /// prepended. Waits up to 10 s for another writer.
-    pub fn prepare(path: &Path, entry: &str) -> Result<Pending> {
+    /// prepended. Waits up to `wait` for another writer (see [`lock_wait`]).
+    pub fn prepare(path: &Path, entry: &str, wait: Duration) -> Result<Pending> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let mut lock = gix::lock::File::acquire_to_update_resource(
             path,
-            gix::lock::acquire::Fail::AfterDurationWithBackoff(LOCK_WAIT),
+            gix::lock::acquire::Fail::AfterDurationWithBackoff(wait),
             None,
             0,
         )
         .map_err(|_| {
             let lock = format!("{}.lock", path.display());
             anyhow!(
-                "cannot lock the narrative: '{lock}' exists; another git-handoff may be writing. If none is, remove it: rm '{lock}'"
+                "cannot lock the narrative: '{lock}' exists; another git-handoff may be writing. If none is, it was killed mid-write: keep its update with mv '{lock}' '{}', or drop it with rm '{lock}'",
+                path.display()
             )
         })?;
         let existing = match std::fs::read(path) {
@@ -326,6 +337,7 @@ impl Pending {
         let text = prepend(existing.as_deref(), entry);
         lock.with_mut(|f| std::io::Write::write_all(f, text.as_bytes()))
             .with_context(|| format!("cannot write {}.lock", path.display()))?;
+        crate::failpoint("narrative-staged");
         Ok(Pending {
             lock,
             path: path.to_path_buf(),
@@ -335,6 +347,7 @@ impl Pending {
     /// Rename the staged file into place.
     pub fn commit(self) -> Result<PathBuf> {
         let path = self.path.clone();
+        crate::failpoint("before-narrative-rename");
         self.lock
             .commit()
             .map_err(|e| anyhow!("cannot replace {}: {}", path.display(), e.error))?;

@@ -242,6 +242,7 @@ pub fn write(
         if !annotated.is_empty() {
             edits.push(notes_edit(repo, &annotated, reflog)?);
         }
+        crate::failpoint("before-ref-transaction");
         match repo.edit_references(edits) {
             Ok(_) => {
                 return Ok(Written {

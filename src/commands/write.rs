@@ -143,7 +143,11 @@ pub fn run(args: Args) -> Result<Output> {
         narrative::apply_markdown(&mut entry, md)?;
     }
     // Lock the narrative first so that a stored brief always gets its entry.
-    let pending = narrative::Pending::prepare(&narrative_path, &entry.render())?;
+    let pending = narrative::Pending::prepare(
+        &narrative_path,
+        &entry.render(),
+        narrative::lock_wait(&repo),
+    )?;
     let written = store::write(
         &repo,
         &[store::Update {
