@@ -4,7 +4,7 @@
 //! working tree (`.claude/PROJECT_STATE.md`).
 //!
 //! Layers, each depending only on those below it:
-//! `commands` → `narrative` / `render` → `store` / `repo` → `brief` / `keys` / `clock`.
+//! `commands` → `narrative` / `narrative_merge` / `render` → `store` / `repo` → `brief` / `keys` / `clock`.
 
 pub mod brief;
 pub mod clock;
@@ -13,6 +13,7 @@ pub mod drift;
 pub mod keys;
 pub mod manual;
 pub mod narrative;
+pub mod narrative_merge;
 pub mod redact;
 pub mod render;
 pub mod repo;
@@ -72,6 +73,10 @@ pub enum Command {
     InstallMan(commands::install_man::Args),
     // Print the JSON Schema of a brief
     Schema(commands::schema::Args),
+    // Set this repository up for git-handoff, or check that it is
+    Init(commands::init::Args),
+    // Merge three versions of the narrative as a log (git merge driver)
+    MergeNarrative(commands::merge_narrative::Args),
 }
 
 /// What a command produced: the text for stdout and the exit code. Warnings
@@ -138,6 +143,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Completions(args) => commands::completions::run(args),
         Command::InstallMan(args) => commands::install_man::run(args),
         Command::Schema(args) => commands::schema::run(args),
+        Command::Init(args) => commands::init::run(args),
+        Command::MergeNarrative(args) => commands::merge_narrative::run(args),
     }
 }
 

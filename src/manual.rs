@@ -44,6 +44,11 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "5000 (git's own default is 100)",
         "ms to wait for a ref lock",
     ),
+    (
+        "merge.handoff-narrative.driver, .name",
+        "unset; `git handoff init` sets them",
+        "the narrative merge driver (git handoff merge-narrative %O %A %B %P)",
+    ),
 ];
 
 /// Every environment variable git-handoff reads: name, meaning.
@@ -73,6 +78,7 @@ const CONCEPT: &[&str] = &[
     "A brief is a typed JSON packet (schema version 1; `git handoff schema` prints it): what done means, the next step, the next acceptance check, locked decisions, rejected paths, open risks, tests, files to read first. It is stored as a blob under refs/handoffs/<key> in the repository's common git directory, so every linked worktree sees it and plain git reads it: git cat-file -p refs/handoffs/<key>. Ref updates are compare-and-swap transactions: a writer never silently replaces a version written meanwhile.",
     "Every version is also appended, as one JSON line, to the git note of the commit it was written at, in refs/notes/handoffs: git log --notes=handoffs shows each handoff beside its commit, and the history survives drop and gc.",
     "Every write also prepends an entry to the narrative log, <worktree root>/.claude/PROJECT_STATE.md (handoff.narrative), a working-tree file of decisions, reasons and surprises, newest first.",
+    "Run git handoff init once per clone: it registers the narrative merge driver, so that merges, rebases and cherry-picks of branches that each wrote handoffs merge the narrative as a log, without conflicts. Without it git merges the narrative as plain text.",
     "Keys: an explicit KEY, else GIT_HANDOFF_KEY, else the current branch with / turned into - and cut to 80 characters, else HANDOFF on a detached HEAD. A key is one ref component.",
     "On resume, warnings come first, each on a line starting !!: REPO MISMATCH (another project; not resumed, exit 1), BRANCH MISMATCH, STALE, MISSING (a file to read first is gone), CHANGED (commits since touched one), DIRTY (uncommitted changes now, none then); then the commits since the brief was written.",
 ];
@@ -115,6 +121,13 @@ fn examples(page: &str) -> &'static [&'static str] {
         "git-handoff-hook" => &["echo '{\"source\":\"compact\"}' | git handoff hook session-start"],
         "git-handoff-completions" => &[
             "git handoff completions bash > ~/.local/share/bash-completion/completions/git-handoff",
+        ],
+        "git-handoff-init" => &[
+            "git handoff init && git add .gitattributes && git commit -m 'merge the narrative as a log'",
+            "git handoff init --check",
+        ],
+        "git-handoff-merge-narrative" => &[
+            "git config merge.handoff-narrative.driver 'git handoff merge-narrative %O %A %B %P'    # what init sets",
         ],
         "git-handoff-install-man" => &[
             "git handoff install-man",

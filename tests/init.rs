@@ -1,0 +1,243 @@
+//! `git handoff init` and `init --check`: the merge driver's config and the
+//! narrative's attribute, set up once, idempotently, never in global config.
+
+mod common;
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use common::*;
+use serde_json::Value;
+
+const DRIVER: &str = "git handoff merge-narrative %O %A %B %P";
+const LINE: &str = ".claude/PROJECT_STATE.md merge=handoff-narrative\n";
+
+fn snapshot(path: &Path) -> (Vec<u8>, SystemTime) {
+    (
+        std::fs::read(path).unwrap(),
+        std::fs::metadata(path).unwrap().modified().unwrap(),
+    )
+}
+
+fn attr(sb: &Sandbox, dir: &Path, path: &str) -> String {
+    sb.git(dir, &["check-attr", "merge", "--", path])
+        .rsplit(": ")
+        .next()
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn init_sets_up_the_driver_and_running_it_twice_changes_nothing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+
+    let out = sb.handoff(&repo, &["init", "--check"]).code(1);
+    let text = stdout(&out);
+    assert_eq!(text.matches("missing  ").count(), 3, "{text}");
+    assert!(
+        text.contains("`git handoff init` sets up what is missing"),
+        "{text}"
+    );
+    assert!(
+        !repo.join(".gitattributes").exists(),
+        "--check writes nothing"
+    );
+    assert!(
+        sb.git_out(
+            &repo,
+            &["config", "--get", "merge.handoff-narrative.driver"]
+        )
+        .status
+        .code()
+            == Some(1)
+    );
+
+    let out = sb.handoff(&repo, &["init"]).success();
+    let text = stdout(&out);
+    assert_eq!(text.matches("set  ").count(), 3, "{text}");
+    assert!(text.contains("Commit .gitattributes"), "{text}");
+    assert_eq!(
+        sb.git(
+            &repo,
+            &[
+                "config",
+                "--local",
+                "--get",
+                "merge.handoff-narrative.driver"
+            ]
+        ),
+        format!("{DRIVER}\n")
+    );
+    assert!(
+        sb.git(
+            &repo,
+            &["config", "--local", "--get", "merge.handoff-narrative.name"]
+        )
+        .contains("narrative")
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".gitattributes")).unwrap(),
+        LINE
+    );
+    assert_eq!(
+        attr(&sb, &repo, ".claude/PROJECT_STATE.md"),
+        "handoff-narrative"
+    );
+
+    // Second run: nothing written, not even rewritten with the same bytes.
+    let config = snapshot(&repo.join(".git/config"));
+    let attributes = snapshot(&repo.join(".gitattributes"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let out = sb.handoff(&repo, &["init"]).success();
+    let text = stdout(&out);
+    assert_eq!(text.matches("ok  ").count(), 3, "{text}");
+    assert!(text.contains("nothing to change"), "{text}");
+    assert_eq!(snapshot(&repo.join(".git/config")), config);
+    assert_eq!(snapshot(&repo.join(".gitattributes")), attributes);
+
+    let out = sb.handoff(&repo, &["init", "--check", "--json"]).success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["changed"], false);
+    assert_eq!(v["items"].as_array().unwrap().len(), 3);
+    assert_eq!(v["items"][1]["name"], "merge.handoff-narrative.driver");
+    assert_eq!(v["items"][1]["status"], "ok");
+}
+
+#[test]
+fn init_writes_the_repository_config_never_the_global_one() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let global = sb.path("global.gitconfig");
+    std::fs::write(&global, "").unwrap();
+    let run = |args: &[&str]| {
+        sb.command("git", &repo)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", &global)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["handoff", "init"]).status.success());
+    assert_eq!(std::fs::read_to_string(&global).unwrap(), "");
+    assert!(
+        std::fs::read_to_string(repo.join(".git/config"))
+            .unwrap()
+            .contains("[merge \"handoff-narrative\"]")
+    );
+    // A driver already configured globally counts as set up; init then
+    // writes nothing to the repository config either.
+    let other = sb.repo("other");
+    std::fs::write(
+        &global,
+        format!("[merge \"handoff-narrative\"]\n\tname = mine\n\tdriver = {DRIVER}\n"),
+    )
+    .unwrap();
+    let out = sb
+        .command("git", &other)
+        .args(["handoff", "init", "--json"])
+        .env("GIT_CONFIG_GLOBAL", &global)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["items"][1]["status"], "ok");
+    assert_eq!(
+        v["items"][0]["status"], "set",
+        "the name differs: set locally"
+    );
+    let local = std::fs::read_to_string(other.join(".git/config")).unwrap();
+    assert!(!local.contains("driver ="), "{local}");
+}
+
+#[test]
+fn init_follows_handoff_narrative_and_keeps_existing_attributes() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.git(
+        &repo,
+        &["config", "handoff.narrative", "docs/Project State.md"],
+    );
+    std::fs::write(repo.join(".gitattributes"), "*.png binary").unwrap();
+    sb.handoff(&repo, &["init"]).success();
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".gitattributes")).unwrap(),
+        "*.png binary\n\"docs/Project State.md\" merge=handoff-narrative\n"
+    );
+    assert_eq!(
+        attr(&sb, &repo, "docs/Project State.md"),
+        "handoff-narrative"
+    );
+    assert_eq!(attr(&sb, &repo, "docs/other.md"), "unspecified");
+    sb.handoff(&repo, &["init", "--check"]).success();
+}
+
+#[test]
+fn init_leaves_a_merge_attribute_you_chose_alone() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mine = ".claude/PROJECT_STATE.md merge=union\n";
+    std::fs::write(repo.join(".gitattributes"), mine).unwrap();
+    let out = sb.handoff(&repo, &["init"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("blocked  .gitattributes")
+            && text.contains("has merge=union from an attributes file"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".gitattributes")).unwrap(),
+        mine
+    );
+    // The independent items were still set up.
+    assert_eq!(
+        sb.git(
+            &repo,
+            &["config", "--get", "merge.handoff-narrative.driver"]
+        ),
+        format!("{DRIVER}\n")
+    );
+    sb.handoff(&repo, &["init", "--check"]).code(1);
+}
+
+#[test]
+fn init_in_a_linked_worktree_configures_the_whole_repository() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.git(&repo, &["worktree", "add", "-q", "-b", "side", "../wt"]);
+    let wt = sb.path("wt");
+    sb.handoff(&wt, &["init"]).success();
+    assert_eq!(
+        std::fs::read_to_string(wt.join(".gitattributes")).unwrap(),
+        LINE
+    );
+    // The config is shared; the attribute is a file to commit.
+    assert_eq!(
+        sb.git(
+            &repo,
+            &[
+                "config",
+                "--local",
+                "--get",
+                "merge.handoff-narrative.driver"
+            ]
+        ),
+        format!("{DRIVER}\n")
+    );
+    let out = sb.handoff(&repo, &["init", "--check"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("missing  .gitattributes"), "{text}");
+}
+
+#[test]
+fn init_outside_a_repository_is_one_clear_error() {
+    let sb = Sandbox::new();
+    let dir = sb.path("plain");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = sb.handoff(&dir, &["init"]).code(1);
+    let err = stderr(&out);
+    assert!(err.starts_with("error: not a git repository"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+    assert_eq!(stdout(&out), "");
+}
