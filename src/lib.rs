@@ -11,6 +11,7 @@ pub mod clock;
 pub mod commands;
 pub mod drift;
 pub mod keys;
+pub mod lint;
 pub mod manual;
 pub mod narrative;
 pub mod narrative_merge;
@@ -55,6 +56,8 @@ pub enum Command {
     Brief(commands::brief::Args),
     // Answer an agent harness's session hooks (JSON on stdin and stdout)
     Hook(commands::hook::Args),
+    // Check a brief for the handoff method's anti-patterns
+    Lint(commands::lint::Args),
     // Check a brief file against the schema
     Validate(commands::validate::Args),
     // List the stored briefs
@@ -134,6 +137,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Reground(args) => commands::reground::run(args),
         Command::Brief(args) => commands::brief::run(args),
         Command::Hook(args) => commands::hook::run(args),
+        Command::Lint(args) => commands::lint::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::List(args) => commands::list::run(args),
         Command::Show(args) => commands::show::run(args),

@@ -30,6 +30,11 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "ms to wait for another writer's lock on the narrative file",
     ),
     (
+        "handoff.strict",
+        "false",
+        "lint findings are errors that write nothing",
+    ),
+    (
         "handoff.redactEmails",
         "true",
         "redact e-mail addresses as well as secrets",

@@ -7,6 +7,7 @@ pub mod drop;
 pub mod hook;
 pub mod init;
 pub mod install_man;
+pub mod lint;
 pub mod list;
 pub mod merge_narrative;
 pub mod redact;
