@@ -10,6 +10,7 @@ pub mod brief;
 pub mod clock;
 pub mod commands;
 pub mod drift;
+pub mod editor;
 pub mod keys;
 pub mod lint;
 pub mod manual;
