@@ -4,11 +4,14 @@
 //! working tree (`.claude/PROJECT_STATE.md`).
 //!
 //! Layers, each depending only on those below it:
-//! `commands` → `narrative` / `narrative_merge` / `render` → `store` / `repo` → `brief` / `keys` / `clock`.
+//! `commands` → `compose` / `narrative` / `narrative_merge` / `sticky` / `render` →
+//! `store` / `repo` / `atomic` → `brief` / `keys` / `clock`.
 
+pub mod atomic;
 pub mod brief;
 pub mod clock;
 pub mod commands;
+pub mod compose;
 pub mod drift;
 pub mod editor;
 pub mod keys;
@@ -19,6 +22,7 @@ pub mod narrative_merge;
 pub mod redact;
 pub mod render;
 pub mod repo;
+pub mod sticky;
 pub mod store;
 
 use std::process::ExitCode;
@@ -59,6 +63,8 @@ pub enum Command {
     Hook(commands::hook::Args),
     // Check a brief for the handoff method's anti-patterns
     Lint(commands::lint::Args),
+    // Rebuild the brief for KEY from the stored one and the current git state
+    Recover(Box<commands::recover::Args>),
     // Check a brief file against the schema
     Validate(commands::validate::Args),
     // List the stored briefs
@@ -134,6 +140,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Output> {
 fn dispatch(cli: Cli) -> anyhow::Result<Output> {
     match cli.command {
         Command::Write(args) => commands::write::run(*args),
+        Command::Recover(args) => commands::recover::run(*args),
         Command::Resume(args) => commands::resume::run(args),
         Command::Reground(args) => commands::reground::run(args),
         Command::Brief(args) => commands::brief::run(args),

@@ -4,12 +4,14 @@ pub mod brief;
 pub mod completions;
 pub mod demo;
 pub mod drop;
+pub mod fields;
 pub mod hook;
 pub mod init;
 pub mod install_man;
 pub mod lint;
 pub mod list;
 pub mod merge_narrative;
+pub mod recover;
 pub mod redact;
 pub mod reground;
 pub mod resume;
@@ -23,7 +25,8 @@ use std::io::Read;
 use anyhow::{Context, Result, anyhow};
 
 use crate::brief::MAX_BRIEF_BYTES;
-use crate::keys;
+use crate::repo::HeadState;
+use crate::{keys, sticky};
 
 /// Read a brief's bytes from FILE, or from stdin for `-`, refusing more
 /// than [`MAX_BRIEF_BYTES`] without reading it all.
@@ -37,17 +40,25 @@ pub fn read_input(source: &str) -> Result<Vec<u8>> {
             .read_to_end(&mut data)
             .context("cannot read the brief from stdin")?;
     } else {
-        let file =
-            std::fs::File::open(source).with_context(|| format!("cannot read '{source}'"))?;
-        if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-            return Err(anyhow!(
-                "'{source}' is a directory; give a brief file or - for stdin"
-            ));
-        }
-        file.take(limit)
-            .read_to_end(&mut data)
-            .with_context(|| format!("cannot read '{source}'"))?;
+        data = read_file(std::path::Path::new(source))?;
     }
+    Ok(data)
+}
+
+/// Read a file of at most [`MAX_BRIEF_BYTES`] (one byte more is read, so
+/// that an oversized file is detected without reading it all).
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read '{shown}'"))?;
+    if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(anyhow!(
+            "'{shown}' is a directory; give a brief file or - for stdin"
+        ));
+    }
+    let mut data = Vec::new();
+    file.take(MAX_BRIEF_BYTES as u64 + 1)
+        .read_to_end(&mut data)
+        .with_context(|| format!("cannot read '{shown}'"))?;
     Ok(data)
 }
 
@@ -128,5 +139,15 @@ pub fn refuse_ambiguous(rows: &[crate::render::ListRow]) -> crate::Output {
         stdout: crate::render::list_text(rows),
         code: 1,
         text: true,
+    }
+}
+
+/// Remember `key` as this worktree's sticky key after a successful write.
+/// The brief is stored already, so a failure is a warning, not an error.
+pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
+    if let Err(e) = sticky::remember(repo, key, head) {
+        eprintln!(
+            "warning: the brief is stored, but this worktree's key could not be remembered: {e:#}"
+        );
     }
 }

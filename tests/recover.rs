@@ -1,0 +1,316 @@
+//! `recover` and the sticky key, end to end in real repositories.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+fn brief(sb: &Sandbox, dir: &std::path::Path, key: &str) -> Value {
+    json(&sb.git(dir, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
+}
+
+const FLAGS: [&str; 6] = ["--done-when", "d", "--resume-by", "r", "--next-check", "c"];
+
+#[test]
+fn recover_after_commits_refreshes_head_sha_and_keeps_decisions_without_touching_the_narrative() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
+        .success();
+    let before = brief(&sb, &repo, "main");
+    let narrative = std::fs::read(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    // Commit the narrative like any other file, then move on.
+    sb.git(&repo, &["add", ".claude"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative"]);
+    sb.commit(&repo, "src/auth.rs", "fn verify() {}\n", "auth");
+    std::fs::write(repo.join("src/auth.rs"), "fn verify() { todo!() }\n").unwrap();
+    let head = sb.git(&repo, &["rev-parse", "HEAD"]).trim().to_string();
+    assert_ne!(before["state"]["head_sha"], head.as_str());
+
+    let out = sb
+        .command("git", &repo)
+        .args(["handoff", "recover"])
+        .env("GIT_HANDOFF_NOW", "2026-12-01T08:00:00Z")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Recovered brief 'main'"), "{text}");
+    assert!(text.contains("git handoff resume main"), "{text}");
+
+    let after = brief(&sb, &repo, "main");
+    assert_eq!(after["mode"], "RECOVER");
+    assert_eq!(after["timestamp"], "2026-12-01T08:00:00Z");
+    assert_eq!(after["state"]["head_sha"], head.as_str());
+    assert_eq!(
+        after["state"]["diff_summary"],
+        "1 file changed, 1 insertion(+), 1 deletion(-)"
+    );
+    assert_eq!(after["state"]["decisions"], before["state"]["decisions"]);
+    assert_eq!(
+        after["state"]["rejected_paths"],
+        before["state"]["rejected_paths"]
+    );
+    assert_eq!(after["files_read_first"], before["files_read_first"]);
+    assert_eq!(after["resume"], before["resume"]);
+    // The narrative is byte-identical and the working tree has no new change
+    // besides the edit made above.
+    assert_eq!(
+        std::fs::read(repo.join(".claude/PROJECT_STATE.md")).unwrap(),
+        narrative
+    );
+    assert_eq!(
+        sb.git(&repo, &["status", "--porcelain"]),
+        " M src/auth.rs\n"
+    );
+    // The recovered version is in the history, on the note of the new HEAD.
+    let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    assert_eq!(json(note.trim()), after);
+}
+
+#[test]
+fn recover_takes_corrections_from_json_and_flags() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
+        .success();
+    let fix = r#"{"resume":{"resume_by":"rewrite verify() instead"},"state":{"open_risks":["none left"]}}"#;
+    let out = sb
+        .handoff_with(
+            &repo,
+            &[
+                "recover",
+                "main",
+                "-F",
+                "-",
+                "--decision",
+                "drop leeway",
+                "--next-check",
+                "cargo test verify",
+                "--json",
+            ],
+            Some(fix),
+        )
+        .success();
+    let report = json(&stdout(&out));
+    assert_eq!(report["key"], "main");
+    assert_eq!(report["mode"], "RECOVER");
+    assert!(report["previous"].is_string());
+    let after = brief(&sb, &repo, "main");
+    assert_eq!(after["resume"]["resume_by"], "rewrite verify() instead");
+    assert_eq!(after["resume"]["done_when"], "cargo test auth passes");
+    assert_eq!(after["state"]["next_acceptance_check"], "cargo test verify");
+    // JSON lists replace, flag lists append.
+    assert_eq!(
+        after["state"]["open_risks"],
+        serde_json::json!(["none left"])
+    );
+    assert_eq!(
+        after["state"]["decisions"],
+        serde_json::json!(["use <= not <", "drop leeway"])
+    );
+}
+
+#[test]
+fn recover_without_a_stored_brief_needs_the_required_fields() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let out = sb.handoff(&repo, &["recover", "--done-when", "d"]).code(1);
+    let err = stderr(&out);
+    assert!(err.contains("no stored brief for 'main'"), "{err}");
+    assert!(
+        err.contains("resume.resume_by, state.next_acceptance_check missing"),
+        "{err}"
+    );
+    assert!(err.lines().last().unwrap().starts_with("error: "), "{err}");
+    assert_eq!(handoff_refs(&sb, &repo), "");
+    assert!(!repo.join(".git/handoff-key").exists());
+
+    let mut args = vec!["recover"];
+    args.extend(FLAGS);
+    let out = sb.handoff(&repo, &args).success();
+    assert!(stdout(&out).contains("from the current git state"));
+    assert_eq!(brief(&sb, &repo, "main")["mode"], "RECOVER");
+    assert!(
+        !repo.join(".claude").exists(),
+        "recover never writes a narrative"
+    );
+}
+
+#[test]
+fn recover_bad_input_writes_nothing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut args = vec!["write"];
+    args.extend(FLAGS);
+    sb.handoff(&repo, &args).success();
+    let refs = handoff_refs(&sb, &repo);
+    let id = sb.git(&repo, &["rev-parse", "refs/handoffs/main"]);
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (vec!["recover", "-F", "-"], "{not json", "not valid JSON"),
+        (
+            vec!["recover", "-F", "-"],
+            r#"{"state":{"bogus":1}}"#,
+            "invalid",
+        ),
+        (
+            vec!["recover", "-F", "-"],
+            r#"{"resume":{"done_when":""}}"#,
+            "invalid",
+        ),
+        (vec!["recover", "--", "a..b"], "", "invalid key"),
+        (vec!["recover", "--", "../x"], "", "invalid key"),
+        (
+            vec!["recover", "main", "-F", "-"],
+            r#"{"key":"other"}"#,
+            "differs",
+        ),
+        (
+            vec!["recover", "x", "--key-from-branch"],
+            "",
+            "cannot be used",
+        ),
+    ];
+    for (args, input, needle) in cases {
+        let out = sb.handoff_with(&repo, &args, Some(input)).failure();
+        let err = stderr(&out);
+        assert!(
+            err.contains(needle),
+            "{args:?}: expected {needle:?} in {err}"
+        );
+        assert_eq!(stdout(&out), "", "{args:?}");
+    }
+    assert_eq!(handoff_refs(&sb, &repo), refs);
+    assert_eq!(sb.git(&repo, &["rev-parse", "refs/handoffs/main"]), id);
+}
+
+#[test]
+fn the_sticky_key_survives_a_branch_switch_and_says_so() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut write = vec!["write"];
+    write.extend(FLAGS);
+    sb.handoff(&repo, &write).success();
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".git/handoff-key")).unwrap(),
+        "main\nmain\n"
+    );
+
+    sb.git(&repo, &["switch", "-q", "-c", "feat/x"]);
+    let out = sb.handoff(&repo, &write).success();
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "branch switched: this write targets 'main' (chosen on 'main'); pass a KEY or `--key-from-branch` to follow the branch ('feat-x')"
+        ),
+        "{err}"
+    );
+    assert!(stdout(&out).contains("Wrote brief 'main'"));
+    assert_eq!(brief(&sb, &repo, "main")["state"]["branch"], "feat/x");
+    assert!(!handoff_refs(&sb, &repo).contains("refs/handoffs/feat-x"));
+    // recover follows the same key, with the same warning.
+    let out = sb.handoff(&repo, &["recover"]).success();
+    assert!(stderr(&out).contains("this recover targets 'main'"));
+    assert!(stdout(&out).contains("Recovered brief 'main'"));
+
+    // --key-from-branch follows the branch and makes it sticky.
+    let mut follow = write.clone();
+    follow.push("--key-from-branch");
+    let out = sb.handoff(&repo, &follow).success();
+    assert_eq!(stderr(&out), "");
+    assert!(stdout(&out).contains("Wrote brief 'feat-x'"));
+    let out = sb.handoff(&repo, &write).success();
+    assert_eq!(
+        stderr(&out),
+        "",
+        "no warning on the sticky key's own branch"
+    );
+    assert!(stdout(&out).contains("Wrote brief 'feat-x'"));
+
+    // An explicit KEY becomes sticky without a warning on the same branch.
+    let mut named = write.clone();
+    named.push("custom");
+    sb.handoff(&repo, &named).success();
+    let out = sb.handoff(&repo, &write).success();
+    assert_eq!(stderr(&out), "");
+    assert!(stdout(&out).contains("Wrote brief 'custom'"));
+
+    // GIT_HANDOFF_KEY overrides the sticky key and does not replace it.
+    let out = sb
+        .command("git", &repo)
+        .arg("handoff")
+        .args(&write)
+        .env("GIT_HANDOFF_KEY", "from-env")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Wrote brief 'from-env'"));
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".git/handoff-key")).unwrap(),
+        "custom\nfeat/x\n"
+    );
+}
+
+#[test]
+fn each_worktree_has_its_own_sticky_key() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let wt = sb.path("wt");
+    sb.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feat/y",
+            wt.to_str().unwrap(),
+        ],
+    );
+    let mut write = vec!["write"];
+    write.extend(FLAGS);
+    sb.handoff(&wt, &write).success();
+    let wt_git = sb.git(&wt, &["rev-parse", "--absolute-git-dir"]);
+    let wt_git = std::path::PathBuf::from(wt_git.trim());
+    assert_eq!(
+        std::fs::read_to_string(wt_git.join("handoff-key")).unwrap(),
+        "feat-y\nfeat/y\n"
+    );
+    assert!(
+        !repo.join(".git/handoff-key").exists(),
+        "the main worktree has no sticky key yet"
+    );
+    // The main worktree then writes its own key, without a warning.
+    let out = sb.handoff(&repo, &write).success();
+    assert!(stdout(&out).contains("Wrote brief 'main'"));
+    assert_eq!(stderr(&out), "");
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".git/handoff-key")).unwrap(),
+        "main\nmain\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt_git.join("handoff-key")).unwrap(),
+        "feat-y\nfeat/y\n"
+    );
+
+    // A corrupt sticky file is reported and replaced, not fatal.
+    std::fs::write(wt_git.join("handoff-key"), "a..b\n").unwrap();
+    let out = sb.handoff(&wt, &write).success();
+    assert!(
+        stderr(&out).contains("ignoring the sticky key"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt_git.join("handoff-key")).unwrap(),
+        "feat-y\nfeat/y\n"
+    );
+}
