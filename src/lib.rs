@@ -4,8 +4,8 @@
 //! working tree (`.claude/PROJECT_STATE.md`).
 //!
 //! Layers, each depending only on those below it:
-//! `commands` → `compose` / `narrative` / `narrative_merge` / `sticky` / `render` →
-//! `store` / `repo` / `atomic` → `brief` / `keys` / `clock`.
+//! `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
+//! `sticky` / `render` → `store` / `repo` / `atomic` → `brief` / `keys` / `clock`.
 
 pub mod atomic;
 pub mod brief;
@@ -19,6 +19,7 @@ pub mod lint;
 pub mod manual;
 pub mod narrative;
 pub mod narrative_merge;
+pub mod pipeline;
 pub mod redact;
 pub mod render;
 pub mod repo;
@@ -65,6 +66,14 @@ pub enum Command {
     Lint(commands::lint::Args),
     // Rebuild the brief for KEY from the stored one and the current git state
     Recover(Box<commands::recover::Args>),
+    // Fork the work into N self-contained briefs from a plan
+    Split(commands::split::Args),
+    // Save, list and show pipeline templates (.claude/pipelines/<name>.md)
+    Pipeline(commands::pipeline::Args),
+    // Import briefs from <key>.json files (and the legacy HANDOFF.json)
+    Import(commands::import::Args),
+    // Write briefs as <key>.json files, exactly as stored
+    Export(commands::export::Args),
     // Check a brief file against the schema
     Validate(commands::validate::Args),
     // List the stored briefs
@@ -146,6 +155,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Brief(args) => commands::brief::run(args),
         Command::Hook(args) => commands::hook::run(args),
         Command::Lint(args) => commands::lint::run(args),
+        Command::Split(args) => commands::split::run(args),
+        Command::Pipeline(args) => commands::pipeline::run(args),
+        Command::Import(args) => commands::import::run(args),
+        Command::Export(args) => commands::export::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::List(args) => commands::list::run(args),
         Command::Show(args) => commands::show::run(args),

@@ -260,7 +260,7 @@ fn the_sticky_key_survives_a_branch_switch_and_says_so() {
 }
 
 #[test]
-fn each_worktree_has_its_own_sticky_key() {
+fn each_worktree_has_its_own_sticky_key_and_split_and_import_do_not_set_it() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let wt = sb.path("wt");
@@ -288,6 +288,17 @@ fn each_worktree_has_its_own_sticky_key() {
         !repo.join(".git/handoff-key").exists(),
         "the main worktree has no sticky key yet"
     );
+    // split and import in the main worktree do not give it one.
+    let plan = r#"{"why":"w","threads":[{"key":"t1","resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c"}}]}"#;
+    sb.handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(plan))
+        .success();
+    let files = sb.path("files");
+    sb.handoff(&repo, &["export", "--all", files.to_str().unwrap()])
+        .success();
+    sb.handoff(&repo, &["drop", "t1"]).success();
+    sb.handoff(&repo, &["import", files.to_str().unwrap()])
+        .success();
+    assert!(!repo.join(".git/handoff-key").exists());
     // The main worktree then writes its own key, without a warning.
     let out = sb.handoff(&repo, &write).success();
     assert!(stdout(&out).contains("Wrote brief 'main'"));
