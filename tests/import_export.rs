@@ -450,4 +450,26 @@ fn export_never_escapes_its_folder_or_clobbers_a_newer_file() {
         std::fs::read_to_string(&file).unwrap(),
         stored(&sb, &repo, "main")
     );
+
+    // A symlink in the target folder is never written through.
+    #[cfg(unix)]
+    {
+        let linked = sb.path("linked");
+        std::fs::create_dir_all(&linked).unwrap();
+        let outside = sb.path("outside.json");
+        std::fs::write(&outside, "keep me\n").unwrap();
+        std::os::unix::fs::symlink(&outside, linked.join("main.json")).unwrap();
+        let l = linked.to_str().unwrap();
+        // (exit 1: the foreign nested/evil ref is still skipped)
+        let out = sb.handoff(&repo, &["export", "--all", l]).code(1);
+        assert!(stdout(&out).contains("is a symlink"), "{}", stdout(&out));
+        sb.handoff(&repo, &["export", "--all", l, "--force"])
+            .code(1);
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me\n");
+        assert!(!linked.join("main.json").is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(linked.join("main.json")).unwrap(),
+            stored(&sb, &repo, "main")
+        );
+    }
 }

@@ -191,6 +191,8 @@ fn export_one(stored: &Stored, path: &Path, force: bool) -> Row {
             row.reason = Some("is a symlink; --force replaces the link with the file".into());
             return row;
         }
+        // With --force a symlink is replaced, never read through.
+        Ok(meta) if meta.file_type().is_symlink() => {}
         Ok(_) => {
             let existing = read_file(path).ok();
             if existing.as_deref() == Some(stored.data.as_slice()) {
