@@ -64,7 +64,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "GIT_HANDOFF_KEY",
-        "the default key, instead of the one derived from the branch",
+        "the key of keyless commands, over the worktree's sticky key and the branch's",
     ),
     (
         "GIT_HANDOFF_STALE_HOURS",
@@ -84,7 +84,7 @@ const CONCEPT: &[&str] = &[
     "Every version is also appended, as one JSON line, to the git note of the commit it was written at, in refs/notes/handoffs: git log --notes=handoffs shows each handoff beside its commit, and the history survives drop and gc.",
     "Every write also prepends an entry to the narrative log, <worktree root>/.claude/PROJECT_STATE.md (handoff.narrative), a working-tree file of decisions, reasons and surprises, newest first.",
     "Run git handoff init once per clone: it registers the narrative merge driver, so that merges, rebases and cherry-picks of branches that each wrote handoffs merge the narrative as a log, without conflicts. Without it git merges the narrative as plain text.",
-    "Keys: an explicit KEY, else GIT_HANDOFF_KEY, else the current branch with / turned into - and cut to 80 characters, else HANDOFF on a detached HEAD. A key is one ref component.",
+    "Keys: an explicit KEY, else GIT_HANDOFF_KEY, else the current branch with / turned into - and cut to 80 characters, else HANDOFF on a detached HEAD. A key is one ref component. write and recover without KEY keep the key their worktree last wrote (the sticky key, in the worktree's git dir as handoff-key) and warn after a branch switch; --key-from-branch follows the branch.",
     "On resume, warnings come first, each on a line starting !!: REPO MISMATCH (another project; not resumed, exit 1), BRANCH MISMATCH, STALE, MISSING (a file to read first is gone), CHANGED (commits since touched one), DIRTY (uncommitted changes now, none then); then the commits since the brief was written.",
 ];
 
@@ -133,6 +133,27 @@ fn examples(page: &str) -> &'static [&'static str] {
         ],
         "git-handoff-merge-narrative" => &[
             "git config merge.handoff-narrative.driver 'git handoff merge-narrative %O %A %B %P'    # what init sets",
+        ],
+        "git-handoff-recover" => &[
+            "git handoff recover",
+            "git handoff recover feat-jwt --next-check 'cargo test auth::expiry' --decision 'keep JWT'",
+        ],
+        "git-handoff-split" => &[
+            "git handoff split --plan plan.json          # the proposal; nothing is written",
+            "git handoff split --plan plan.json --yes    # N briefs in one transaction, one narrative entry",
+        ],
+        "git-handoff-pipeline" => &[
+            "git handoff pipeline save review-fanout     # a skeleton to edit",
+            "git handoff pipeline save review-fanout -F review.md --force",
+            "git handoff pipeline list",
+        ],
+        "git-handoff-import" => &[
+            "git handoff import                          # .claude/handoffs and .catalyst/handoffs",
+            "git handoff import ~/old-handoffs --force",
+        ],
+        "git-handoff-export" => &[
+            "git handoff export feat-jwt -o feat-jwt.json",
+            "git handoff export --all .claude/handoffs",
         ],
         "git-handoff-install-man" => &[
             "git handoff install-man",
