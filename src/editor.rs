@@ -66,6 +66,19 @@ pub fn template(key: &str, current: Option<&Value>, errors: &[String]) -> String
     out
 }
 
+/// The next round after errors: the errors as comments, a reminder, and
+/// the user's text as they saved it (without its comments).
+pub fn with_errors(errors: &[String], body: &str) -> String {
+    let mut out = String::new();
+    for e in errors {
+        out.push_str(&format!("# error: {e}\n"));
+    }
+    out.push_str("# Fix the errors above and save again (or save an empty file to abort).\n");
+    out.push_str(HELP);
+    out.push_str(body);
+    out
+}
+
 /// The brief without the fields `write` fills in.
 fn editable(brief: &Value) -> Value {
     let mut v = brief.clone();

@@ -57,7 +57,7 @@ impl Finding {
 pub const RULES: &[(&str, &str, &str, &str)] = &[
     (
         "vague-check",
-        "resume.done_when / state.next_acceptance_check name no command, test, file or observable result, or are shorter than three words",
+        "resume.done_when / state.next_acceptance_check name no command, test, file or observable result (a single word never does)",
         "\"done_when\": \"tests pass\"",
         "\"done_when\": \"cargo test auth passes (14 tests)\"",
     ),
@@ -327,14 +327,54 @@ const VAGUE: &[&str] = &[
     "complete the work",
 ];
 
-/// Whether a check names no command, test, file or observable result.
+const SUBCOMMANDS: &[&str] = &[
+    "build",
+    "test",
+    "check",
+    "run",
+    "lint",
+    "fmt",
+    "clippy",
+    "install",
+    "serve",
+    "start",
+    "exec",
+    "verify",
+    "bench",
+    "doc",
+    "e2e",
+    "ci",
+    "typecheck",
+];
+const NOT_COMMANDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "it",
+    "all",
+    "everything",
+    "tests",
+    "test",
+    "docs",
+    "code",
+    "this",
+    "that",
+];
+
+/// `mdbook build`, `just test`: a tool name followed by a usual subcommand.
+fn looks_like_command(words: &[&str]) -> bool {
+    words.len() >= 2 && SUBCOMMANDS.contains(&words[1]) && !NOT_COMMANDS.contains(&words[0])
+}
+
+/// Whether a check names no command, test, file or observable result (a
+/// single word never does).
 pub fn is_vague(text: &str) -> bool {
     let t = text.trim().trim_end_matches(['.', '!']).to_lowercase();
     if VAGUE.contains(&t.as_str()) {
         return true;
     }
     let words: Vec<&str> = t.split_whitespace().collect();
-    if words.len() < 3 {
+    if words.len() < 2 {
         return true;
     }
     let concrete = words.iter().any(|w| {
@@ -353,7 +393,7 @@ pub fn is_vague(text: &str) -> bool {
             || w.contains('_')
     });
     let observable = words.len() >= 4 && words.iter().any(|w| OBSERVE.contains(w));
-    !(concrete || observable)
+    !(concrete || observable || looks_like_command(&words))
 }
 
 const PLACEHOLDERS: &[&str] = &[
@@ -530,6 +570,8 @@ mod tests {
             "`make check` is green",
             "src/auth.rs compiles without warnings",
             "GET /health returns 200",
+            "mdbook build",
+            "just test",
         ] {
             assert!(!is_vague(good), "{good}");
         }

@@ -369,3 +369,113 @@ fn the_agent_integration_files_work_as_shipped() {
         readme.contains("git handoff hook session-start") && readme.contains("contrib/claude/")
     );
 }
+
+fn editor_script(sb: &Sandbox, name: &str, body: &str) -> String {
+    let path = sb.path(name);
+    std::fs::write(&path, format!("#!/bin/sh\nset -e\n{body}\n")).unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&path)
+        .status()
+        .unwrap();
+    path.display().to_string()
+}
+
+fn write_with_editor(sb: &Sandbox, repo: &Path, editor: &str) -> assert_cmd::assert::Assert {
+    let mut cmd = assert_cmd::Command::from_std(sb.command("git", repo));
+    cmd.args(["handoff", "write", "--edit", "--no-lint"])
+        .env("GIT_EDITOR", editor);
+    cmd.assert()
+}
+
+#[test]
+fn the_editor_flow_saves_fixes_and_aborts_like_git_commit() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let valid = r#"{"resume":{"done_when":"cargo test ok","resume_by":"edit"},"state":{"next_acceptance_check":"cargo test x"}}"#;
+    let capture = sb.path("template.txt");
+    // a valid save; the template is kept for inspection
+    let ed = editor_script(
+        &sb,
+        "ok.sh",
+        &format!(
+            "cp \"$1\" '{}'\nprintf '%s' '{valid}' > \"$1\"",
+            capture.display()
+        ),
+    );
+    write_with_editor(&sb, &repo, &ed).success();
+    let template = std::fs::read_to_string(&capture).unwrap();
+    assert!(
+        template.contains("# Lines starting with # are ignored"),
+        "{template}"
+    );
+    assert!(
+        template.contains("\"done_when\": \"\""),
+        "an empty skeleton the first time: {template}"
+    );
+    let brief: serde_json::Value =
+        serde_json::from_str(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"])).unwrap();
+    assert_eq!(brief["resume"]["resume_by"], "edit");
+    // the next time, the template is prefilled with the current brief
+    let ed = editor_script(
+        &sb,
+        "look.sh",
+        &format!(
+            "cp \"$1\" '{}'\nprintf '%s' '{}' > \"$1\"",
+            capture.display(),
+            valid.replace("edit", "edit again")
+        ),
+    );
+    write_with_editor(&sb, &repo, &ed).success();
+    let template = std::fs::read_to_string(&capture).unwrap();
+    assert!(template.contains("\"resume_by\": \"edit\""), "{template}");
+    let body: String = template.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(
+        !body.contains("head_sha") && !body.contains("\"key\"") && !body.contains("timestamp"),
+        "filled-in fields are not offered: {body}"
+    );
+
+    // invalid, then fixed: the errors come back as comments
+    let count = sb.path("count");
+    let invalid = valid.replace("cargo test ok", "");
+    let ed = editor_script(
+        &sb,
+        "fix.sh",
+        &format!(
+            "if [ -e '{c}' ]; then grep -q '^# error: resume.done_when' \"$1\" && printf '%s' '{valid}' > \"$1\"; else touch '{c}'; printf '%s' '{invalid}' > \"$1\"; fi",
+            c = count.display()
+        ),
+    );
+    write_with_editor(&sb, &repo, &ed).success();
+    assert!(count.exists(), "the editor ran twice");
+
+    // empty: aborted, nothing written
+    let before = handoff_refs(&sb, &repo);
+    let narrative = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let ed = editor_script(&sb, "empty.sh", "printf '# just a comment\\n' > \"$1\"");
+    let out = write_with_editor(&sb, &repo, &ed).code(1);
+    assert!(
+        stderr(&out).contains("the brief is empty; aborted, nothing was written"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(handoff_refs(&sb, &repo), before);
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap(),
+        narrative
+    );
+    assert!(
+        !repo.join(".git/HANDOFF_EDITBRIEF.json").exists(),
+        "the edit file is cleaned up"
+    );
+
+    // a failing editor aborts too
+    let ed = editor_script(&sb, "fail.sh", "exit 3");
+    write_with_editor(&sb, &repo, &ed)
+        .code(1)
+        .stderr(predicates::str::contains("nothing was written"));
+    // not on a terminal and no input: an error, not a hang
+    sb.handoff(&repo, &["write"])
+        .code(1)
+        .stderr(predicates::str::contains("nothing to write"));
+}

@@ -13,7 +13,16 @@ fn brief(sb: &Sandbox, dir: &std::path::Path, key: &str) -> Value {
     json(&sb.git(dir, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
 }
 
-const FLAGS: [&str; 6] = ["--done-when", "d", "--resume-by", "r", "--next-check", "c"];
+/// Placeholder values: lint would warn about them, which these tests do not check.
+const FLAGS: [&str; 7] = [
+    "--done-when",
+    "d",
+    "--resume-by",
+    "r",
+    "--next-check",
+    "c",
+    "--no-lint",
+];
 
 #[test]
 fn recover_after_commits_refreshes_head_sha_and_keeps_decisions_without_touching_the_narrative() {

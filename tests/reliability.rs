@@ -10,7 +10,14 @@ use std::process::{Command, Stdio};
 
 use common::*;
 
-const FLAGS: [&str; 6] = ["--done-when", "d", "--resume-by", "r", "--next-check", "c"];
+const FLAGS: [&str; 6] = [
+    "--done-when",
+    "cargo test ok passes",
+    "--resume-by",
+    "r",
+    "--next-check",
+    "c",
+];
 
 fn no_lock_files(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -74,11 +81,11 @@ fn four_worktrees_times_25_writes() {
                             "write",
                             &key,
                             "--done-when",
-                            "d",
+                            "cargo test ok passes",
                             "--resume-by",
                             &title,
                             "--next-check",
-                            "c",
+                            "cargo test next",
                         ])
                         .output()
                         .unwrap();
@@ -147,25 +154,32 @@ fn kill_at(sb: &Sandbox, dir: &Path, point: &str, title: &str) {
         "handoff",
         "write",
         "--done-when",
-        "d",
+        "cargo test ok passes",
         "--resume-by",
         title,
         "--next-check",
-        "c",
+        "cargo test next",
     ])
     .env("GIT_HANDOFF_FAILPOINT", point)
     .stdout(Stdio::null())
     .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    // Lint warnings may come first; wait for the failpoint.
     let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
+    while !line.starts_with("failpoint:") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the write ended before {point}"
+        );
+    }
     assert_eq!(line.trim(), format!("failpoint: {point}"));
     // git runs git-handoff as a child: kill the whole group's leaf.
     let pids = Command::new("pgrep")
         .args([
             "-f",
-            &format!("git-handoff write --done-when d --resume-by {title}"),
+            &format!("git-handoff write --done-when cargo test ok passes --resume-by {title}"),
         ])
         .output()
         .unwrap();
@@ -191,11 +205,11 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
             &[
                 "write",
                 "--done-when",
-                "d",
+                "cargo test ok passes",
                 "--resume-by",
                 "first",
                 "--next-check",
-                "c",
+                "cargo test next",
             ],
         )
         .success();
@@ -230,11 +244,11 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
                     &[
                         "write",
                         "--done-when",
-                        "d",
+                        "cargo test ok passes",
                         "--resume-by",
                         "after",
                         "--next-check",
-                        "c",
+                        "cargo test next",
                     ],
                 )
                 .code(1);
@@ -258,11 +272,11 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
             &[
                 "write",
                 "--done-when",
-                "d",
+                "cargo test ok passes",
                 "--resume-by",
                 "after",
                 "--next-check",
-                "c",
+                "cargo test next",
             ],
         )
         .success();
@@ -285,11 +299,11 @@ fn kills_at_random_moments_never_truncate_or_interleave() {
         &[
             "write",
             "--done-when",
-            "d",
+            "cargo test ok passes",
             "--resume-by",
             "seed",
             "--next-check",
-            "c",
+            "cargo test next",
         ],
     )
     .success();
@@ -302,11 +316,11 @@ fn kills_at_random_moments_never_truncate_or_interleave() {
         cmd.args([
             "write",
             "--done-when",
-            "d",
+            "cargo test ok passes",
             "--resume-by",
             &format!("run {run}"),
             "--next-check",
-            "c",
+            "cargo test next",
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -342,11 +356,11 @@ fn kills_at_random_moments_never_truncate_or_interleave() {
         &[
             "write",
             "--done-when",
-            "d",
+            "cargo test ok passes",
             "--resume-by",
             "final",
             "--next-check",
-            "c",
+            "cargo test next",
         ],
     )
     .success();

@@ -67,7 +67,7 @@ fn a_dry_run_proposes_and_writes_nothing() {
     let repo = sb.repo("r");
     let before = snapshot(&sb, &repo);
     let out = sb
-        .handoff_with(&repo, &["split", "--plan", "-"], Some(PLAN))
+        .handoff_with(&repo, &["split", "--plan", "-", "--no-lint"], Some(PLAN))
         .success();
     let text = stdout(&out);
     assert!(

@@ -33,6 +33,9 @@ pub struct Args {
     /// Replace stored briefs even when they are newer than the file
     #[arg(long)]
     pub force: bool,
+    /// Store secrets as given (with a warning); `push` still refuses them
+    #[arg(long)]
+    pub no_redact: bool,
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,
@@ -145,7 +148,20 @@ pub fn run(args: Args) -> Result<Output> {
     }
 
     if !updates.is_empty() {
+        // Briefs are stored as recorded, except that secrets never land in a ref.
+        let checks = crate::commands::checks::Checks::new(
+            &repo,
+            &crate::commands::checks::CheckArgs {
+                no_redact: args.no_redact,
+                no_lint: true,
+                strict: false,
+            },
+        );
+        for update in updates.iter_mut() {
+            update.brief = checks.redact_brief(update.brief.clone());
+        }
         let written = store::write(&repo, &updates, "handoff: import")?;
+        checks.report();
         if !written.history {
             eprintln!(
                 "note: no commit here yet; the briefs are stored but their history notes are skipped"

@@ -1,6 +1,7 @@
 //! One module per subcommand, each with its `Args` and its `run`.
 
 pub mod brief;
+pub mod checks;
 pub mod completions;
 pub mod demo;
 pub mod drop;

@@ -5,6 +5,7 @@ use anyhow::{Result, bail};
 use serde_json::{Map, Value, json};
 
 use crate::brief::{self, Issue};
+use crate::commands::checks::{CheckArgs, Checks};
 use crate::commands::fields::FieldArgs;
 use crate::commands::remember;
 use crate::compose::{self, GitFacts, Lists, Mode};
@@ -30,6 +31,8 @@ pub struct Args {
     /// Corrections and additions: -F and the field flags.
     #[command(flatten)]
     pub fields: FieldArgs,
+    #[command(flatten)]
+    pub checks: CheckArgs,
     /// Print the result as JSON
     #[arg(long)]
     pub json: bool,
@@ -76,6 +79,8 @@ pub fn run(args: Args) -> Result<Output> {
     };
     compose::merge(&mut value, input, Lists::Replace);
     args.fields.apply(&mut value)?;
+    let checks = Checks::new(&repo, &args.checks);
+    checks.redact_value(&mut value);
 
     let brief = match compose::compose(value, &key, Mode::Recover, &git) {
         Ok(brief) => brief,
@@ -93,6 +98,7 @@ pub fn run(args: Args) -> Result<Output> {
             }
         }
     };
+    checks.lint(&repo, &brief)?;
     let expected = stored.as_ref().map(|s| s.id);
     let written = store::write(
         &repo,
@@ -102,6 +108,7 @@ pub fn run(args: Args) -> Result<Output> {
         }],
         &format!("handoff: recover {key}"),
     )?;
+    checks.report();
     if choice.remember {
         remember(&repo, &key, &git.head);
     }

@@ -8,6 +8,7 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value, json};
 
 use crate::brief::{Brief, Issue};
+use crate::commands::checks::{CheckArgs, Checks};
 use crate::commands::read_input;
 use crate::compose::{self, GitFacts, Lists, Mode};
 use crate::render::{self, SplitProposal, SplitThread};
@@ -34,6 +35,8 @@ pub struct Args {
     /// Write the briefs (without it, only the proposal is printed)
     #[arg(long)]
     pub yes: bool,
+    #[command(flatten)]
+    pub checks: CheckArgs,
     /// Print the result as JSON
     #[arg(long)]
     pub json: bool,
@@ -56,8 +59,14 @@ struct Thread {
 
 /// Compose every thread; propose, or write them all.
 pub fn run(args: Args) -> Result<Output> {
-    let plan = parse_plan(&read_input(&args.plan)?)?;
+    let mut plan = parse_plan(&read_input(&args.plan)?)?;
     let repo = repo::open_cwd()?;
+    let checks = Checks::new(&repo, &args.checks);
+    plan.why = checks.redact_text(&plan.why);
+    checks.redact_value(&mut plan.shared);
+    for thread in plan.threads.iter_mut() {
+        checks.redact_value(thread);
+    }
     let git = GitFacts::read(&repo)?;
     if plan.threads.len() > MAX_RECOMMENDED_THREADS {
         eprintln!(
@@ -66,6 +75,9 @@ pub fn run(args: Args) -> Result<Output> {
         );
     }
     let threads = compose_threads(&repo, &plan, &git)?;
+    for thread in &threads {
+        checks.lint(&repo, &thread.brief)?;
+    }
     let proposal = SplitProposal {
         why: plan.why.clone(),
         shared_decisions: strings(&plan.shared, &["state", "decisions"]).len(),
@@ -116,6 +128,7 @@ pub fn run(args: Args) -> Result<Output> {
         &format!("handoff: split {}", keys.join(", ")),
     )?;
     let narrative_file = pending.commit()?;
+    checks.report();
     if !written.history {
         eprintln!(
             "note: no commit on '{}' yet; the briefs are stored but their history notes are skipped until the first commit",

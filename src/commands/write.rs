@@ -1,13 +1,16 @@
 //! `git handoff write [KEY]`: store a brief with the git state filled in,
 //! record its history and prepend its narrative entry.
 
+use std::io::IsTerminal;
+
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
+use crate::commands::checks::{CheckArgs, Checks};
 use crate::commands::fields::FieldArgs;
 use crate::commands::remember;
 use crate::compose::{self, GitFacts, Mode};
-use crate::{Output, narrative, render, repo, sticky, store};
+use crate::{Output, editor, narrative, render, repo, sticky, store};
 
 /// Write a brief for KEY from JSON and flags, with the git state filled in
 ///
@@ -29,19 +32,26 @@ pub struct Args {
     /// The partial brief: -F and the field flags.
     #[command(flatten)]
     pub fields: FieldArgs,
+    #[command(flatten)]
+    pub checks: CheckArgs,
     /// Take the narrative entry's sections from a markdown FILE (### sections)
     #[arg(long, value_name = "FILE")]
     pub narrative: Option<String>,
     /// Print the result as JSON
+    /// Edit the brief in your editor (the default with no input on a terminal)
+    #[arg(short = 'e', long)]
+    pub edit: bool,
     #[arg(long)]
     pub json: bool,
 }
 
 /// Build, validate, store and narrate the brief.
 pub fn run(args: Args) -> Result<Output> {
-    if args.fields.is_empty() {
+    let interactive =
+        args.fields.is_empty() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if args.fields.is_empty() && !args.edit && !interactive {
         bail!(
-            "nothing to write: give a brief with -F FILE (or -F - for stdin) or field flags such as --done-when, --resume-by, --next-check"
+            "nothing to write: give a brief with -F FILE (or -F - for stdin), field flags such as --done-when, --resume-by, --next-check, or --edit"
         );
     }
     let mut value = args.fields.input()?;
@@ -55,6 +65,9 @@ pub fn run(args: Args) -> Result<Output> {
     args.fields.apply(&mut value)?;
 
     let repo = repo::open_cwd()?;
+    let checks = Checks::new(&repo, &args.checks);
+    checks.redact_value(&mut value);
+    let narrative_md = narrative_md.map(|md| checks.redact_text(&md));
     let git = GitFacts::read(&repo)?;
     let input_key = value.get("key").and_then(Value::as_str).map(str::to_string);
     let explicit = match (&args.key, input_key) {
@@ -77,6 +90,14 @@ pub fn run(args: Args) -> Result<Output> {
         eprintln!("warning: {warning}");
     }
     let key = choice.key.clone();
+    if args.edit || interactive {
+        let given = if args.fields.is_empty() {
+            editor::empty()
+        } else {
+            value
+        };
+        value = edit_brief(&repo, &key, given, &git)?;
+    }
     // Compare-and-swap base: the version that exists as the write begins.
     let expected = store::current_id(&repo, &key)?;
 
@@ -89,6 +110,7 @@ pub fn run(args: Args) -> Result<Output> {
             );
         }
     };
+    checks.lint(&repo, &brief)?;
     let worktree = &git.worktree;
     let head = &git.head;
 
@@ -112,6 +134,7 @@ pub fn run(args: Args) -> Result<Output> {
         &format!("handoff: write {key}"),
     )?;
     let narrative_file = pending.commit()?;
+    checks.report();
     if choice.remember {
         remember(&repo, &key, head);
     }
@@ -145,4 +168,51 @@ pub fn run(args: Args) -> Result<Output> {
         store::ref_name(&key),
         store::short(&id),
     )))
+}
+
+/// The editor flow: a template prefilled with the stored brief for `key`
+/// (and any input given), edited until it composes into a valid brief. An
+/// empty file aborts. The file lives in the worktree's git dir.
+fn edit_brief(repo: &gix::Repository, key: &str, input: Value, git: &GitFacts) -> Result<Value> {
+    let mut start = match store::read(repo, key)? {
+        Some(stored) => serde_json::from_slice(&stored.data).unwrap_or_else(|_| editor::empty()),
+        None => editor::empty(),
+    };
+    compose::merge(&mut start, input, compose::Lists::Replace);
+    let has_content = start.as_object().is_some_and(|m| !m.is_empty());
+    let path = repo.git_dir().join("HANDOFF_EDITBRIEF.json");
+    let command = editor::editor(repo);
+    let mut text = editor::template(key, has_content.then_some(&start), &[]);
+    loop {
+        crate::atomic::write(&path, text.as_bytes())?;
+        let edited = editor::edit(&command, &path).and_then(|()| {
+            std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read {}", path.display()))
+        });
+        let saved = match edited {
+            Ok(saved) => saved,
+            Err(e) => {
+                let _ = std::fs::remove_file(&path);
+                return Err(e);
+            }
+        };
+        let Some(body) = editor::strip_comments(&saved) else {
+            let _ = std::fs::remove_file(&path);
+            bail!("the brief is empty; aborted, nothing was written");
+        };
+        let errors = match editor::parse(&body) {
+            Err(e) => vec![e],
+            Ok(value) => match compose::compose(value.clone(), key, Mode::Write, git) {
+                Ok(_) => {
+                    let _ = std::fs::remove_file(&path);
+                    return Ok(value);
+                }
+                Err(issues) => issues
+                    .iter()
+                    .map(|i| format!("{}: {}", i.path, i.message.replace('\n', " ")))
+                    .collect(),
+            },
+        };
+        text = editor::with_errors(&errors, &body);
+    }
 }

@@ -1,0 +1,288 @@
+//! Secrets never leave: whatever a brief is given, no ref, note, object or
+//! file written by git-handoff holds a secret; `redact --history` cleans a
+//! history written with `--no-redact`.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+/// One value of each kind, as an agent might paste it.
+fn secrets() -> Vec<(&'static str, String)> {
+    vec![
+        ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAsecretkeymaterial\n-----END RSA PRIVATE KEY-----".into()),
+        ("aws_access_key_id", "AKIAIOSFODNN7EXAMPLE".into()),
+        ("aws_secret_key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into()),
+        ("github_token", format!("ghp_{}", "Zq8xW2vN5m".repeat(4))),
+        ("github_token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz".into()),
+        ("gitlab_token", "glpat-Abcdefghij1234567890".into()),
+        ("slack_token", "xoxb-1234567890-abcdefghijkl".into()),
+        ("stripe_key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc".into()),
+        ("google_api_key", "AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI".into()),
+        ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U".into()),
+        ("bearer_token", "Authorization: Bearer tok3nV4lueQ9zX7".into()),
+        ("url_credentials", "https://alice:hunter2pass@example.com/repo.git".into()),
+        ("secret_assignment", "password=Tr0ub4dor&3xyz".into()),
+        ("email", "jane.doe@corp.example.com".into()),
+    ]
+}
+
+/// The part of a sample that must never appear.
+fn needle(kind: &str, sample: &str) -> String {
+    match kind {
+        "private_key" => "secretkeymaterial".into(),
+        "aws_secret_key" => "wJalrXUtnFEMI/K7MDENG".into(),
+        "bearer_token" => "tok3nV4lueQ9zX7".into(),
+        "url_credentials" => "hunter2pass".into(),
+        "secret_assignment" => "Tr0ub4dor".into(),
+        _ => sample.to_string(),
+    }
+}
+
+/// Every object reachable from any ref or the reflogs, and every file in
+/// the worktree and the git dir, as text.
+fn everything(sb: &Sandbox, repo: &Path) -> String {
+    let mut all = String::new();
+    let objects = sb.git(repo, &["rev-list", "--all", "--reflog", "--objects"]);
+    for line in objects.lines() {
+        let id = line.split_whitespace().next().unwrap();
+        let out = sb.git_out(repo, &["cat-file", "-p", id]);
+        all.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    // blobs the refs point at directly (refs/handoffs/*)
+    for id in sb
+        .git(repo, &["for-each-ref", "--format=%(objectname)"])
+        .lines()
+    {
+        all.push_str(&String::from_utf8_lossy(
+            &sb.git_out(repo, &["cat-file", "-p", id]).stdout,
+        ));
+    }
+    fn files(dir: &Path, out: &mut String) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if let Ok(text) = std::fs::read(&p) {
+                out.push_str(&String::from_utf8_lossy(&text));
+            }
+        }
+    }
+    files(repo, &mut all);
+    all
+}
+
+#[test]
+fn no_secret_of_any_kind_lands_anywhere() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut args: Vec<String> = [
+        "write",
+        "--done-when",
+        "cargo test passes",
+        "--resume-by",
+        "rotate keys",
+        "--next-check",
+        "cargo test",
+    ]
+    .map(String::from)
+    .to_vec();
+    for (_, s) in secrets() {
+        args.push("--decision".into());
+        args.push(format!("found {s} in the logs"));
+    }
+    let narrative = sb.path("entry.md");
+    std::fs::write(
+        &narrative,
+        format!(
+            "### Surprises / lessons\n- the token {} was in .env\n",
+            secrets()[3].1
+        ),
+    )
+    .unwrap();
+    args.extend([
+        "--narrative".into(),
+        narrative.display().to_string(),
+        "--no-lint".into(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = sb.handoff(&repo, &args).success();
+    let err = stderr(&out);
+    assert!(err.contains("secrets redacted"), "{err}");
+    for (kind, sample) in secrets() {
+        assert!(
+            !err.contains(&needle(kind, &sample)),
+            "stderr echoes {kind}"
+        );
+    }
+    // a split and a recover with secrets too
+    let plan = serde_json::json!({"why": format!("split {}", secrets()[7].1),
+        "shared": {"state": {"decisions": [secrets()[6].1]}},
+        "threads": [{"key": "a", "resume": {"done_when": "cargo test a", "resume_by": "a"}, "state": {"next_acceptance_check": "cargo test a", "open_risks": [secrets()[1].1]}}]});
+    sb.handoff_with(
+        &repo,
+        &["split", "--plan", "-", "--yes", "--no-lint"],
+        Some(&plan.to_string()),
+    )
+    .success();
+    sb.handoff(
+        &repo,
+        &["recover", "a", "--risk", &secrets()[9].1, "--no-lint"],
+    )
+    .success();
+    let all = everything(&sb, &repo);
+    assert!(
+        all.contains("[REDACTED:github_token]"),
+        "the check reads what was written"
+    );
+    for (kind, sample) in secrets() {
+        assert!(
+            !all.contains(&needle(kind, &sample)),
+            "{kind} leaked into the repository"
+        );
+    }
+}
+
+#[test]
+fn no_redact_warns_and_redact_history_cleans_every_version() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let out = sb
+        .handoff(
+            &repo,
+            &[
+                "write",
+                "--done-when",
+                "cargo test",
+                "--resume-by",
+                "r",
+                "--next-check",
+                "cargo test x",
+                "--decision",
+                &format!("use {token}"),
+                "--no-redact",
+                "--no-lint",
+            ],
+        )
+        .success();
+    assert!(
+        stderr(&out).contains("warning: --no-redact"),
+        "{}",
+        stderr(&out)
+    );
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "cargo test",
+            "--resume-by",
+            "r2",
+            "--next-check",
+            "cargo test x",
+            "--no-lint",
+        ],
+    )
+    .success();
+    assert!(everything(&sb, &repo).contains(&token), "stored as given");
+
+    let out = stdout(
+        &sb.handoff(&repo, &["redact", "--history", "--dry-run"])
+            .success(),
+    );
+    assert!(out.contains("would rewrite"), "{out}");
+    assert!(
+        everything(&sb, &repo).contains(&token),
+        "a dry run changes nothing"
+    );
+
+    let out = stdout(&sb.handoff(&repo, &["redact", "--history"]).success());
+    assert!(
+        out.contains("REWRITES refs/notes/handoffs"),
+        "said plainly: {out}"
+    );
+    assert!(
+        !sb.git(&repo, &["log", "-p", "refs/notes/handoffs"])
+            .contains(&token)
+    );
+    // the old chain is only in the reflog, as the output says; expire it
+    sb.git(&repo, &["reflog", "expire", "--expire=now", "--all"]);
+    sb.git(&repo, &["gc", "-q", "--prune=now"]);
+    // the narrative (a working-tree file written by --no-redact) still has it
+    std::fs::remove_dir_all(repo.join(".claude")).unwrap();
+    let all = everything(&sb, &repo);
+    assert!(!all.contains(&token), "gone from every object");
+    assert!(all.contains("[REDACTED:github_token]"));
+    // both versions are still in the history
+    assert_eq!(
+        sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"])
+            .lines()
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn strict_lint_writes_nothing_and_warnings_never_block() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let vague = [
+        "write",
+        "--done-when",
+        "finish",
+        "--resume-by",
+        "r",
+        "--next-check",
+        "tests pass",
+    ];
+    let out = sb.handoff(&repo, &vague).success();
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: [main] resume.done_when: vague-check"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: [main] state.next_acceptance_check: vague-check"),
+        "{err}"
+    );
+    sb.handoff(&repo, &["drop", "main"]).success();
+    let before = handoff_refs(&sb, &repo);
+    let narrative = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let mut strict = vague.to_vec();
+    strict.push("--strict");
+    let out = sb.handoff(&repo, &strict).code(1);
+    assert!(
+        stderr(&out)
+            .lines()
+            .last()
+            .unwrap()
+            .contains("lint is strict; nothing was written"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(handoff_refs(&sb, &repo), before);
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap(),
+        narrative
+    );
+    sb.git(&repo, &["config", "handoff.strict", "true"]);
+    sb.handoff(&repo, &vague).code(1);
+    let mut skip = vague.to_vec();
+    skip.push("--no-lint");
+    let out = sb.handoff(&repo, &skip).success();
+    assert!(!stderr(&out).contains("vague-check"));
+    // split and recover lint too
+    let plan = r#"{"why":"w","shared":{},"threads":[{"key":"t","resume":{"done_when":"done","resume_by":"r"},"state":{"next_acceptance_check":"cargo test t"}}]}"#;
+    let out = sb
+        .handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(plan))
+        .code(1);
+    assert!(
+        stderr(&out).contains("[t] resume.done_when: vague-check"),
+        "{}",
+        stderr(&out)
+    );
+    sb.handoff(&repo, &["recover", "--done-when", "finish"])
+        .code(1);
+}
