@@ -5,7 +5,8 @@
 //!
 //! Layers, each depending only on those below it:
 //! `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
-//! `sticky` / `render` → `store` / `repo` / `atomic` → `brief` / `keys` / `clock`.
+//! `sticky` / `sync` / `render` → `history` → `remotes` → `store` / `repo` /
+//! `atomic` → `brief` / `keys` / `clock`.
 
 pub mod atomic;
 pub mod brief;
@@ -14,6 +15,7 @@ pub mod commands;
 pub mod compose;
 pub mod drift;
 pub mod editor;
+pub mod history;
 pub mod keys;
 pub mod lint;
 pub mod manual;
@@ -21,10 +23,12 @@ pub mod narrative;
 pub mod narrative_merge;
 pub mod pipeline;
 pub mod redact;
+pub mod remotes;
 pub mod render;
 pub mod repo;
 pub mod sticky;
 pub mod store;
+pub mod sync;
 
 use std::process::ExitCode;
 
@@ -82,6 +86,10 @@ pub enum Command {
     Show(commands::show::Args),
     // Delete a brief (its history stays)
     Drop(commands::drop::Args),
+    // List every version of a brief, newest first
+    Log(commands::log::Args),
+    // Show how two versions of a brief differ
+    Diff(commands::diff::Args),
     // Remove secrets from the stored briefs (and with --history, from every version)
     Redact(commands::redact::Args),
     // Tour the whole loop in a throwaway repository
@@ -92,6 +100,12 @@ pub enum Command {
     InstallMan(commands::install_man::Args),
     // Print the JSON Schema of a brief
     Schema(commands::schema::Args),
+    // Send briefs and their history to a remote, each key with a lease
+    Push(commands::push::Args),
+    // Fetch briefs and their history from a remote and reconcile them
+    Fetch(commands::fetch::Args),
+    // End a divergence: keep the local version or take the remote's
+    Resolve(commands::resolve::Args),
     // Set this repository up for git-handoff, or check that it is
     Init(commands::init::Args),
     // Merge three versions of the narrative as a log (git merge driver)
@@ -168,6 +182,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Completions(args) => commands::completions::run(args),
         Command::InstallMan(args) => commands::install_man::run(args),
         Command::Schema(args) => commands::schema::run(args),
+        Command::Log(args) => commands::log::run(args),
+        Command::Diff(args) => commands::diff::run(args),
+        Command::Push(args) => commands::push::run(args),
+        Command::Fetch(args) => commands::fetch::run(args),
+        Command::Resolve(args) => commands::resolve::run(args),
         Command::Init(args) => commands::init::run(args),
         Command::MergeNarrative(args) => commands::merge_narrative::run(args),
     }

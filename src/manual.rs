@@ -50,6 +50,21 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "ms to wait for a ref lock",
     ),
     (
+        "handoff.remote",
+        "the current branch's upstream remote, else origin",
+        "the remote push, fetch and resolve use when none is named",
+    ),
+    (
+        "notes.rewriteRef",
+        "unset; `git handoff init` adds refs/notes/handoffs",
+        "history notes follow rebase and commit --amend",
+    ),
+    (
+        "notes.handoffs.mergeStrategy",
+        "unset; `git handoff init` sets cat_sort_uniq",
+        "how a plain `git notes --ref=handoffs merge` merges the history (union of lines)",
+    ),
+    (
         "merge.handoff-narrative.driver, .name",
         "unset; `git handoff init` sets them",
         "the narrative merge driver (git handoff merge-narrative %O %A %B %P)",
@@ -84,6 +99,8 @@ const CONCEPT: &[&str] = &[
     "Every version is also appended, as one JSON line, to the git note of the commit it was written at, in refs/notes/handoffs: git log --notes=handoffs shows each handoff beside its commit, and the history survives drop and gc.",
     "Every write also prepends an entry to the narrative log, <worktree root>/.claude/PROJECT_STATE.md (handoff.narrative), a working-tree file of decisions, reasons and surprises, newest first.",
     "Run git handoff init once per clone: it registers the narrative merge driver, so that merges, rebases and cherry-picks of branches that each wrote handoffs merge the narrative as a log, without conflicts. Without it git merges the narrative as plain text.",
+    "History: git handoff log KEY lists every version, newest first, read from the notes commit chain; git handoff show KEY@{N} (0 is the newest) or show KEY --version ID prints one, git handoff diff KEY [OLD [NEW]] compares two.",
+    "Sharing goes through an ordinary git remote and the git binary (your credentials, ssh config and insteadOf apply). git handoff fetch [REMOTE] fetches into a staging namespace (refs/handoff-fetch/<remote>/), merges the notes history as a union of lines, and reconciles each key three-way against its base refs/remotes/<remote>/handoffs/<key>, the last version both sides agreed on: unchanged here, it fast-forwards; unchanged there, it is ahead; both changed, it is diverged, reported on every fetch, never pushed, both versions readable (show KEY, show KEY@REMOTE) until git handoff resolve KEY --keep-local or --take-remote. git handoff push [REMOTE] [KEY...] fetches first, then pushes each key that is ahead with --force-with-lease against its base; a key the remote changed meanwhile is rejected by name. Fetch never deletes a local brief; push deletes remotely only with --prune. Briefs and history versions holding secrets are never pushed.",
     "Keys: an explicit KEY, else GIT_HANDOFF_KEY, else the current branch with / turned into - and cut to 80 characters, else HANDOFF on a detached HEAD. A key is one ref component. write and recover without KEY keep the key their worktree last wrote (the sticky key, in the worktree's git dir as handoff-key) and warn after a branch switch; --key-from-branch follows the branch.",
     "On resume, warnings come first, each on a line starting !!: REPO MISMATCH (another project; not resumed, exit 1), BRANCH MISMATCH, STALE, MISSING (a file to read first is gone), CHANGED (commits since touched one), DIRTY (uncommitted changes now, none then); then the commits since the brief was written.",
 ];
@@ -129,6 +146,7 @@ fn examples(page: &str) -> &'static [&'static str] {
         ],
         "git-handoff-init" => &[
             "git handoff init && git add .gitattributes && git commit -m 'merge the narrative as a log'",
+            "git handoff init origin    # also sets handoff.remote",
             "git handoff init --check",
         ],
         "git-handoff-merge-narrative" => &[
@@ -154,6 +172,30 @@ fn examples(page: &str) -> &'static [&'static str] {
         "git-handoff-export" => &[
             "git handoff export feat-jwt -o feat-jwt.json",
             "git handoff export --all .claude/handoffs",
+        ],
+        "git-handoff-log" => &[
+            "git handoff log feat-jwt",
+            "git handoff log feat-jwt --json",
+        ],
+        "git-handoff-show" => &[
+            "git handoff show feat-jwt@{1}",
+            "git handoff show feat-jwt --version 3f2a1b9",
+            "git handoff show feat-jwt@origin",
+        ],
+        "git-handoff-diff" => &[
+            "git handoff diff feat-jwt",
+            "git handoff diff feat-jwt @{2} @{0} --summary",
+            "git handoff diff feat-jwt @origin",
+        ],
+        "git-handoff-push" => &[
+            "git handoff push",
+            "git handoff push origin feat-jwt",
+            "git handoff push --prune --dry-run",
+        ],
+        "git-handoff-fetch" => &["git handoff fetch", "git handoff fetch upstream --json"],
+        "git-handoff-resolve" => &[
+            "git handoff resolve feat-jwt --keep-local && git handoff push",
+            "git handoff resolve feat-jwt --take-remote --remote upstream",
         ],
         "git-handoff-install-man" => &[
             "git handoff install-man",
@@ -231,7 +273,8 @@ fn render(cmd: &Command, page: &str, is_root: bool) -> String {
     }
     section(&mut roff, "SEE ALSO");
     let see_also = if is_root {
-        "git(1), git-notes(1), git-for-each-ref(1), git-update-ref(1)".to_string()
+        "git(1), git-notes(1), git-for-each-ref(1), git-update-ref(1), git-push(1), git-fetch(1)"
+            .to_string()
     } else {
         "git-handoff(1), git(1)".to_string()
     };

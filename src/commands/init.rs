@@ -1,4 +1,4 @@
-//! `git handoff init [--check]`: set a repository up for git-handoff.
+//! `git handoff init [REMOTE] [--check]`: set a repository up for git-handoff.
 //!
 //! The setup is a list of independent [`Item`]s, each with a `check` (is it
 //! set up?) and an `apply` (set it up). `init` applies what is missing and
@@ -17,7 +17,7 @@ use std::process::Command;
 use anyhow::{Context as _, Result, anyhow, bail};
 
 use crate::render::{self, SetupRow};
-use crate::{Output, narrative, repo};
+use crate::{Output, narrative, remotes, repo, store};
 
 /// The merge driver's name in `merge.<name>.*` and in the `merge` attribute.
 pub const DRIVER_ID: &str = "handoff-narrative";
@@ -33,10 +33,17 @@ pub const DRIVER_NAME: &str = "git-handoff narrative (merged as a log, newest en
 /// Registers the narrative merge driver in the repository's config
 /// (merge.handoff-narrative.name and .driver) and adds
 /// `<narrative path> merge=handoff-narrative` to .gitattributes when git
-/// does not already see that attribute. What is set up is left alone, so
-/// running it again changes nothing. Never writes global config.
+/// does not already see that attribute. For sharing: adds
+/// refs/notes/handoffs to notes.rewriteRef (history notes follow rebase and
+/// amend), sets notes.handoffs.mergeStrategy=cat_sort_uniq (a plain `git
+/// notes merge` unions the history too) and, with REMOTE, handoff.remote.
+/// Never writes remote.*.push or a fetch refspec, so `git push` and `git
+/// fetch` behave as before. What is set up is left alone, so running it
+/// again changes nothing. Never writes global config.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The remote `push` and `fetch` use by default (sets handoff.remote)
+    pub remote: Option<String>,
     /// Only report what is and is not set up (exit 1 when something is not)
     #[arg(long)]
     pub check: bool,
@@ -53,6 +60,8 @@ pub struct Context {
     pub root: PathBuf,
     /// The narrative's path relative to the root, with `/` separators.
     pub narrative: String,
+    /// The remote to record as `handoff.remote`, if one was given.
+    pub remote: Option<String>,
 }
 
 /// The state of one setup item.
@@ -78,8 +87,8 @@ pub trait Item {
 }
 
 /// Every setup item, in the order they are reported.
-pub fn items(_ctx: &Context) -> Vec<Box<dyn Item>> {
-    vec![
+pub fn items(ctx: &Context) -> Vec<Box<dyn Item>> {
+    let mut items: Vec<Box<dyn Item>> = vec![
         Box::new(ConfigValue {
             key: "merge.handoff-narrative.name",
             value: DRIVER_NAME.to_string(),
@@ -89,7 +98,19 @@ pub fn items(_ctx: &Context) -> Vec<Box<dyn Item>> {
             value: DRIVER_COMMAND.to_string(),
         }),
         Box::new(NarrativeAttribute),
-    ]
+        Box::new(NotesRewriteRef),
+        Box::new(ConfigValue {
+            key: "notes.handoffs.mergeStrategy",
+            value: "cat_sort_uniq".to_string(),
+        }),
+    ];
+    if let Some(remote) = &ctx.remote {
+        items.push(Box::new(ConfigValue {
+            key: "handoff.remote",
+            value: remote.clone(),
+        }));
+    }
+    items
 }
 
 /// Run init or init --check.
@@ -104,10 +125,16 @@ pub fn run(args: Args) -> Result<Output> {
         .to_str()
         .ok_or_else(|| anyhow!("the narrative path {} is not UTF-8", rel.display()))?
         .replace(std::path::MAIN_SEPARATOR, "/");
+    let remote = args
+        .remote
+        .as_deref()
+        .map(|r| remotes::checked_remote(&repo, r))
+        .transpose()?;
     let ctx = Context {
         repo,
         root,
         narrative,
+        remote,
     };
     let rows: Vec<SetupRow> = items(&ctx)
         .iter()
@@ -207,6 +234,65 @@ impl Item for ConfigValue {
             bail!(
                 "`git config --local {}` failed: {}",
                 self.key,
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// `refs/notes/handoffs` among the (multi-valued) `notes.rewriteRef`, so
+/// that `git rebase` and `git commit --amend` copy the history notes to the
+/// rewritten commits. A glob that covers it counts.
+pub struct NotesRewriteRef;
+
+impl NotesRewriteRef {
+    const KEY: &'static str = "notes.rewriteRef";
+
+    fn values() -> Result<Vec<String>> {
+        let out = git(&["config", "--get-all", Self::KEY])?;
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()),
+            Some(1) => Ok(Vec::new()),
+            _ => bail!(
+                "`git config --get-all {}` failed: {}",
+                Self::KEY,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        }
+    }
+}
+
+impl Item for NotesRewriteRef {
+    fn name(&self) -> String {
+        Self::KEY.to_string()
+    }
+
+    fn check(&self, _ctx: &Context) -> Result<Status> {
+        let values = Self::values()?;
+        let covering = values.iter().find(|v| {
+            v.as_str() == store::NOTES_REF
+                || v.strip_suffix('*')
+                    .is_some_and(|prefix| store::NOTES_REF.starts_with(prefix))
+        });
+        Ok(match covering {
+            Some(v) => Status::Done(v.clone()),
+            None => Status::Missing(format!(
+                "does not include {} (history notes would not follow rebase and amend)",
+                store::NOTES_REF
+            )),
+        })
+    }
+
+    fn apply(&self, _ctx: &Context) -> Result<()> {
+        let out = git(&["config", "--local", "--add", Self::KEY, store::NOTES_REF])?;
+        if !out.status.success() {
+            bail!(
+                "`git config --local --add {}` failed: {}",
+                Self::KEY,
                 String::from_utf8_lossy(&out.stderr).trim()
             );
         }

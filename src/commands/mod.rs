@@ -4,8 +4,10 @@ pub mod brief;
 pub mod checks;
 pub mod completions;
 pub mod demo;
+pub mod diff;
 pub mod drop;
 pub mod export;
+pub mod fetch;
 pub mod fields;
 pub mod hook;
 pub mod import;
@@ -13,11 +15,14 @@ pub mod init;
 pub mod install_man;
 pub mod lint;
 pub mod list;
+pub mod log;
 pub mod merge_narrative;
 pub mod pipeline;
+pub mod push;
 pub mod recover;
 pub mod redact;
 pub mod reground;
+pub mod resolve;
 pub mod resume;
 pub mod schema;
 pub mod show;
@@ -98,9 +103,15 @@ pub enum Selection {
 /// there is exactly one; several → [`Selection::Ambiguous`]; none → error.
 pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
     use crate::{repo as r, store};
-    if let Some(key) = key {
-        let key = checked_key(key)?;
-        let stored = store::read(repo, &key)?.ok_or_else(|| no_brief(&key))?;
+    if let Some(spec) = key {
+        let (key, selector) = crate::history::parse_key_spec(repo, spec)?;
+        let key = checked_key(&key)?;
+        let stored = match selector {
+            crate::history::Selector::Current => {
+                store::read(repo, &key)?.ok_or_else(|| no_brief(&key))?
+            }
+            selector => version(repo, &key, &selector)?,
+        };
         return Ok(Selection::Found {
             stored,
             others: Vec::new(),
@@ -129,6 +140,30 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
             crate::clock::now().map_err(anyhow::Error::msg)?,
         )?)),
     }
+}
+
+/// An earlier version (`KEY@{N}`, a version id) or a remote's version
+/// (`KEY@REMOTE`, as of the last fetch) as a stored brief.
+pub fn version(
+    repo: &gix::Repository,
+    key: &str,
+    selector: &crate::history::Selector,
+) -> Result<crate::store::Stored> {
+    use crate::history::{self, Selector};
+    if let Selector::Remote(remote) = selector {
+        return crate::remotes::remote_brief(repo, remote, key)?.ok_or_else(|| {
+            anyhow!(
+                "no brief '{key}' from remote '{remote}'; `git handoff fetch {remote}` brings the remote's briefs"
+            )
+        });
+    }
+    let log = history::log(repo, key)?;
+    let (_, v) = history::select(&log, key, selector)?;
+    Ok(crate::store::Stored {
+        key: key.to_string(),
+        id: v.id,
+        data: v.pretty.clone().into_bytes(),
+    })
 }
 
 /// The refusal for [`Selection::Ambiguous`]: the listing on stdout, the

@@ -18,7 +18,7 @@ use crate::{Output, clock, render, repo};
 /// exist, they are listed and nothing is guessed (exit 1).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief's key (default: the current branch's)
+    /// The brief's key (default: the current branch's); KEY@REMOTE for a remote's version, KEY@{N} for an earlier one
     pub key: Option<String>,
     /// Print one JSON object: the brief, structured warnings, commit drift
     #[arg(long)]

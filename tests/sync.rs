@@ -1,0 +1,1016 @@
+//! Sharing through an ordinary bare remote over file://, with two clones A
+//! and B, all real git: push, fetch, three-way reconciliation, diverged
+//! keys, leases, the notes merge, prune, init.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+struct Team {
+    sb: Sandbox,
+    bare: PathBuf,
+    url: String,
+    a: PathBuf,
+    b: PathBuf,
+}
+
+/// A bare remote with one commit on `main`, cloned as A and B.
+fn team() -> Team {
+    let sb = Sandbox::new();
+    let root = sb.dir.path().to_path_buf();
+    let bare = sb.path("remote.git");
+    sb.git(
+        &root,
+        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+    );
+    let url = format!("file://{}", bare.display());
+    let seed = sb.repo("seed");
+    sb.git(&seed, &["push", "-q", &url, "main"]);
+    for name in ["A", "B"] {
+        sb.git(&root, &["clone", "-q", &url, name]);
+    }
+    let (a, b) = (sb.path("A"), sb.path("B"));
+    Team {
+        sb,
+        bare,
+        url,
+        a,
+        b,
+    }
+}
+
+impl Team {
+    /// `git handoff ARGS` in `dir`.
+    fn run(&self, dir: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+        self.sb.handoff(dir, args)
+    }
+
+    /// Write a version of `key` in `dir` at the clock `now`; its id.
+    fn write(&self, dir: &Path, key: &str, now: &str, done: &str) -> String {
+        let mut cmd = self.sb.command("git", dir);
+        cmd.env("GIT_HANDOFF_NOW", now).args([
+            "handoff",
+            "write",
+            key,
+            "--done-when",
+            done,
+            "--resume-by",
+            "carry on",
+            "--next-check",
+            "cargo test",
+            "--json",
+        ]);
+        let out = assert_cmd::Command::from_std(cmd).assert().success();
+        let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        v["id"].as_str().unwrap().to_string()
+    }
+
+    /// The id a ref holds in `dir`'s repository (or the bare remote).
+    fn id(&self, dir: &Path, name: &str) -> Option<String> {
+        let out = self.sb.git_out(dir, &["rev-parse", "--verify", "-q", name]);
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    fn remote_id(&self, key: &str) -> Option<String> {
+        self.id(&self.bare, &format!("refs/handoffs/{key}"))
+    }
+
+    fn log_ids(&self, dir: &Path, key: &str) -> Vec<String> {
+        let out = self.run(dir, &["log", key, "--json"]).success();
+        serde_json::from_str::<Value>(&stdout(&out))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Every ref of `dir`'s repository, as `for-each-ref` prints them.
+    fn refs(&self, dir: &Path) -> String {
+        self.sb.git(dir, &["for-each-ref"])
+    }
+}
+
+fn short(id: &str) -> &str {
+    &id[..7]
+}
+
+#[test]
+fn a_pushes_and_b_fetches_the_brief_and_its_history() {
+    let t = team();
+    // A file to read first that exists in A's tree only (untracked).
+    std::fs::write(t.a.join("notes-only-in-a.md"), "mine\n").unwrap();
+    let mut cmd = t.sb.command("git", &t.a);
+    cmd.env("GIT_HANDOFF_NOW", "2026-11-30T09:00:00Z").args([
+        "handoff",
+        "write",
+        "feat",
+        "--done-when",
+        "a wrote this",
+        "--resume-by",
+        "carry on",
+        "--next-check",
+        "cargo test",
+        "--read",
+        "notes-only-in-a.md=my notes",
+        "--read",
+        "README=the readme",
+        "--json",
+    ]);
+    let out = assert_cmd::Command::from_std(cmd).assert().success();
+    let v1 = serde_json::from_str::<Value>(&stdout(&out)).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = t.run(&t.a, &["push"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("create: feat ({})", short(&v1))),
+        "{text}"
+    );
+    assert!(text.contains("history: push (fast-forward)"), "{text}");
+    assert_eq!(t.remote_id("feat").as_deref(), Some(v1.as_str()));
+    assert!(t.id(&t.bare, "refs/notes/handoffs").is_some());
+    // A's base now records what both sides agree on.
+    assert_eq!(
+        t.id(&t.a, "refs/remotes/origin/handoffs/feat").as_deref(),
+        Some(v1.as_str())
+    );
+
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "created: feat ({} 2026-11-30T09:00:00Z)",
+            short(&v1)
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/handoffs/feat").as_deref(),
+        Some(v1.as_str())
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/remotes/origin/handoffs/feat").as_deref(),
+        Some(v1.as_str())
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/notes/remotes/origin/handoffs"),
+        t.id(&t.bare, "refs/notes/handoffs")
+    );
+    // B reads it as A stored it, and its history too.
+    let stored = t.sb.git(&t.a, &["cat-file", "-p", "refs/handoffs/feat"]);
+    t.run(&t.b, &["show", "feat"])
+        .success()
+        .stdout(stored.clone());
+    t.run(&t.b, &["show", "feat@origin"])
+        .success()
+        .stdout(stored);
+    assert_eq!(t.log_ids(&t.b, "feat"), [v1]);
+    let notes =
+        t.sb.git(&t.b, &["log", "--notes=handoffs", "-1", "--format=%N"]);
+    assert!(notes.contains("\"done_when\":\"a wrote this\""), "{notes}");
+
+    // B resumes it: a teammate's brief, not another project, with the
+    // drift checks run against B's own tree.
+    let out = t.run(&t.b, &["resume", "feat"]).success();
+    let text = stdout(&out);
+    assert!(!text.contains("REPO MISMATCH"), "{text}");
+    assert!(text.contains("!! MISSING: notes-only-in-a.md"), "{text}");
+    assert!(!text.contains("!! MISSING: README"), "{text}");
+
+    // A second fetch has nothing to do.
+    let out = t.run(&t.b, &["fetch", "origin"]).success();
+    assert_eq!(
+        stdout(&out),
+        "From 'origin':\n  briefs: up to date\n  history: up to date\n"
+    );
+}
+
+#[test]
+fn b_writes_a_new_version_and_a_fast_forwards() {
+    let t = team();
+    let v1 = t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let v2 = t.write(&t.b, "feat", "2026-11-30T10:00:00Z", "v2 from b");
+    let out = t.run(&t.b, &["push"]).success();
+    assert!(
+        stdout(&out).contains(&format!("push: feat ({} -> {})", short(&v1), short(&v2))),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.remote_id("feat").as_deref(), Some(v2.as_str()));
+
+    let out = t.run(&t.a, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains(&format!(
+            "fast-forwarded: feat ({} -> {})",
+            short(&v1),
+            short(&v2)
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/feat").as_deref(),
+        Some(v2.as_str())
+    );
+    assert_eq!(t.log_ids(&t.a, "feat"), [v2, v1]);
+}
+
+#[test]
+fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
+    let t = team();
+    let base = t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "shared");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let va = t.write(&t.a, "feat", "2026-11-30T10:00:00Z", "a's version");
+    let vb = t.write(&t.b, "feat", "2026-11-30T10:30:00Z", "b's version");
+    t.run(&t.a, &["push"]).success();
+
+    let out = t.run(&t.b, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("diverged, not pushed: feat ("), "{text}");
+    assert_eq!(
+        stderr(&out),
+        "error: not pushed to 'origin': feat; `git handoff fetch origin` shows where each stands\n"
+    );
+    assert_eq!(t.remote_id("feat").as_deref(), Some(va.as_str()));
+
+    // Reported on every fetch until resolved; B keeps its own version.
+    for _ in 0..2 {
+        let out = t.run(&t.b, &["fetch"]).code(1);
+        let line = format!(
+            "  diverged: feat (local {} 2026-11-30T10:30:00Z, remote {} 2026-11-30T10:00:00Z)\n",
+            short(&vb),
+            short(&va)
+        );
+        assert!(stdout(&out).contains(&line), "{}", stdout(&out));
+        assert!(
+            stderr(&out).starts_with("error: a brief diverged with 'origin': feat;"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(
+            t.id(&t.b, "refs/handoffs/feat").as_deref(),
+            Some(vb.as_str())
+        );
+        // The base stays on the last version both agreed on.
+        assert_eq!(
+            t.id(&t.b, "refs/remotes/origin/handoffs/feat").as_deref(),
+            Some(base.as_str())
+        );
+    }
+    // Both versions are readable.
+    let mine = t.sb.git(&t.b, &["cat-file", "-p", &vb]);
+    let theirs = t.sb.git(&t.a, &["cat-file", "-p", &va]);
+    t.run(&t.b, &["show", "feat"]).success().stdout(mine);
+    t.run(&t.b, &["show", "feat@origin"])
+        .success()
+        .stdout(theirs);
+    let out = t
+        .run(&t.b, &["diff", "feat", "@origin", "--summary"])
+        .success();
+    assert!(
+        stdout(&out).starts_with("feat@origin..feat@{0}: "),
+        "{}",
+        stdout(&out)
+    );
+    // B's log holds all three versions, A's too once it fetches B's history.
+    assert_eq!(
+        t.log_ids(&t.b, "feat"),
+        [vb.clone(), va.clone(), base.clone()]
+    );
+
+    // keep-local: the next push replaces A's version; it stays in history.
+    let out = t.run(&t.b, &["resolve", "feat", "--keep-local"]).success();
+    assert!(
+        stdout(&out).starts_with("Resolved 'feat': kept local"),
+        "{}",
+        stdout(&out)
+    );
+    t.run(&t.b, &["push"]).success();
+    assert_eq!(t.remote_id("feat").as_deref(), Some(vb.as_str()));
+    t.run(&t.a, &["fetch"]).success();
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/feat").as_deref(),
+        Some(vb.as_str())
+    );
+    assert_eq!(t.log_ids(&t.a, "feat"), [vb, va, base]);
+    // Nothing left to resolve.
+    let out = t.run(&t.a, &["resolve", "feat", "--take-remote"]).code(1);
+    assert_eq!(
+        stderr(&out),
+        "error: 'feat' has not diverged from 'origin'; nothing to resolve (`git handoff fetch origin` reports diverged keys)\n"
+    );
+}
+
+#[test]
+fn take_remote_replaces_the_local_version_and_keeps_it_in_history() {
+    let t = team();
+    t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "shared");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let va = t.write(&t.a, "feat", "2026-11-30T10:00:00Z", "a");
+    let vb = t.write(&t.b, "feat", "2026-11-30T10:30:00Z", "b");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).code(1);
+
+    let out = t
+        .run(&t.b, &["resolve", "feat", "--take-remote", "--json"])
+        .success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["resolution"], "take-remote");
+    assert_eq!(
+        t.id(&t.b, "refs/handoffs/feat").as_deref(),
+        Some(va.as_str())
+    );
+    assert!(t.log_ids(&t.b, "feat").contains(&vb));
+    // Now in sync: fetch and push are quiet and succeed.
+    t.run(&t.b, &["fetch"]).success();
+    let out = t.run(&t.b, &["push"]).success();
+    assert!(
+        stdout(&out).contains("To 'origin':\n  briefs: up to date\n"),
+        "{}",
+        stdout(&out)
+    );
+
+    // resolve needs exactly one side.
+    let out = t.run(&t.b, &["resolve", "feat"]).code(2);
+    assert!(stderr(&out).contains("--keep-local"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_key_the_remote_changed_after_the_fetch_is_rejected_by_name_and_the_others_go() {
+    let t = team();
+    t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
+    t.write(&t.a, "two", "2026-11-30T09:00:00Z", "two v1");
+    t.run(&t.a, &["push"]).success();
+    let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
+    let two2 = t.write(&t.a, "two", "2026-11-30T10:00:00Z", "two v2");
+
+    // Someone else moves refs/handoffs/one on the remote between A's fetch
+    // and A's push: the pre-push hook runs exactly there.
+    let intruder = t.sb.path("intruder.json");
+    std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
+    let hook = t.a.join(".git/hooks/pre-push");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/one \"$id\"\nrm -- \"$0\"\n",
+            bare = t.bare.display(),
+            file = intruder.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hook);
+    let intruder_id = t.sb.git(&t.a, &["hash-object", intruder.to_str().unwrap()]);
+
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("rejected: one ('origin' refused it: [remote rejected] ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("`git handoff fetch origin` shows it, then push again)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("push: two (") && text.contains(&format!("-> {})", short(&two2))),
+        "{text}"
+    );
+    assert_eq!(
+        stderr(&out),
+        "error: not pushed to 'origin': one; `git handoff fetch origin` shows where each stands\n"
+    );
+    assert_eq!(t.remote_id("one").as_deref(), Some(intruder_id.trim()));
+    assert_eq!(t.remote_id("two").as_deref(), Some(two2.as_str()));
+    // The local version is untouched; the next fetch names the divergence.
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/one").as_deref(),
+        Some(one2.as_str())
+    );
+    let out = t.run(&t.a, &["fetch"]).code(1);
+    assert!(
+        stdout(&out).contains("diverged: one (local"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn an_atomic_push_is_all_or_nothing() {
+    let t = team();
+    t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
+    t.write(&t.a, "two", "2026-11-30T09:00:00Z", "two v1");
+    t.run(&t.a, &["push"]).success();
+    let two1 = t.remote_id("two").unwrap();
+    t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
+    t.write(&t.a, "two", "2026-11-30T10:00:00Z", "two v2");
+    let hook = t.a.join(".git/hooks/pre-push");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nid=$(echo '{{}}' | git --git-dir='{bare}' hash-object -w --stdin)\ngit --git-dir='{bare}' update-ref refs/handoffs/one \"$id\"\nrm -- \"$0\"\n",
+            bare = t.bare.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hook);
+    let notes_before = t.id(&t.bare, "refs/notes/handoffs");
+
+    let out = t.run(&t.a, &["push", "--atomic"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("rejected: one ("), "{text}");
+    assert!(
+        text.contains("rejected: two (not pushed: another ref of this atomic push was refused)"),
+        "{text}"
+    );
+    assert_eq!(t.remote_id("two").as_deref(), Some(two1.as_str()));
+    assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), notes_before);
+}
+
+#[test]
+fn notes_histories_from_both_clones_merge() {
+    let t = team();
+    let a1 = t.write(&t.a, "alpha", "2026-11-30T09:00:00Z", "from a");
+    t.run(&t.a, &["push"]).success();
+    // B writes without having fetched: the histories fork.
+    let b1 = t.write(&t.b, "beta", "2026-11-30T09:30:00Z", "from b");
+    let out = t.run(&t.b, &["push"]).success();
+    assert!(
+        stdout(&out).contains("history: merged with 'origin' ("),
+        "{}",
+        stdout(&out)
+    );
+    // The merge commit has both histories as parents.
+    let parents = t.sb.git(
+        &t.b,
+        &["rev-list", "--parents", "-1", "refs/notes/handoffs"],
+    );
+    assert_eq!(parents.split_whitespace().count(), 3, "{parents}");
+    assert_eq!(
+        t.id(&t.bare, "refs/notes/handoffs"),
+        t.id(&t.b, "refs/notes/handoffs")
+    );
+
+    t.run(&t.a, &["fetch"]).success();
+    assert_eq!(t.log_ids(&t.a, "alpha"), [a1]);
+    assert_eq!(t.log_ids(&t.a, "beta"), [b1]);
+    // Both annotate the same commit: the note holds both lines, for git too.
+    let note = t.sb.git(&t.a, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    assert!(note.contains("\"done_when\":\"from a\""), "{note}");
+    assert!(note.contains("\"done_when\":\"from b\""), "{note}");
+    let log = t.sb.git(&t.a, &["log", "--notes=handoffs", "-1"]);
+    assert!(log.contains("Notes (handoffs):"), "{log}");
+
+    // Same key written on both sides at different commits: after the
+    // merge, log shows the versions from both clones.
+    t.sb.commit(&t.a, "a.txt", "a\n", "a's commit");
+    let a2 = t.write(&t.a, "beta", "2026-11-30T11:00:00Z", "a again");
+    t.sb.commit(&t.b, "b.txt", "b\n", "b's commit");
+    let b2 = t.write(&t.b, "beta", "2026-11-30T10:00:00Z", "b again");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).code(1);
+    let ids = t.log_ids(&t.b, "beta");
+    assert!(ids.contains(&a2) && ids.contains(&b2), "{ids:?}");
+}
+
+#[test]
+fn a_history_push_that_lost_a_race_is_merged_and_retried() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
+    // Someone adds to the remote's history between A's fetch and A's push.
+    let line = r#"{"schema_version":"1","key":"other","timestamp":"2026-11-30T09:30:00Z","mode":"WRITE","resume":{"done_when":"d","resume_by":"r"},"state":{"branch":"main","next_acceptance_check":"c","worktree":{"root":"/elsewhere","is_linked":false,"git_common_dir":"/elsewhere/.git"}}}"#;
+    let hook = t.a.join(".git/hooks/pre-push");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\ngit --git-dir='{bare}' notes --ref=handoffs append -m '{line}' main\nrm -- \"$0\"\n",
+            bare = t.bare.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hook);
+    let out = t.run(&t.a, &["push"]).success();
+    assert!(
+        stdout(&out).contains("history: push (fast-forward)"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
+    assert_eq!(
+        t.id(&t.bare, "refs/notes/handoffs"),
+        t.id(&t.a, "refs/notes/handoffs")
+    );
+    // Nothing lost on either side: both lines are in the shared history.
+    assert_eq!(t.log_ids(&t.a, "other").len(), 1);
+    assert_eq!(t.log_ids(&t.a, "k").len(), 2);
+}
+
+#[test]
+fn a_brief_or_history_holding_a_secret_is_not_pushed() {
+    let t = team();
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+    t.write(
+        &t.a,
+        "leaky",
+        "2026-11-30T09:00:00Z",
+        &format!("token {token} works"),
+    );
+    let clean = t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "refused: leaky (holds 1 secret (1 github_token); `git handoff redact` removes it)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("history: refused, not pushed (1 version of 'leaky' holds secrets; `git handoff redact --history` removes them)"),
+        "{text}"
+    );
+    assert!(!text.contains(token), "the secret is never echoed: {text}");
+    assert_eq!(
+        stderr(&out),
+        "error: not pushed to 'origin': leaky, the history; they hold secrets: `git handoff redact --history` removes them\n"
+    );
+    // The clean key went; nothing of the secret did.
+    assert_eq!(t.remote_id("clean").as_deref(), Some(clean.as_str()));
+    assert_eq!(t.remote_id("leaky"), None);
+    assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), None);
+    let everything = String::from_utf8_lossy(
+        &t.sb
+            .git_out(&t.bare, &["cat-file", "--batch-all-objects", "--batch"])
+            .stdout,
+    )
+    .into_owned();
+    assert!(!everything.contains(token));
+
+    // Redacting the briefs and the history lets it go.
+    t.run(&t.a, &["redact", "--history"]).success();
+    t.run(&t.a, &["push"]).success();
+    assert!(t.remote_id("leaky").is_some());
+    assert!(t.id(&t.bare, "refs/notes/handoffs").is_some());
+    let everything = String::from_utf8_lossy(
+        &t.sb
+            .git_out(&t.bare, &["cat-file", "--batch-all-objects", "--batch"])
+            .stdout,
+    )
+    .into_owned();
+    assert!(!everything.contains(token));
+    assert!(everything.contains("[REDACTED:github_token]"));
+}
+
+#[test]
+fn drop_then_push_prune_deletes_remotely_and_only_with_a_lease() {
+    let t = team();
+    let v1 = t.write(&t.a, "gone", "2026-11-30T09:00:00Z", "to be dropped");
+    t.write(&t.a, "kept", "2026-11-30T09:00:00Z", "stays");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    t.run(&t.a, &["drop", "gone"]).success();
+
+    // Without --prune the remote keeps it, and fetch does not bring it back.
+    let out = t.run(&t.a, &["push"]).success();
+    assert!(
+        stdout(&out).contains(
+            "skipped: gone (dropped here; `git handoff push --prune` deletes it on 'origin')"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.remote_id("gone").as_deref(), Some(v1.as_str()));
+    assert_eq!(t.id(&t.a, "refs/handoffs/gone"), None);
+
+    let out = t.run(&t.a, &["push", "--prune"]).success();
+    assert!(
+        stdout(&out).contains(&format!("delete: gone (was {})", short(&v1))),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.remote_id("gone"), None);
+    assert!(t.remote_id("kept").is_some());
+    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/gone"), None);
+
+    // B learns of it on fetch, but keeps its copy (never deleted by fetch).
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains("deleted on 'origin': gone (kept here;"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/handoffs/gone").as_deref(),
+        Some(v1.as_str())
+    );
+    // ... and does not push it back unless asked by name.
+    let out = t.run(&t.b, &["push"]).success();
+    assert!(
+        stdout(&out).contains("skipped: gone (deleted on 'origin';"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.remote_id("gone"), None);
+    t.run(&t.b, &["push", "origin", "gone"]).success();
+    assert_eq!(t.remote_id("gone").as_deref(), Some(v1.as_str()));
+}
+
+#[test]
+fn a_prune_never_deletes_a_version_it_has_not_seen() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    t.run(&t.a, &["drop", "k"]).success();
+    let v2 = t.write(&t.b, "k", "2026-11-30T10:00:00Z", "v2");
+    t.run(&t.b, &["push"]).success();
+    // A dropped v1, but the remote now holds v2: it is restored, not deleted.
+    let out = t.run(&t.a, &["push", "--prune"]).success();
+    assert!(stdout(&out).contains("restored: k ("), "{}", stdout(&out));
+    assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
+    assert_eq!(t.id(&t.a, "refs/handoffs/k").as_deref(), Some(v2.as_str()));
+}
+
+#[test]
+fn a_local_only_key_survives_fetch() {
+    let t = team();
+    t.write(&t.a, "shared", "2026-11-30T09:00:00Z", "shared");
+    t.run(&t.a, &["push"]).success();
+    let mine = t.write(&t.b, "mine", "2026-11-30T09:00:00Z", "b only");
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains("local only: mine (`git handoff push origin` sends it)"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/handoffs/mine").as_deref(),
+        Some(mine.as_str())
+    );
+    assert!(t.id(&t.b, "refs/handoffs/shared").is_some());
+    // Even a plain `git fetch --prune` of the branches leaves the briefs.
+    t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
+    assert_eq!(
+        t.id(&t.b, "refs/handoffs/mine").as_deref(),
+        Some(mine.as_str())
+    );
+}
+
+#[test]
+fn refs_on_the_remote_that_are_not_briefs_are_not_taken() {
+    let t = team();
+    let mut cmd = t.sb.command("git", &t.bare);
+    cmd.args(["hash-object", "-w", "--stdin"]);
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin("not json at all\n")
+        .assert()
+        .success();
+    let junk = stdout(&out).trim().to_string();
+    t.sb.git(&t.bare, &["update-ref", "refs/handoffs/junk", &junk]);
+    t.sb.git(
+        &t.bare,
+        &["update-ref", "refs/handoffs/nested/deeper", &junk],
+    );
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains(&format!(
+            "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken)",
+            short(&junk)
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.sb.git(&t.b, &["for-each-ref", "refs/handoffs"]), "");
+}
+
+#[test]
+fn lost_bases_are_recovered_from_the_histories() {
+    // `git fetch --prune` with the default refspec removes the bases under
+    // refs/remotes/origin/handoffs/; the next handoff fetch decides from the
+    // notes histories instead.
+    let t = team();
+    let v1 = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    t.sb.git(&t.a, &["fetch", "-q", "--prune"]);
+    t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
+    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/k"), None);
+
+    // A is ahead: the remote's version is in A's history.
+    let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
+    let out = t.run(&t.a, &["push"]).success();
+    assert!(
+        stdout(&out).contains(&format!("push: k ({} -> {})", short(&v1), short(&v2))),
+        "{}",
+        stdout(&out)
+    );
+    // B's version is in the remote's history: B fast-forwards.
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains("fast-forwarded: k"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.id(&t.b, "refs/handoffs/k").as_deref(), Some(v2.as_str()));
+}
+
+#[test]
+fn a_first_fetch_with_unrelated_versions_is_diverged() {
+    let t = team();
+    let va = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "a");
+    t.run(&t.a, &["push"]).success();
+    let vb = t.write(&t.b, "k", "2026-11-30T09:30:00Z", "b");
+    let out = t.run(&t.b, &["fetch"]).code(1);
+    assert!(
+        stdout(&out).contains(&format!(
+            "diverged: k (local {} 2026-11-30T09:30:00Z, remote {} 2026-11-30T09:00:00Z)",
+            short(&vb),
+            short(&va)
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.id(&t.b, "refs/handoffs/k").as_deref(), Some(vb.as_str()));
+}
+
+#[test]
+fn dry_run_changes_nothing_here_or_there() {
+    let t = team();
+    let v1 = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    let before = t.refs(&t.a);
+    let out = t.run(&t.a, &["push", "--dry-run"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("would create: k ({})", short(&v1))),
+        "{text}"
+    );
+    assert!(
+        text.contains("history: would push (fast-forward)"),
+        "{text}"
+    );
+    assert_eq!(t.refs(&t.a), before);
+    assert_eq!(t.remote_id("k"), None);
+    assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), None);
+}
+
+#[test]
+fn dry_run_checks_each_lease_against_the_remote() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
+    t.run(&t.a, &["push"]).success();
+    t.write(&t.b, "k", "2026-11-30T10:30:00Z", "v3");
+    let before = t.refs(&t.b);
+    // B has not fetched since: its plan says "ahead", the remote says no.
+    let out = t.run(&t.b, &["push", "--dry-run"]).code(1);
+    assert!(
+        stdout(&out).contains(
+            "rejected: k ('origin' changed it since the last fetch; `git handoff fetch origin` shows the new version, then push again)"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        stderr(&out),
+        "error: not pushed to 'origin': k; `git handoff fetch origin` shows where each stands\n"
+    );
+    assert!(
+        stdout(&out).contains("history: would merge 'origin''s newer history first, then push"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.refs(&t.b), before);
+    assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
+}
+
+#[test]
+fn push_named_keys_only() {
+    let t = team();
+    t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one");
+    let two = t.write(&t.a, "two", "2026-11-30T09:00:00Z", "two");
+    t.run(&t.a, &["push", "origin", "two"]).success();
+    assert_eq!(t.remote_id("one"), None);
+    assert_eq!(t.remote_id("two").as_deref(), Some(two.as_str()));
+
+    // The remote comes first; a key there is a clear error.
+    let out = t.run(&t.a, &["push", "one"]).code(1);
+    assert_eq!(
+        stderr(&out),
+        "error: 'one' is not a remote of this repository; name the remote first (`git handoff push origin one`); `git remote -v` lists the remotes\n"
+    );
+    let out = t.run(&t.a, &["push", "origin", "nope"]).code(1);
+    assert_eq!(
+        stderr(&out),
+        "error: no brief 'nope' here or on 'origin'; `git handoff list` shows the keys; nothing was pushed\n"
+    );
+    assert_eq!(t.remote_id("one"), None);
+}
+
+#[test]
+fn many_keys_are_pushed_in_chunks() {
+    let t = team();
+    let v = t.write(&t.a, "k0", "2026-11-30T09:00:00Z", "many");
+    let mut stdin = String::new();
+    for i in 1..250 {
+        stdin.push_str(&format!("create refs/handoffs/k{i} {v}\n"));
+    }
+    let mut cmd = t.sb.command("git", &t.a);
+    cmd.args(["update-ref", "--stdin"]);
+    assert_cmd::Command::from_std(cmd)
+        .write_stdin(stdin)
+        .assert()
+        .success();
+    t.run(&t.a, &["push"]).success();
+    let remote = t.sb.git(&t.bare, &["for-each-ref", "refs/handoffs"]);
+    assert_eq!(remote.lines().count(), 250);
+    // All agreed: a second push sends nothing.
+    let out = t.run(&t.a, &["push"]).success();
+    assert!(
+        stdout(&out).contains("To 'origin':\n  briefs: up to date\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn the_default_remote_is_handoff_remote_then_upstream_then_origin() {
+    let t = team();
+    let root = t.sb.dir.path().to_path_buf();
+    let team_bare = t.sb.path("team.git");
+    t.sb.git(
+        &root,
+        &["init", "-q", "--bare", team_bare.to_str().unwrap()],
+    );
+    t.sb.git(
+        &t.a,
+        &[
+            "remote",
+            "add",
+            "team",
+            &format!("file://{}", team_bare.display()),
+        ],
+    );
+    let v = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v");
+
+    t.sb.git(&t.a, &["config", "handoff.remote", "team"]);
+    t.run(&t.a, &["push"]).success();
+    assert_eq!(
+        t.id(&team_bare, "refs/handoffs/k").as_deref(),
+        Some(v.as_str())
+    );
+    assert_eq!(t.remote_id("k"), None);
+
+    t.sb.git(&t.a, &["config", "handoff.remote", "nowhere"]);
+    let out = t.run(&t.a, &["push"]).code(1);
+    assert_eq!(
+        stderr(&out),
+        "error: handoff.remote is 'nowhere', which is not a remote; fix it with `git config handoff.remote NAME`\n"
+    );
+    t.sb.git(&t.a, &["config", "--unset", "handoff.remote"]);
+    // The branch's upstream remote comes next.
+    t.sb.git(&t.a, &["config", "branch.main.remote", "team"]);
+    t.sb.git(&t.a, &["remote", "rename", "origin", "upstream"]);
+    t.sb.git(&t.a, &["config", "branch.main.remote", "upstream"]);
+    t.run(&t.a, &["push"]).success();
+    assert_eq!(t.remote_id("k").as_deref(), Some(v.as_str()));
+}
+
+#[test]
+fn network_and_remote_errors_are_one_clear_line_and_write_nothing() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v");
+    let before = t.refs(&t.a);
+    let out = t.run(&t.a, &["fetch", "nosuch"]).code(1);
+    assert_eq!(
+        stderr(&out),
+        "error: 'nosuch' is not a remote of this repository; `git remote -v` lists them, `git remote add nosuch URL` adds one\n"
+    );
+    t.sb.git(
+        &t.a,
+        &["remote", "set-url", "origin", &format!("{}-missing", t.url)],
+    );
+    for args in [&["fetch"][..], &["push"][..]] {
+        let out = t.run(&t.a, args).code(1);
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: git fetch from 'origin' failed: fatal: ")
+                && err.lines().count() == 1,
+            "{err}"
+        );
+        assert!(
+            err.trim_end()
+                .ends_with("check the remote with `git remote -v` and `git fetch origin`"),
+            "{err}"
+        );
+    }
+    assert_eq!(t.refs(&t.a), before);
+
+    // A clone with no remote at all.
+    let lone = t.sb.repo("lone");
+    let out = t.run(&lone, &["push"]).code(1);
+    assert!(
+        stderr(&out).starts_with("error: no remote to share with: there is no 'origin';"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn init_writes_only_safe_config_and_git_push_still_works() {
+    let t = team();
+    let config = |dir: &Path| t.sb.git(dir, &["config", "--local", "--list"]);
+    let before = config(&t.a);
+    let out = t.run(&t.a, &["init", "origin"]).success();
+    let text = stdout(&out);
+    for line in [
+        "set      notes.rewriteRef                refs/notes/handoffs\n",
+        "set      notes.handoffs.mergeStrategy    cat_sort_uniq\n",
+        "set      handoff.remote                  origin\n",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
+    let after = config(&t.a);
+    let mut added: Vec<&str> = after.lines().filter(|l| !before.contains(l)).collect();
+    added.sort_unstable();
+    assert_eq!(
+        added,
+        [
+            "handoff.remote=origin",
+            "merge.handoff-narrative.driver=git handoff merge-narrative %O %A %B %P",
+            "merge.handoff-narrative.name=git-handoff narrative (merged as a log, newest entry first)",
+            "notes.handoffs.mergestrategy=cat_sort_uniq",
+            "notes.rewriteref=refs/notes/handoffs",
+        ],
+        "{after}"
+    );
+    assert!(!after.contains("remote.origin.push"), "{after}");
+    let fetch_specs =
+        t.sb.git(&t.a, &["config", "--get-all", "remote.origin.fetch"]);
+    assert_eq!(fetch_specs, "+refs/heads/*:refs/remotes/origin/*\n");
+
+    // Idempotent; --check agrees.
+    let out = t.run(&t.a, &["init", "origin"]).success();
+    assert!(
+        stdout(&out).contains("Everything is set up; nothing to change."),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(config(&t.a), after);
+    t.run(&t.a, &["init", "--check", "origin"]).success();
+    // An existing rewriteRef list is extended, not replaced.
+    t.sb.git(&t.b, &["config", "notes.rewriteRef", "refs/notes/commits"]);
+    t.run(&t.b, &["init"]).success();
+    assert_eq!(
+        t.sb.git(&t.b, &["config", "--get-all", "notes.rewriteRef"]),
+        "refs/notes/commits\nrefs/notes/handoffs\n"
+    );
+
+    // A plain `git push` of a branch works as before, and pushes no brief.
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v");
+    t.sb.commit(&t.a, "new.txt", "x\n", "new work");
+    t.sb.git(&t.a, &["push", "-q"]);
+    assert_eq!(t.id(&t.a, "main"), t.id(&t.bare, "refs/heads/main"));
+    assert_eq!(t.remote_id("k"), None);
+    t.sb.git(&t.a, &["push", "-q", "origin", "HEAD:refs/heads/topic"]);
+    assert_eq!(t.id(&t.a, "HEAD"), t.id(&t.bare, "refs/heads/topic"));
+
+    // notes.rewriteRef: the history note follows an amend.
+    t.write(&t.a, "k", "2026-11-30T10:00:00Z", "on the amended commit");
+    t.sb.git(
+        &t.a,
+        &["commit", "-q", "--amend", "-m", "new work, amended"],
+    );
+    let note = t.sb.git(&t.a, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    assert!(note.contains("on the amended commit"), "{note}");
+
+    // A remote that does not exist is refused and nothing is written.
+    let lone = t.sb.repo("lone");
+    let out = t.run(&lone, &["init", "nowhere"]).code(1);
+    assert!(
+        stderr(&out).starts_with("error: 'nowhere' is not a remote"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!config(&lone).contains("notes."));
+    assert!(!lone.join(".gitattributes").exists());
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
