@@ -23,6 +23,7 @@ pub mod pipeline;
 pub mod redact;
 pub mod render;
 pub mod repo;
+pub mod slug;
 pub mod sticky;
 pub mod store;
 

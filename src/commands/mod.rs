@@ -155,3 +155,19 @@ pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
         );
     }
 }
+
+/// Pass text bound for a file through the redaction filter
+/// ([`crate::redact::redact_text`]); stderr says how many secrets of which
+/// kind were replaced in `what` (never the values).
+pub fn redacted(text: &str, what: &str) -> String {
+    let (out, counts) = crate::redact::redact_text(text);
+    let counts: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect();
+    if !counts.is_empty() {
+        eprintln!("redacted from {what}: {}", counts.join(", "));
+    }
+    out
+}
