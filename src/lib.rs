@@ -14,6 +14,7 @@ pub mod commands;
 pub mod compose;
 pub mod drift;
 pub mod editor;
+pub mod fork;
 pub mod keys;
 pub mod lint;
 pub mod manual;
@@ -97,6 +98,10 @@ pub enum Command {
     Init(commands::init::Args),
     // Merge three versions of the narrative as a log (git merge driver)
     MergeNarrative(commands::merge_narrative::Args),
+    // Split a side task off into an independent session
+    Fork(Box<commands::fork::Args>),
+    // Write the hand-back of a fork: result, changes, merge guidance, open items
+    Handback(commands::handback::Args),
 }
 
 /// What a command produced: the text for stdout and the exit code. Warnings
@@ -171,6 +176,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Schema(args) => commands::schema::run(args),
         Command::Init(args) => commands::init::run(args),
         Command::MergeNarrative(args) => commands::merge_narrative::run(args),
+        Command::Fork(args) => commands::fork::run(*args),
+        Command::Handback(args) => commands::handback::run(args),
     }
 }
 

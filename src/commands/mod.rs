@@ -6,6 +6,8 @@ pub mod demo;
 pub mod drop;
 pub mod export;
 pub mod fields;
+pub mod fork;
+pub mod handback;
 pub mod hook;
 pub mod import;
 pub mod init;
