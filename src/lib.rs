@@ -27,6 +27,7 @@ pub mod repo;
 pub mod slug;
 pub mod sticky;
 pub mod store;
+pub mod usage;
 
 use std::process::ExitCode;
 
@@ -102,6 +103,8 @@ pub enum Command {
     Fork(Box<commands::fork::Args>),
     // Write the hand-back of a fork: result, changes, merge guidance, open items
     Handback(commands::handback::Args),
+    // Report how full the agent session's context window is
+    Usage(commands::usage::Args),
 }
 
 /// What a command produced: the text for stdout and the exit code. Warnings
@@ -178,6 +181,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::MergeNarrative(args) => commands::merge_narrative::run(args),
         Command::Fork(args) => commands::fork::run(*args),
         Command::Handback(args) => commands::handback::run(args),
+        Command::Usage(args) => commands::usage::run(args),
     }
 }
 
