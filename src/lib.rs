@@ -27,6 +27,7 @@ pub mod repo;
 pub mod slug;
 pub mod sticky;
 pub mod store;
+pub mod summary;
 pub mod usage;
 
 use std::process::ExitCode;
@@ -105,6 +106,8 @@ pub enum Command {
     Handback(commands::handback::Args),
     // Report how full the agent session's context window is
     Usage(commands::usage::Args),
+    // Write, read and clean continue summaries in .claude/memory/
+    Summary(commands::summary::Args),
 }
 
 /// What a command produced: the text for stdout and the exit code. Warnings
@@ -182,6 +185,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Fork(args) => commands::fork::run(*args),
         Command::Handback(args) => commands::handback::run(args),
         Command::Usage(args) => commands::usage::run(args),
+        Command::Summary(args) => commands::summary::run(args),
     }
 }
 

@@ -23,6 +23,7 @@ pub mod resume;
 pub mod schema;
 pub mod show;
 pub mod split;
+pub mod summary;
 pub mod usage;
 pub mod validate;
 pub mod write;
