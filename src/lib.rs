@@ -5,7 +5,9 @@
 //!
 //! Layers, each depending only on those below it:
 //! `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
-//! `sticky` / `render` → `store` / `repo` / `atomic` → `brief` / `keys` / `clock`.
+//! `sticky` / `fork` / `usage` / `summary` / `retention` / `render` →
+//! `store` / `repo` / `atomic` → `brief` / `keys` / `slug` / `clock` /
+//! `redact`.
 
 pub mod atomic;
 pub mod brief;
@@ -24,6 +26,7 @@ pub mod pipeline;
 pub mod redact;
 pub mod render;
 pub mod repo;
+pub mod retention;
 pub mod slug;
 pub mod sticky;
 pub mod store;
@@ -108,6 +111,10 @@ pub enum Command {
     Usage(commands::usage::Args),
     // Write, read and clean continue summaries in .claude/memory/
     Summary(commands::summary::Args),
+    // Archive briefs not written for a while; delete old archived ones
+    Prune(commands::prune::Args),
+    // Bring an archived brief back to refs/handoffs/<KEY>
+    Restore(commands::restore::Args),
 }
 
 /// What a command produced: the text for stdout and the exit code. Warnings
@@ -186,6 +193,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Handback(args) => commands::handback::run(args),
         Command::Usage(args) => commands::usage::run(args),
         Command::Summary(args) => commands::summary::run(args),
+        Command::Prune(args) => commands::prune::run(args),
+        Command::Restore(args) => commands::restore::run(args),
     }
 }
 
