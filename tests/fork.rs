@@ -444,3 +444,58 @@ fn bad_paths_are_refused_and_nothing_is_touched() {
     expected.sort();
     assert_eq!(fx.tmp_names(), expected);
 }
+
+#[test]
+fn fork_and_hand_back_files_are_redacted() {
+    let fx = Fx::new();
+    let repo = fx.sb.repo("r");
+    let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4));
+    let purpose = format!("rotate {token} now");
+    let out = fx
+        .run(
+            &repo,
+            &[
+                "fork",
+                "--purpose",
+                &purpose,
+                "--context",
+                &format!("the old one was {token}"),
+                "--hand-back",
+            ],
+        )
+        .success();
+    let err = stderr(&out);
+    // Once per place the purpose appears, plus the context line.
+    assert!(
+        err.contains("secrets redacted (") && err.contains(" github_token) in the fork file"),
+        "{err}"
+    );
+    assert!(!err.contains(&token), "{err}");
+    let path = stdout(&out).trim().to_string();
+    assert!(!path.contains(&token), "no secret in the file name: {path}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains(&token), "{text}");
+    assert!(text.contains("[REDACTED:github_token]"), "{text}");
+    // The header stays readable, so the file is still listed.
+    let listed = stdout(&fx.run(&repo, &["fork", "list"]).success());
+    assert!(listed.contains(&path), "{listed}");
+
+    let out = fx
+        .run(
+            &repo,
+            &[
+                "handback",
+                "--to",
+                &path,
+                "--result",
+                &format!("rotated; new is {token}"),
+            ],
+        )
+        .success();
+    assert!(stderr(&out).contains("github_token"), "{}", stderr(&out));
+    let back = std::fs::read_to_string(stdout(&out).trim()).unwrap();
+    assert!(!back.contains(&token), "{back}");
+    for name in fx.tmp_names() {
+        assert!(!name.contains("ghp"), "{name}");
+    }
+}

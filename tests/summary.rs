@@ -389,3 +389,36 @@ fn a_memory_dir_outside_the_worktree_is_refused() {
         assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     }
 }
+
+#[test]
+fn summaries_are_redacted_names_included() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    let out = sb
+        .handoff(
+            &repo,
+            &[
+                "summary",
+                "new",
+                "--template",
+                "task",
+                "--task",
+                &format!("rotate {key}"),
+            ],
+        )
+        .success();
+    let rel = stdout(&out).trim().to_string();
+    assert!(
+        !rel.contains(&key.to_lowercase()) && !rel.contains(key),
+        "{rel}"
+    );
+    assert!(
+        stderr(&out).contains("aws_access_key_id"),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(repo.join(&rel)).unwrap();
+    assert!(!text.contains(key), "{text}");
+    assert!(text.contains("[REDACTED:aws_access_key_id]"), "{text}");
+}

@@ -79,7 +79,7 @@ fn write(args: &Args) -> Result<Output> {
     if purpose.is_empty() {
         bail!("fork needs a purpose: --purpose TEXT says what the side task is");
     }
-    let slug = crate::slug::slug(purpose);
+    let slug = crate::commands::redacted_slug(purpose);
     if slug.is_empty() {
         bail!(
             "the purpose '{purpose}' has no letter or digit to name the file by; say what the side task is"

@@ -167,13 +167,15 @@ pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
 /// kind were replaced in `what` (never the values).
 pub fn redacted(text: &str, what: &str) -> String {
     let (out, counts) = crate::redact::redact_text(text);
-    let counts: Vec<String> = counts
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(kind, n)| format!("{n} {kind}"))
-        .collect();
-    if !counts.is_empty() {
-        eprintln!("redacted from {what}: {}", counts.join(", "));
+    let counts: crate::redact::Counts = counts.into_iter().collect();
+    if let Some(summary) = crate::redact::summary(&counts) {
+        eprintln!("{summary} in {what}");
     }
     out
+}
+
+/// A file-name slug of free text, made from its redacted form so that no
+/// secret ends up in a file name.
+pub fn redacted_slug(text: &str) -> String {
+    crate::slug::slug(&crate::redact::redact_text(text).0)
 }

@@ -82,7 +82,7 @@ fn new(
     if task.is_empty() {
         bail!("a summary needs a task: --task TEXT says what it is about");
     }
-    let slug = crate::slug::slug(task);
+    let slug = crate::commands::redacted_slug(task);
     if slug.is_empty() {
         bail!("the task '{task}' has no letter or digit to name the file by; say what the task is");
     }
