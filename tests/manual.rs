@@ -181,7 +181,7 @@ fn bash_completes_subcommands_and_keys_also_under_git() {
         .success();
     }
     assert_eq!(
-        complete(&sb, &repo, "git handoff res", "__git_wrap__git_main"),
+        complete(&sb, &repo, "git handoff resu", "__git_wrap__git_main"),
         ["resume"]
     );
     assert_eq!(
@@ -193,7 +193,7 @@ fn bash_completes_subcommands_and_keys_also_under_git() {
         ),
         ["feat-a", "feat-b"]
     );
-    let direct = complete(&sb, &repo, "git-handoff res", DIRECT);
+    let direct = complete(&sb, &repo, "git-handoff resu", DIRECT);
     assert_eq!(direct, ["resume"]);
     let keys = complete(&sb, &repo, "git-handoff show ", DIRECT);
     assert_eq!(keys, ["feat-a", "feat-b"]);
