@@ -86,6 +86,32 @@ pub fn age(seconds: i64) -> String {
     }
 }
 
+/// The date `YYYY-MM-DD` of Unix seconds (UTC).
+pub fn date(secs: i64) -> String {
+    format(secs)[..10].to_string()
+}
+
+/// Unix seconds of midnight UTC of a `YYYY-MM-DD` date; `None` if malformed.
+pub fn parse_date(date: &str) -> Option<i64> {
+    parse(&format!("{date}T00:00:00Z"))
+}
+
+/// Parse an age in days: `30d`, `4w` (weeks) or a bare number of days.
+pub fn parse_days(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let (num, unit) = match t.char_indices().last() {
+        Some((i, 'd')) => (&t[..i], 1),
+        Some((i, 'w')) => (&t[..i], 7),
+        _ => (t, 1),
+    };
+    match num.parse::<i64>() {
+        Ok(n) if (0..=100_000).contains(&n) => Ok(n * unit),
+        _ => Err(format!(
+            "'{s}' is not an age in days; write it like 30d, 4w or 30"
+        )),
+    }
+}
+
 fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
         2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
@@ -143,6 +169,19 @@ mod tests {
         ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn day_ages_parse() {
+        assert_eq!(parse_days("30d"), Ok(30));
+        assert_eq!(parse_days("4w"), Ok(28));
+        assert_eq!(parse_days("90"), Ok(90));
+        for bad in ["", "d", "-1d", "3x", "1.5d"] {
+            assert!(parse_days(bad).is_err(), "{bad}");
+        }
+        assert_eq!(date(1_700_000_000), "2023-11-14");
+        assert_eq!(parse_date("2023-11-14"), Some(1_699_920_000));
+        assert_eq!(parse_date("2023-11-31"), None);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //!
 //! Layers, each depending only on those below it:
 //! `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
-//! `sticky` / `sync` / `render` → `history` → `remotes` → `store` / `repo` /
-//! `atomic` → `brief` / `keys` / `clock`.
+//! `sticky` / `sync` / `drift` / `lint` / `editor` / `fork` / `usage` /
+//! `summary` / `retention` / `render` → `history` → `remotes` → `store` /
+//! `repo` / `atomic` → `brief` / `keys` / `slug` / `clock` / `redact`.
 
 pub mod atomic;
 pub mod brief;
@@ -15,6 +16,7 @@ pub mod commands;
 pub mod compose;
 pub mod drift;
 pub mod editor;
+pub mod fork;
 pub mod history;
 pub mod keys;
 pub mod lint;
@@ -26,9 +28,13 @@ pub mod redact;
 pub mod remotes;
 pub mod render;
 pub mod repo;
+pub mod retention;
+pub mod slug;
 pub mod sticky;
 pub mod store;
+pub mod summary;
 pub mod sync;
+pub mod usage;
 
 use std::process::ExitCode;
 
@@ -110,6 +116,18 @@ pub enum Command {
     Init(commands::init::Args),
     // Merge three versions of the narrative as a log (git merge driver)
     MergeNarrative(commands::merge_narrative::Args),
+    // Split a side task off into an independent session
+    Fork(Box<commands::fork::Args>),
+    // Write the hand-back of a fork: result, changes, merge guidance, open items
+    Handback(commands::handback::Args),
+    // Report how full the agent session's context window is
+    Usage(commands::usage::Args),
+    // Write, read and clean continue summaries in .claude/memory/
+    Summary(commands::summary::Args),
+    // Archive briefs not written for a while; delete old archived ones
+    Prune(commands::prune::Args),
+    // Bring an archived brief back to refs/handoffs/<KEY>
+    Restore(commands::restore::Args),
 }
 
 /// What a command produced: the text for stdout and the exit code. Warnings
@@ -189,6 +207,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Resolve(args) => commands::resolve::run(args),
         Command::Init(args) => commands::init::run(args),
         Command::MergeNarrative(args) => commands::merge_narrative::run(args),
+        Command::Fork(args) => commands::fork::run(*args),
+        Command::Handback(args) => commands::handback::run(args),
+        Command::Usage(args) => commands::usage::run(args),
+        Command::Summary(args) => commands::summary::run(args),
+        Command::Prune(args) => commands::prune::run(args),
+        Command::Restore(args) => commands::restore::run(args),
     }
 }
 

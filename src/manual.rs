@@ -65,6 +65,16 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "how a plain `git notes --ref=handoffs merge` merges the history (union of lines)",
     ),
     (
+        "handoff.contextWindow",
+        "by model: 200000, 1000000 for 1M variants",
+        "context window for `git handoff usage` (200k, 1M accepted)",
+    ),
+    (
+        "handoff.threshold",
+        "40",
+        "utilization in percent from which `git handoff usage` says it is time to hand off",
+    ),
+    (
         "merge.handoff-narrative.driver, .name",
         "unset; `git handoff init` sets them",
         "the narrative merge driver (git handoff merge-narrative %O %A %B %P)",
@@ -86,6 +96,14 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "the stale threshold of resume, over handoff.staleHours",
     ),
     ("NO_COLOR", "when set and not empty, no colour"),
+    (
+        "TMPDIR",
+        "where fork and hand-back files go (the OS temp dir otherwise)",
+    ),
+    (
+        "CLAUDE_CONFIG_DIR",
+        "where `git handoff usage` looks for transcripts (~/.claude otherwise)",
+    ),
     ("GIT_DIR, GIT_WORK_TREE", "honoured as git does"),
     (
         "GIT_HANDOFF_FAILPOINT",
@@ -201,6 +219,29 @@ fn examples(page: &str) -> &'static [&'static str] {
             "git handoff install-man",
             "cargo run -q -- install-man man    # regenerate the pages committed in man/",
         ],
+        "git-handoff-fork" => &[
+            "git handoff fork --purpose 'bisect the slowdown' --pointer benches/read.rs --why 'shows it' --hand-back",
+            "git handoff fork list",
+            "git handoff fork consume /tmp/handoff-bisect-the-slowdown-2026-11-30.md",
+        ],
+        "git-handoff-handback" => &[
+            "git handoff handback --to /tmp/handoff-bisect-the-slowdown-2026-11-30.md --result 'commit 1a2b3c4 did it' --change src/cache.rs",
+        ],
+        "git-handoff-usage" => &[
+            "git handoff usage ~/.claude/projects/-work-app/5f1c.jsonl",
+            "git handoff usage --json --window 1M",
+            "git handoff usage --hook    # as a UserPromptSubmit hook",
+        ],
+        "git-handoff-summary" => &[
+            "git handoff summary new --template task --task 'fix the auth expiry'",
+            "git handoff summary latest",
+            "git handoff summary clean --dry-run",
+        ],
+        "git-handoff-prune" => &[
+            "git handoff prune --dry-run",
+            "git handoff prune --archive-after 60d --delete-after 180d",
+        ],
+        "git-handoff-restore" => &["git handoff list --archived && git handoff restore feat-jwt"],
         _ => &[],
     }
 }

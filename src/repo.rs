@@ -302,6 +302,25 @@ fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> {
     Ok(paths)
 }
 
+/// Repository-relative paths that differ from HEAD in the working tree:
+/// tracked changes and untracked files (ignored files excluded), sorted.
+pub fn changed_files(repo: &gix::Repository) -> Result<Vec<String>> {
+    let status = repo
+        .status(gix::progress::Discard)
+        .context("cannot compute the status of the working tree")?
+        .untracked_files(gix::status::UntrackedFiles::Files)
+        .index_worktree_rewrites(None)
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
+        .into_iter(None)
+        .context("cannot compute the status of the working tree")?;
+    let mut paths = BTreeSet::new();
+    for item in status {
+        let item = item.context("cannot compute the status of the working tree")?;
+        paths.insert(item.location().to_str_lossy().into_owned());
+    }
+    Ok(paths.into_iter().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -110,20 +110,16 @@ pub fn read(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<Stored>>
         .try_id()
         .map(ToOwned::to_owned)
         .ok_or_else(|| anyhow!("{name} is a symbolic ref; briefs are blobs. Remove it with `git update-ref -d --no-deref {name}`"))?;
-    load(repo, key, id).map(Some)
+    load(repo, &name, key, id).map(Some)
 }
 
-fn load(repo: &gix::Repository, key: &str, id: ObjectId) -> anyhow::Result<Stored> {
+fn load(repo: &gix::Repository, name: &str, key: &str, id: ObjectId) -> anyhow::Result<Stored> {
     let object = repo.find_object(id).with_context(|| {
-        format!(
-            "{} points at {id}, which is missing from the object database",
-            ref_name(key)
-        )
+        format!("{name} points at {id}, which is missing from the object database")
     })?;
     if object.kind != gix::object::Kind::Blob {
         return Err(anyhow!(
-            "{} points at a {}, not a blob; `git handoff drop {key}` removes it",
-            ref_name(key),
+            "{name} points at a {}, not a blob; `git update-ref -d {name}` removes it",
             object.kind
         ));
     }
@@ -149,21 +145,25 @@ pub type Listed = (String, anyhow::Result<Stored>);
 /// Every stored brief, sorted by key. A ref that cannot be read is listed
 /// with its error rather than failing the whole listing.
 pub fn list(repo: &gix::Repository) -> anyhow::Result<Vec<Listed>> {
+    list_under(repo, REF_PREFIX)
+}
+
+fn list_under(repo: &gix::Repository, prefix: &str) -> anyhow::Result<Vec<Listed>> {
     let platform = repo.references().context("cannot read references")?;
     let mut out = Vec::new();
+    let dir = prefix.trim_end_matches('/');
     for reference in platform
-        .prefixed(REF_PREFIX.trim_end_matches('/'))
-        .context("cannot read refs/handoffs")?
+        .prefixed(dir)
+        .with_context(|| format!("cannot read {dir}"))?
     {
-        let reference =
-            reference.map_err(|e| anyhow!("cannot read a ref under refs/handoffs: {e}"))?;
+        let reference = reference.map_err(|e| anyhow!("cannot read a ref under {dir}: {e}"))?;
         let full = reference.name().as_bstr().to_str_lossy().into_owned();
-        let Some(key) = full.strip_prefix(REF_PREFIX) else {
+        let Some(key) = full.strip_prefix(prefix) else {
             continue;
         };
         let key = key.to_string();
         let entry = match reference.target().try_id() {
-            Some(id) => load(repo, &key, id.to_owned()),
+            Some(id) => load(repo, &full, &key, id.to_owned()),
             None => Err(anyhow!("{full} is a symbolic ref")),
         };
         out.push((key, entry));
@@ -281,6 +281,127 @@ pub fn write(
                     .unwrap_or_else(|| anyhow!("cannot update refs/handoffs: {err}").into()));
             }
         }
+    }
+}
+
+/// Where archived briefs live (`git handoff prune`); not under
+/// `refs/handoffs/`, so no command but `list --archived` and `restore`
+/// sees them.
+pub const ARCHIVE_PREFIX: &str = "refs/handoff-archive/";
+
+/// The archive ref name of a key.
+pub fn archive_ref_name(key: &str) -> String {
+    format!("{ARCHIVE_PREFIX}{key}")
+}
+
+/// Every archived brief, sorted by key.
+pub fn list_archived(repo: &gix::Repository) -> anyhow::Result<Vec<Listed>> {
+    list_under(repo, ARCHIVE_PREFIX)
+}
+
+/// The current id of `key`'s archive ref.
+pub fn archived_id(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<ObjectId>> {
+    let name = archive_ref_name(key);
+    Ok(repo
+        .try_find_reference(name.as_str())
+        .with_context(|| format!("cannot read {name}"))?
+        .and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+}
+
+/// One retention move; each is compare-and-swapped on every ref it touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Move {
+    /// Move the live brief `id` to the archive, replacing the archived
+    /// version `replaces` (or none).
+    Archive {
+        /// The key.
+        key: String,
+        /// The live brief's blob.
+        id: ObjectId,
+        /// The archived blob it replaces, if one exists.
+        replaces: Option<ObjectId>,
+    },
+    /// Delete the archived brief `id`.
+    DeleteArchived {
+        /// The key.
+        key: String,
+        /// The archived blob.
+        id: ObjectId,
+    },
+    /// Move the archived brief `id` back; refused if a live brief exists.
+    Restore {
+        /// The key.
+        key: String,
+        /// The archived blob.
+        id: ObjectId,
+    },
+}
+
+impl Move {
+    fn key(&self) -> &str {
+        match self {
+            Move::Archive { key, .. }
+            | Move::DeleteArchived { key, .. }
+            | Move::Restore { key, .. } => key,
+        }
+    }
+}
+
+/// Apply every move in ONE ref transaction, all or none. A ref that
+/// changed since it was read fails the whole transaction with
+/// [`StoreError::Conflict`]. The history notes are never touched.
+pub fn apply_moves(repo: &gix::Repository, moves: &[Move], reflog: &str) -> Result<(), StoreError> {
+    let name = |n: String| -> gix::refs::FullName { n.try_into().expect("keys are validated") };
+    let must = |id: ObjectId| PreviousValue::MustExistAndMatch(Target::Object(id));
+    let delete = |n: String, id: ObjectId| RefEdit {
+        change: Change::Delete {
+            expected: must(id),
+            log: RefLog::AndReference,
+        },
+        name: name(n),
+        deref: false,
+    };
+    let create = |n: String, id: ObjectId, expected: PreviousValue| RefEdit {
+        change: Change::Update {
+            log: log(reflog),
+            expected,
+            new: Target::Object(id),
+        },
+        name: name(n),
+        deref: false,
+    };
+    let mut edits = Vec::new();
+    for m in moves {
+        match m {
+            Move::Archive { key, id, replaces } => {
+                let expected = match replaces {
+                    Some(old) => must(*old),
+                    None => PreviousValue::MustNotExist,
+                };
+                edits.push(create(archive_ref_name(key), *id, expected));
+                edits.push(delete(ref_name(key), *id));
+            }
+            Move::DeleteArchived { key, id } => edits.push(delete(archive_ref_name(key), *id)),
+            Move::Restore { key, id } => {
+                edits.push(create(ref_name(key), *id, PreviousValue::MustNotExist));
+                edits.push(delete(archive_ref_name(key), *id));
+            }
+        }
+    }
+    if edits.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = edits
+        .iter()
+        .map(|e| e.name.as_bstr().to_str_lossy().into_owned())
+        .collect();
+    match repo.edit_references(edits) {
+        Ok(_) => Ok(()),
+        Err(err) if err.is_conflict() => Err(StoreError::Conflict(
+            moves.iter().map(|m| m.key().to_string()).collect(),
+        )),
+        Err(err) => Err(lock_error(repo, names)
+            .unwrap_or_else(|| anyhow!("cannot update the handoff refs: {err}").into())),
     }
 }
 

@@ -9,6 +9,8 @@ pub mod drop;
 pub mod export;
 pub mod fetch;
 pub mod fields;
+pub mod fork;
+pub mod handback;
 pub mod hook;
 pub mod import;
 pub mod init;
@@ -18,15 +20,19 @@ pub mod list;
 pub mod log;
 pub mod merge_narrative;
 pub mod pipeline;
+pub mod prune;
 pub mod push;
 pub mod recover;
 pub mod redact;
 pub mod reground;
 pub mod resolve;
+pub mod restore;
 pub mod resume;
 pub mod schema;
 pub mod show;
 pub mod split;
+pub mod summary;
+pub mod usage;
 pub mod validate;
 pub mod write;
 
@@ -190,4 +196,25 @@ pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
             "warning: the brief is stored, but this worktree's key could not be remembered: {e:#}"
         );
     }
+}
+
+/// Pass text bound for a file through the redaction filter
+/// ([`crate::redact::redact_text`]); stderr says how many secrets of which
+/// kind were replaced in `what` (never the values).
+pub fn redacted(text: &str, what: &str) -> String {
+    // handoff.redactEmails applies to these files as to briefs.
+    let options = crate::repo::open_cwd()
+        .map(|repo| crate::redact::Options::from_repo(&repo))
+        .unwrap_or_default();
+    let (out, counts) = crate::redact::redact(text, options);
+    if let Some(summary) = crate::redact::summary(&counts) {
+        eprintln!("{summary} in {what}");
+    }
+    out
+}
+
+/// A file-name slug of free text, made from its redacted form so that no
+/// secret ends up in a file name.
+pub fn redacted_slug(text: &str) -> String {
+    crate::slug::slug(&crate::redact::redact_text(text).0)
 }

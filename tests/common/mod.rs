@@ -97,6 +97,24 @@ impl Sandbox {
         cmd.assert()
     }
 
+    /// `git handoff ARGS` with extra environment variables (`TMPDIR`,
+    /// another `GIT_HANDOFF_NOW` …) and optional stdin.
+    pub fn handoff_env(
+        &self,
+        dir: &Path,
+        env: &[(&str, &str)],
+        args: &[&str],
+        stdin: Option<&str>,
+    ) -> assert_cmd::assert::Assert {
+        let mut cmd = assert_cmd::Command::from_std(self.command("git", dir));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.arg("handoff").args(args);
+        cmd.write_stdin(stdin.unwrap_or("").as_bytes().to_vec());
+        cmd.assert()
+    }
+
     /// Make a commit touching `file`.
     pub fn commit(&self, dir: &Path, file: &str, content: &str, message: &str) {
         let path = dir.join(file);

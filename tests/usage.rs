@@ -1,0 +1,223 @@
+//! The context-utilization meter on fixture transcripts
+//! (`tests/fixtures/transcript-*.jsonl`, written for these tests in the
+//! harness's JSON-lines format).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Sandbox, stderr, stdout};
+use serde_json::Value;
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A directory that is no repository.
+fn plain_dir(sb: &Sandbox) -> PathBuf {
+    let dir = sb.path("plain");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json_of(sb: &Sandbox, dir: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["usage", "--json"];
+    all.extend_from_slice(args);
+    let out = sb.handoff(dir, &all).success();
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+#[test]
+fn the_most_recent_assistant_usage_counts() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    // 6 input + 80,000 cache read + 2,304 cache creation = 82,310.
+    sb.handoff(&dir, &["usage", &fixture("transcript-basic.jsonl")])
+        .success()
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+    let v = json_of(&sb, &dir, &[&fixture("transcript-basic.jsonl")]);
+    assert_eq!(v["tokens"], 82_310);
+    assert_eq!(v["window"], 200_000);
+    assert_eq!(v["percent"], 41);
+    assert_eq!(v["threshold"], 40);
+    assert_eq!(v["model"], "claude-sonnet-4-5-20250929");
+    assert_eq!(v["over"], true);
+    assert!(v["tokens"].is_u64() && v["percent"].is_u64());
+}
+
+#[test]
+fn a_partial_last_line_is_skipped() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    let path = fixture("transcript-partial.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.ends_with('\n') && text.lines().last().unwrap().contains("usage"));
+    sb.handoff(&dir, &["usage", &path])
+        .success()
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+}
+
+#[test]
+fn junk_sidechains_and_synthetic_lines_are_skipped() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    // Non-JSON lines, blank lines, a broken object, a subagent's (sidechain)
+    // message and a synthetic error message come after the real one.
+    sb.handoff(&dir, &["usage", &fixture("transcript-junk.jsonl")])
+        .success()
+        .stdout("context: 10% of 200k (20,003 tokens) — under 40%\n");
+}
+
+#[test]
+fn no_usage_yet_is_zero() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    sb.handoff(&dir, &["usage", &fixture("transcript-nousage.jsonl")])
+        .success()
+        .stdout("context: 0% of 200k (0 tokens) — no assistant message with usage yet\n");
+    let v = json_of(&sb, &dir, &[&fixture("transcript-nousage.jsonl")]);
+    assert_eq!(v["tokens"], 0);
+    assert!(v["model"].is_null());
+}
+
+#[test]
+fn one_m_models_get_the_large_window() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    sb.handoff(&dir, &["usage", &fixture("transcript-1m.jsonl")])
+        .success()
+        .stdout("context: 30% of 1M (300,000 tokens) — under 40%\n");
+}
+
+#[test]
+fn a_missing_transcript_is_one_clear_error() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    let out = sb.handoff(&dir, &["usage", "no-such.jsonl"]).code(1);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: cannot read the transcript 'no-such.jsonl'"),
+        "{err}"
+    );
+    assert_eq!(stdout(&out), "");
+    // A directory is no transcript either.
+    sb.handoff(&dir, &["usage", dir.to_str().unwrap()]).code(1);
+    // Nor is a bad --window.
+    sb.handoff(
+        &dir,
+        &[
+            "usage",
+            "--window",
+            "lots",
+            &fixture("transcript-basic.jsonl"),
+        ],
+    )
+    .code(2);
+}
+
+#[test]
+fn window_and_threshold_precedence() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let basic = fixture("transcript-basic.jsonl");
+    // git config beats the model …
+    sb.git(&repo, &["config", "handoff.contextWindow", "400k"]);
+    sb.git(&repo, &["config", "handoff.threshold", "15"]);
+    sb.handoff(&repo, &["usage", &basic])
+        .success()
+        .stdout("context: 20% of 400k (82,310 tokens) — over 15%: time to hand off\n");
+    let v = json_of(&sb, &repo, &[&basic]);
+    assert_eq!(v["window_source"], "config");
+    // … and --window beats git config.
+    sb.handoff(&repo, &["usage", "--window", "1M", &basic])
+        .success()
+        .stdout("context: 8% of 1M (82,310 tokens) — under 15%\n");
+    // Outside a repository git config is not read.
+    let dir = plain_dir(&sb);
+    sb.handoff(&dir, &["usage", &basic])
+        .success()
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+    // A bad config value is one clear error.
+    sb.git(&repo, &["config", "handoff.threshold", "lots"]);
+    let out = sb.handoff(&repo, &["usage", &basic]).code(1);
+    assert!(
+        stderr(&out).contains("handoff.threshold"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn hook_mode_reads_the_transcript_path_and_never_fails() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    let input = serde_json::json!({
+        "session_id": "5f1c",
+        "transcript_path": fixture("transcript-basic.jsonl"),
+        "cwd": dir.display().to_string(),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go on"
+    })
+    .to_string();
+    sb.handoff_with(&dir, &["usage", "--hook"], Some(&input))
+        .success()
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+    let out = sb
+        .handoff_with(&dir, &["usage", "--hook", "--json"], Some(&input))
+        .success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["tokens"], 82_310);
+    // Garbled input or a missing transcript: nothing on stdout, exit 0.
+    for bad in [
+        "not json".to_string(),
+        "{}".to_string(),
+        serde_json::json!({"transcript_path": "/no/such.jsonl"}).to_string(),
+    ] {
+        sb.handoff_with(&dir, &["usage", "--hook"], Some(&bad))
+            .success()
+            .stdout("");
+    }
+}
+
+#[test]
+fn without_a_transcript_the_newest_session_of_this_worktree_is_read() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let root = std::fs::canonicalize(&repo).unwrap();
+    let folder: String = root
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let out = sb.handoff(&repo, &["usage"]).code(1);
+    assert!(
+        stderr(&out).contains("no session transcript found"),
+        "{}",
+        stderr(&out)
+    );
+    let projects = sb.home().join(".claude/projects").join(folder);
+    std::fs::create_dir_all(&projects).unwrap();
+    std::fs::copy(fixture("transcript-1m.jsonl"), projects.join("old.jsonl")).unwrap();
+    // Make sure the second copy is newer.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::copy(
+        fixture("transcript-basic.jsonl"),
+        projects.join("new.jsonl"),
+    )
+    .unwrap();
+    let file = std::fs::File::options()
+        .append(true)
+        .open(projects.join("new.jsonl"))
+        .unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    sb.handoff(&repo, &["usage"])
+        .success()
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+}
