@@ -479,3 +479,47 @@ fn the_editor_flow_saves_fixes_and_aborts_like_git_commit() {
         .code(1)
         .stderr(predicates::str::contains("nothing to write"));
 }
+
+/// The README's walkthrough, pasted into bash as a newcomer would.
+#[test]
+fn the_readme_walkthrough_runs_as_written() {
+    let sb = Sandbox::new();
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let section = &readme[readme.find("## 60-second walkthrough").unwrap()..];
+    let mut blocks = section
+        .split("```sh\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").unwrap()]);
+    let walkthrough = blocks.next().unwrap();
+    let plain_git = blocks.next().unwrap();
+    let json = blocks.next().unwrap();
+    let script = format!("set -e\n{walkthrough}\n{plain_git}\n{json}\n");
+    let out = sb
+        .command("bash", sb.dir.path())
+        .args(["--noprofile", "--norc", "-c", &script])
+        .env("TMPDIR", sb.dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the walkthrough failed:\n{text}\n{err}"
+    );
+    for expected in [
+        "!! BRANCH MISMATCH: brief is for 'feat/jwt', you're on 'main'",
+        "create: feat-jwt",
+        "created: feat-jwt",
+        "# Resume — feat-jwt",
+        "Commits since brief written: 0",
+        "blob\trefs/handoffs/feat-jwt",
+        "Notes (handoffs):",
+        "handoff-validate: OK",
+        "Dropped brief 'feat-jwt'",
+    ] {
+        assert!(
+            text.contains(expected),
+            "{expected:?} missing from:\n{text}"
+        );
+    }
+}
