@@ -218,3 +218,32 @@ pub fn redacted(text: &str, what: &str) -> String {
 pub fn redacted_slug(text: &str) -> String {
     crate::slug::slug(&crate::redact::redact_text(text).0)
 }
+
+/// The key a composing command (`write`, `recover`) targets: the KEY
+/// argument or the input's `key` (which must agree), else the sticky /
+/// branch rules of [`crate::sticky::choose`]. A branch-switch warning is
+/// printed on stderr.
+pub fn choose_key(
+    repo: &gix::Repository,
+    head: &crate::repo::HeadState,
+    arg: Option<&str>,
+    input: &serde_json::Value,
+    from_branch: bool,
+    verb: &str,
+) -> Result<crate::sticky::Choice> {
+    let inner = input.get("key").and_then(serde_json::Value::as_str);
+    let explicit = match (arg, inner) {
+        (Some(arg), Some(inner)) if arg != inner => {
+            return Err(anyhow!(
+                "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
+            ));
+        }
+        (Some(arg), _) => Some(arg),
+        (None, inner) => inner,
+    };
+    let choice = crate::sticky::choose(repo, head, explicit, from_branch, verb)?;
+    if let Some(warning) = &choice.warning {
+        eprintln!("warning: {warning}");
+    }
+    Ok(choice)
+}

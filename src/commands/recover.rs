@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 use crate::brief::{self, Issue};
 use crate::commands::checks::{CheckArgs, Checks};
 use crate::commands::fields::FieldArgs;
-use crate::commands::remember;
+use crate::commands::{choose_key, remember};
 use crate::compose::{self, GitFacts, Lists, Mode};
-use crate::{Output, render, repo, sticky, store};
+use crate::{Output, render, repo, store};
 
 /// Rebuild the brief for KEY from the stored one and the current git state
 ///
@@ -43,26 +43,14 @@ pub fn run(args: Args) -> Result<Output> {
     let input = args.fields.input()?;
     let repo = repo::open_cwd()?;
     let git = GitFacts::read(&repo)?;
-    let input_key = input.get("key").and_then(Value::as_str).map(str::to_string);
-    let explicit = match (&args.key, input_key) {
-        (Some(arg), Some(inner)) if *arg != inner => {
-            bail!(
-                "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
-            )
-        }
-        (Some(arg), _) => Some(arg.clone()),
-        (None, inner) => inner,
-    };
-    let choice = sticky::choose(
+    let choice = choose_key(
         &repo,
         &git.head,
-        explicit.as_deref(),
+        args.key.as_deref(),
+        &input,
         args.key_from_branch,
         "recover",
     )?;
-    if let Some(warning) = &choice.warning {
-        eprintln!("warning: {warning}");
-    }
     let key = choice.key.clone();
 
     // The stored version is both the base and the compare-and-swap value.

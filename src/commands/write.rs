@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use crate::commands::checks::{CheckArgs, Checks};
 use crate::commands::fields::FieldArgs;
-use crate::commands::remember;
+use crate::commands::{choose_key, remember};
 use crate::compose::{self, GitFacts, Mode};
-use crate::{Output, editor, narrative, render, repo, sticky, store};
+use crate::{Output, editor, narrative, render, repo, store};
 
 /// Write a brief for KEY from JSON and flags, with the git state filled in
 ///
@@ -69,26 +69,14 @@ pub fn run(args: Args) -> Result<Output> {
     checks.redact_value(&mut value);
     let narrative_md = narrative_md.map(|md| checks.redact_text(&md));
     let git = GitFacts::read(&repo)?;
-    let input_key = value.get("key").and_then(Value::as_str).map(str::to_string);
-    let explicit = match (&args.key, input_key) {
-        (Some(arg), Some(inner)) if *arg != inner => {
-            bail!(
-                "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
-            )
-        }
-        (Some(arg), _) => Some(arg.clone()),
-        (None, inner) => inner,
-    };
-    let choice = sticky::choose(
+    let choice = choose_key(
         &repo,
         &git.head,
-        explicit.as_deref(),
+        args.key.as_deref(),
+        &value,
         args.key_from_branch,
         "write",
     )?;
-    if let Some(warning) = &choice.warning {
-        eprintln!("warning: {warning}");
-    }
     let key = choice.key.clone();
     if args.edit || interactive {
         let given = if args.fields.is_empty() {
