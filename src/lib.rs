@@ -70,42 +70,22 @@ pub enum Command {
     Reground(commands::reground::Args),
     // Print a subagent brief of at most 30 lines, never stored
     Brief(commands::brief::Args),
-    // Answer an agent harness's session hooks (JSON on stdin and stdout)
-    Hook(commands::hook::Args),
-    // Check a brief for the handoff method's anti-patterns
-    Lint(commands::lint::Args),
-    // Rebuild the brief for KEY from the stored one and the current git state
-    Recover(Box<commands::recover::Args>),
-    // Fork the work into N self-contained briefs from a plan
-    Split(commands::split::Args),
-    // Save, list and show pipeline templates (.claude/pipelines/<name>.md)
-    Pipeline(commands::pipeline::Args),
-    // Import briefs from <key>.json files (and the legacy HANDOFF.json)
-    Import(commands::import::Args),
-    // Write briefs as <key>.json files, exactly as stored
-    Export(commands::export::Args),
-    // Check a brief file against the schema
-    Validate(commands::validate::Args),
     // List the stored briefs
     List(commands::list::Args),
     // Print a stored brief as JSON
     Show(commands::show::Args),
-    // Delete a brief (its history stays)
-    Drop(commands::drop::Args),
     // List every version of a brief, newest first
     Log(commands::log::Args),
     // Show how two versions of a brief differ
     Diff(commands::diff::Args),
-    // Remove secrets from the stored briefs (and with --history, from every version)
-    Redact(commands::redact::Args),
-    // Tour the whole loop in a throwaway repository
-    Demo(commands::demo::Args),
-    // Print the shell completion script for bash, zsh or fish
-    Completions(commands::completions::Args),
-    // Install the man pages, so that `git help handoff` opens them
-    InstallMan(commands::install_man::Args),
-    // Print the JSON Schema of a brief
-    Schema(commands::schema::Args),
+    // Rebuild the brief for KEY from the stored one and the current git state
+    Recover(Box<commands::recover::Args>),
+    // Fork the work into N self-contained briefs from a plan
+    Split(commands::split::Args),
+    // Split a side task off into an independent session
+    Fork(Box<commands::fork::Args>),
+    // Write the hand-back of a fork: result, changes, merge guidance, open items
+    Handback(commands::handback::Args),
     // Send briefs and their history to a remote, each key with a lease
     Push(commands::push::Args),
     // Fetch briefs and their history from a remote and reconcile them
@@ -114,20 +94,40 @@ pub enum Command {
     Resolve(commands::resolve::Args),
     // Set this repository up for git-handoff, or check that it is
     Init(commands::init::Args),
-    // Merge three versions of the narrative as a log (git merge driver)
-    MergeNarrative(commands::merge_narrative::Args),
-    // Split a side task off into an independent session
-    Fork(Box<commands::fork::Args>),
-    // Write the hand-back of a fork: result, changes, merge guidance, open items
-    Handback(commands::handback::Args),
-    // Report how full the agent session's context window is
-    Usage(commands::usage::Args),
-    // Write, read and clean continue summaries in .claude/memory/
-    Summary(commands::summary::Args),
+    // Delete a brief (its history stays)
+    Drop(commands::drop::Args),
     // Archive briefs not written for a while; delete old archived ones
     Prune(commands::prune::Args),
     // Bring an archived brief back to refs/handoffs/<KEY>
     Restore(commands::restore::Args),
+    // Check a brief for the handoff method's anti-patterns
+    Lint(commands::lint::Args),
+    // Check a brief file against the schema
+    Validate(commands::validate::Args),
+    // Remove secrets from the stored briefs (and with --history, from every version)
+    Redact(commands::redact::Args),
+    // Import briefs from <key>.json files (and the legacy HANDOFF.json)
+    Import(commands::import::Args),
+    // Write briefs as <key>.json files, exactly as stored
+    Export(commands::export::Args),
+    // Save, list and show pipeline templates (.claude/pipelines/<name>.md)
+    Pipeline(commands::pipeline::Args),
+    // Write, read and clean continue summaries in .claude/memory/
+    Summary(commands::summary::Args),
+    // Report how full the agent session's context window is
+    Usage(commands::usage::Args),
+    // Answer an agent harness's session hooks (JSON on stdin and stdout)
+    Hook(commands::hook::Args),
+    // Merge three versions of the narrative as a log (git merge driver)
+    MergeNarrative(commands::merge_narrative::Args),
+    // Print the JSON Schema of a brief
+    Schema(commands::schema::Args),
+    // Print the shell completion script for bash, zsh or fish
+    Completions(commands::completions::Args),
+    // Install the man pages, so that `git help handoff` opens them
+    InstallMan(commands::install_man::Args),
+    // Tour the whole loop in a throwaway repository
+    Demo(commands::demo::Args),
 }
 
 /// What a command produced: the text for stdout and the exit code. Warnings
