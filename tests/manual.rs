@@ -469,6 +469,14 @@ fn the_editor_flow_saves_fixes_and_aborts_like_git_commit() {
         "the edit file is cleaned up"
     );
 
+    // saved unchanged: nothing written (like an untouched commit message)
+    let out = write_with_editor(&sb, &repo, "true").code(1);
+    assert!(
+        stderr(&out).contains("the brief was not changed; nothing was written"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(handoff_refs(&sb, &repo), before);
     // a failing editor aborts too
     let ed = editor_script(&sb, "fail.sh", "exit 3");
     write_with_editor(&sb, &repo, &ed)

@@ -740,3 +740,41 @@ fn hooks_never_block_a_session() {
     let v: Value = serde_json::from_str(&hook(&sb, &repo, "pre-compact", "garbage")).unwrap();
     assert!(v["systemMessage"].is_string());
 }
+
+#[test]
+fn refusals_speak_json_and_name_the_right_command_and_key() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    for key in ["alpha", "beta"] {
+        sb.handoff(
+            &repo,
+            &[
+                "write",
+                key,
+                "--done-when",
+                "cargo test a",
+                "--resume-by",
+                "r",
+                "--next-check",
+                "cargo test b",
+            ],
+        )
+        .success();
+    }
+    let out = sb.handoff(&repo, &["resume", "--json"]).code(1);
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("JSON even when refusing");
+    assert_eq!(v["resumed"], false);
+    assert_eq!(v["briefs"].as_array().unwrap().len(), 2);
+    let out = sb.handoff(&repo, &["reground"]).code(1);
+    assert!(
+        stderr(&out).contains("`git handoff reground <key>`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb.handoff(&repo, &["resume", "feat/login"]).code(1);
+    assert!(
+        stderr(&out).contains("the key of branch 'feat/login' is 'feat-login'"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -244,7 +244,7 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
     assert!(text.contains("diverged, not pushed: feat ("), "{text}");
     assert_eq!(
         stderr(&out),
-        "error: not pushed to 'origin': feat; `git handoff fetch origin` shows where each stands\n"
+        "error: not pushed to 'origin': feat; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence\n"
     );
     assert_eq!(t.remote_id("feat").as_deref(), Some(va.as_str()));
 
@@ -393,7 +393,7 @@ fn a_key_the_remote_changed_after_the_fetch_is_rejected_by_name_and_the_others_g
     );
     assert_eq!(
         stderr(&out),
-        "error: not pushed to 'origin': one; `git handoff fetch origin` shows where each stands\n"
+        "error: not pushed to 'origin': one; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence\n"
     );
     assert_eq!(t.remote_id("one").as_deref(), Some(intruder_id.trim()));
     assert_eq!(t.remote_id("two").as_deref(), Some(two2.as_str()));
@@ -790,7 +790,7 @@ fn dry_run_checks_each_lease_against_the_remote() {
     );
     assert_eq!(
         stderr(&out),
-        "error: not pushed to 'origin': k; `git handoff fetch origin` shows where each stands\n"
+        "error: not pushed to 'origin': k; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence\n"
     );
     assert!(
         stdout(&out).contains("history: would merge 'origin''s newer history first, then push"),

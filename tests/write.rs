@@ -765,3 +765,40 @@ fn schema_prints_the_shipped_schema() {
         .success()
         .stdout(shipped);
 }
+
+#[test]
+fn an_incomplete_rewrite_of_a_stored_brief_points_at_recover() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "cargo test a",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "cargo test b",
+        ],
+    )
+    .success();
+    let out = sb
+        .handoff(&repo, &["write", "--decision", "one more"])
+        .code(1);
+    let err = stderr(&out);
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .contains("git handoff recover main"),
+        "{err}"
+    );
+    // recover with the same flag keeps the stored fields
+    sb.handoff(&repo, &["recover", "--decision", "one more", "--no-lint"])
+        .success();
+    let b: Value =
+        serde_json::from_str(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"])).unwrap();
+    assert_eq!(b["resume"]["done_when"], "cargo test a");
+    assert_eq!(b["state"]["decisions"][0], "one more");
+}

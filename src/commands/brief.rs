@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let stored = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, .. } => stored,
-        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows)),
+        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "brief", false)),
     };
     let brief = stored.brief()?;
     let cap = repo

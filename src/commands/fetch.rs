@@ -155,9 +155,9 @@ pub fn text(report: &FetchReport, with_pushable: bool) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     out.push_str(&format!("  {history}\n"));
-    if report.diverged().next().is_some() {
+    for key in report.diverged().map(|k| &k.key) {
         out.push_str(&format!(
-            "hint: both versions stay readable: `git handoff show KEY` (yours), `git handoff show KEY@{remote}` (theirs)\n"
+            "hint: both versions of '{key}' stay readable: `git handoff show {key}` (yours), `git handoff show {key}@{remote}` (theirs); `git handoff resolve {key} --keep-local|--take-remote` ends it\n"
         ));
     }
     out

@@ -103,7 +103,9 @@ pub fn run(args: Args) -> Result<Output> {
             match select(repo, args.key.as_deref())? {
                 Selection::Found { stored, .. } => serde_json::from_slice(&stored.data)
                     .map_err(|e| anyhow::anyhow!("brief '{}' is not JSON: {e}", stored.key))?,
-                Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows)),
+                Selection::Ambiguous(rows) => {
+                    return Ok(refuse_ambiguous(&rows, "lint", args.json));
+                }
             }
         }
     };

@@ -80,8 +80,12 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
 
 /// Validate a key given on the command line, with a hint.
 pub fn checked_key(key: &str) -> Result<String> {
-    keys::validate(key)
-        .map_err(|e| anyhow!("{e}; keys are single ref components like 'feat-jwt'"))?;
+    keys::validate(key).map_err(|e| match keys::from_branch(key).filter(|k| k != key) {
+        Some(branch_key) if key.contains('/') => {
+            anyhow!("{e}; the key of branch '{key}' is '{branch_key}'")
+        }
+        _ => anyhow!("{e}; keys are single ref components like 'feat-jwt'"),
+    })?;
     Ok(key.to_string())
 }
 
@@ -172,19 +176,25 @@ pub fn version(
     })
 }
 
-/// The refusal for [`Selection::Ambiguous`]: the listing on stdout, the
-/// reason on stderr, exit 1.
-pub fn refuse_ambiguous(rows: &[crate::render::ListRow]) -> crate::Output {
+/// The refusal for [`Selection::Ambiguous`]: the listing on stdout (JSON
+/// with `json`), the reason on stderr naming `verb`, exit 1.
+pub fn refuse_ambiguous(rows: &[crate::render::ListRow], verb: &str, json: bool) -> crate::Output {
     let current = rows.iter().find(|r| r.current).map(|r| r.key.clone());
     eprintln!(
-        "error: no brief for this branch{} and {} others exist; pass a KEY: `git handoff resume <key>`",
+        "error: no brief for this branch{} and {} others exist; pass a KEY: `git handoff {verb} <key>`",
         current.map(|k| format!(" ('{k}')")).unwrap_or_default(),
         rows.len()
     );
     crate::Output {
-        stdout: crate::render::list_text(rows),
+        stdout: if json {
+            crate::render::json(
+                &serde_json::json!({"resumed": false, "reason": "ambiguous", "briefs": rows}),
+            )
+        } else {
+            crate::render::list_text(rows)
+        },
         code: 1,
-        text: true,
+        text: !json,
     }
 }
 

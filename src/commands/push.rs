@@ -101,7 +101,7 @@ fn refused(report: &PushReport) -> u8 {
     let mut hints = Vec::new();
     if !conflicts.is_empty() || matches!(report.history, HistoryPush::Rejected(_)) {
         hints.push(format!(
-            "`git handoff fetch {}` shows where each stands",
+            "`git handoff fetch {}` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence",
             report.remote
         ));
     }

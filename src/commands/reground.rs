@@ -23,7 +23,7 @@ pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let stored = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, .. } => stored,
-        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows)),
+        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "reground", args.json)),
     };
     let brief = stored.brief()?;
     if args.json {

@@ -30,7 +30,7 @@ pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let (stored, others) = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, others } => (stored, others),
-        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows)),
+        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "resume", args.json)),
     };
     let brief = stored.brief()?;
     let now = clock::now().map_err(anyhow::Error::msg)?;

@@ -37,10 +37,10 @@ pub struct Args {
     /// Take the narrative entry's sections from a markdown FILE (### sections)
     #[arg(long, value_name = "FILE")]
     pub narrative: Option<String>,
-    /// Print the result as JSON
     /// Edit the brief in your editor (the default with no input on a terminal)
     #[arg(short = 'e', long)]
     pub edit: bool,
+    /// Print the result as JSON
     #[arg(long)]
     pub json: bool,
 }
@@ -93,6 +93,11 @@ pub fn run(args: Args) -> Result<Output> {
         Ok(brief) => brief,
         Err(issues) => {
             eprint!("{}", render::invalid(&issues));
+            if store::current_id(&repo, &key)?.is_some() {
+                bail!(
+                    "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
+                );
+            }
             bail!(
                 "brief '{key}' is invalid; nothing was written (`git handoff schema` prints the schema)"
             );
@@ -184,6 +189,10 @@ fn edit_brief(repo: &gix::Repository, key: &str, input: Value, git: &GitFacts) -
                 return Err(e);
             }
         };
+        if saved == text && has_content && text == editor::template(key, Some(&start), &[]) {
+            let _ = std::fs::remove_file(&path);
+            bail!("the brief was not changed; nothing was written");
+        }
         let Some(body) = editor::strip_comments(&saved) else {
             let _ = std::fs::remove_file(&path);
             bail!("the brief is empty; aborted, nothing was written");
