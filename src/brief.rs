@@ -159,7 +159,33 @@ impl Brief {
     }
 
     /// Parse and validate a stored brief.
+    ///
+    /// Stored briefs are nearly always valid, so the typed parse and a
+    /// native check of the constraints types cannot express come first
+    /// ([`Brief::conforms`]); the JSON Schema, whose compilation costs more
+    /// than the rest of a read, is consulted only when they refuse, to say
+    /// what is wrong. Both paths accept exactly the same briefs.
     pub fn from_slice(data: &[u8]) -> Result<Brief, BriefError> {
+        match Brief::from_slice_fast(data) {
+            Some(brief) => Ok(brief),
+            None => Brief::from_slice_with_schema(data),
+        }
+    }
+
+    /// The typed parse and [`Brief::conforms`]; `None` when either refuses.
+    fn from_slice_fast(data: &[u8]) -> Option<Brief> {
+        // `null` is the one value a typed parse accepts (as an absent
+        // option) that the schema refuses: leave it to the schema.
+        if data.len() > MAX_BRIEF_BYTES || data.windows(4).any(|w| w == b"null") {
+            return None;
+        }
+        serde_json::from_slice::<Brief>(data)
+            .ok()
+            .filter(Brief::conforms)
+    }
+
+    /// [`Brief::from_slice`] through the JSON Schema alone.
+    fn from_slice_with_schema(data: &[u8]) -> Result<Brief, BriefError> {
         let value = parse_json(data)?;
         let issues = validate(&value);
         if !issues.is_empty() {
@@ -167,6 +193,49 @@ impl Brief {
         }
         serde_json::from_value(value).map_err(|e| BriefError::Json(e.to_string()))
     }
+}
+
+impl Brief {
+    /// The schema's constraints that the types do not carry: the constant
+    /// version, non-empty strings, the timestamp and head patterns, the
+    /// enums. A typed brief that conforms is valid against the schema.
+    fn conforms(&self) -> bool {
+        let hex = |s: &str| {
+            (7..=40).contains(&s.len()) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        };
+        self.schema_version == SCHEMA_VERSION
+            && !self.key.is_empty()
+            && timestamp_shape(&self.timestamp)
+            && matches!(self.mode.as_str(), "WRITE" | "RECOVER")
+            && !self.resume.done_when.is_empty()
+            && !self.resume.resume_by.is_empty()
+            && !self.state.branch.is_empty()
+            && !self.state.next_acceptance_check.is_empty()
+            && self.state.head_sha.as_deref().is_none_or(hex)
+            && self
+                .state
+                .tests
+                .iter()
+                .all(|t| matches!(t.result.as_str(), "pass" | "fail"))
+            && self
+                .files_read_first
+                .iter()
+                .chain(&self.files_skip)
+                .all(|p| !p.path.is_empty())
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ`, digits where the schema's pattern has `[0-9]`.
+fn timestamp_shape(s: &str) -> bool {
+    const SHAPE: &[u8; 20] = b"0000-00-00T00:00:00Z";
+    s.len() == SHAPE.len()
+        && s.bytes().zip(SHAPE).all(|(b, &want)| {
+            if want == b'0' {
+                b.is_ascii_digit()
+            } else {
+                b == want
+            }
+        })
 }
 
 fn sentence(s: &str) -> String {
@@ -285,6 +354,100 @@ mod tests {
         assert!(validate(&v).is_empty());
         let b: Brief = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(serde_json::to_value(&b).unwrap(), v);
+    }
+
+    /// The fast path of `from_slice` (typed parse + `conforms`) must accept
+    /// exactly what the schema accepts.
+    #[test]
+    fn the_fast_path_agrees_with_the_schema() {
+        let mut full = minimal();
+        full["state"]["head_sha"] = json!("0123456789abcdef0123456789abcdef01234567");
+        full["state"]["diff_summary"] = json!("1 file changed");
+        full["state"]["tests"] = json!([{"cmd": "t", "result": "pass"}]);
+        full["state"]["decisions"] = json!(["d"]);
+        full["resume"]["prompt"] = json!("p");
+        full["files_read_first"] = json!([{"path": "a.rs", "why": "w"}]);
+        full["files_skip"] = json!([{"path": "b.rs", "why": ""}]);
+        type Mutation = fn(&mut Value);
+        let mutations: Vec<(&str, Mutation)> = vec![
+            ("unchanged", |_| {}),
+            ("version", |v| v["schema_version"] = json!("2")),
+            ("version type", |v| v["schema_version"] = json!(1)),
+            ("empty key", |v| v["key"] = json!("")),
+            ("no key", |v| {
+                v.as_object_mut().unwrap().remove("key");
+            }),
+            ("timestamp", |v| {
+                v["timestamp"] = json!("2026-01-02 03:04:05Z")
+            }),
+            ("timestamp newline", |v| {
+                v["timestamp"] = json!("2026-01-02T03:04:05Z\n")
+            }),
+            ("timestamp digits", |v| {
+                v["timestamp"] = json!("2026-01-0xT03:04:05Z")
+            }),
+            ("mode", |v| v["mode"] = json!("READ")),
+            ("done_when empty", |v| v["resume"]["done_when"] = json!("")),
+            ("resume_by empty", |v| v["resume"]["resume_by"] = json!("")),
+            ("prompt null", |v| v["resume"]["prompt"] = json!(null)),
+            ("prompt number", |v| v["resume"]["prompt"] = json!(3)),
+            ("branch empty", |v| v["state"]["branch"] = json!("")),
+            ("check empty", |v| {
+                v["state"]["next_acceptance_check"] = json!("")
+            }),
+            ("head short", |v| v["state"]["head_sha"] = json!("abc")),
+            ("head upper", |v| v["state"]["head_sha"] = json!("ABCDEF0")),
+            ("head long", |v| {
+                v["state"]["head_sha"] = json!("a".repeat(41))
+            }),
+            ("head null", |v| v["state"]["head_sha"] = json!(null)),
+            ("summary null", |v| v["state"]["diff_summary"] = json!(null)),
+            ("test result", |v| {
+                v["state"]["tests"] = json!([{"cmd": "t", "result": "maybe"}])
+            }),
+            ("test extra", |v| {
+                v["state"]["tests"] = json!([{"cmd": "t", "result": "fail", "x": 1}])
+            }),
+            ("decisions null", |v| v["state"]["decisions"] = json!(null)),
+            ("decision number", |v| v["state"]["decisions"] = json!([1])),
+            ("linked string", |v| {
+                v["state"]["worktree"]["is_linked"] = json!("no")
+            }),
+            ("pointer empty", |v| {
+                v["files_read_first"] = json!([{"path": "", "why": "w"}])
+            }),
+            ("skip empty", |v| {
+                v["files_skip"] = json!([{"path": "", "why": ""}])
+            }),
+            ("pointer no why", |v| {
+                v["files_skip"] = json!([{"path": "p"}])
+            }),
+            ("extra root", |v| v["extra"] = json!(true)),
+            ("extra state", |v| v["state"]["extra"] = json!("x")),
+            ("string with null", |v| {
+                v["resume"]["resume_by"] = json!("null it")
+            }),
+            ("not an object", |v| *v = json!(["x"])),
+        ];
+        for base in [minimal(), full] {
+            for (name, mutate) in &mutations {
+                let mut v = base.clone();
+                mutate(&mut v);
+                let data = serde_json::to_vec_pretty(&v).unwrap();
+                let fast = Brief::from_slice_fast(&data);
+                let schema = Brief::from_slice_with_schema(&data).ok();
+                if data.windows(4).any(|w| w == b"null") {
+                    // Left to the schema, whatever it says.
+                    assert!(fast.is_none(), "{name}");
+                } else {
+                    assert_eq!(fast, schema, "{name}");
+                }
+                assert_eq!(Brief::from_slice(&data).ok(), schema, "{name}");
+            }
+        }
+        assert!(Brief::from_slice_fast(&serde_json::to_vec(&minimal()).unwrap()).is_some());
+        let duplicate = br#"{"key": "k", "key": "k"}"#;
+        assert!(Brief::from_slice(duplicate).is_err());
     }
 
     #[test]

@@ -190,8 +190,7 @@ pub fn report(
 ) -> Result<Report> {
     let here = repo::worktree_info(repo)?;
     let head = repo::head_state(repo)?;
-    let head_id = resolve(repo, brief.state.head_sha.as_deref());
-    let origin = origin(repo, brief, stored_id, &here, head_id);
+    let origin = origin(repo, brief, stored_id, &here);
     let mut report = Report {
         origin: origin.clone(),
         warnings: Vec::new(),
@@ -223,7 +222,11 @@ pub fn report(
         }
     }
 
-    let base = files_base(brief, &here, &origin);
+    let base = if brief.files_read_first.is_empty() {
+        PathBuf::new()
+    } else {
+        files_base(brief, &here, &origin)
+    };
     for pointer in &brief.files_read_first {
         match resolve_pointer(&base, &pointer.path) {
             PointerCheck::Present => {}
@@ -238,6 +241,15 @@ pub fn report(
         return Ok(report);
     }
 
+    // A full id is not looked up here: the walk finds it in the
+    // commit-graph without loading the pack index, or finds it missing.
+    let head_id = brief.state.head_sha.as_deref().and_then(|sha| {
+        if sha.len() == 40 {
+            ObjectId::from_hex(sha.as_bytes()).ok()
+        } else {
+            resolve(repo, Some(sha))
+        }
+    });
     let walked = match (
         head_id,
         head.sha()
@@ -302,13 +314,12 @@ fn origin(
     brief: &Brief,
     stored_id: Option<ObjectId>,
     here: &WorktreeInfo,
-    head_id: Option<ObjectId>,
 ) -> Origin {
     let recorded = Path::new(&brief.state.worktree.git_common_dir);
-    if repo::canonical(recorded) == here.common_dir || recorded == here.common_dir {
+    if recorded == here.common_dir || repo::canonical(recorded) == here.common_dir {
         return Origin::SameRepository;
     }
-    if head_id.is_some() {
+    if resolve(repo, brief.state.head_sha.as_deref()).is_some() {
         return Origin::OtherClone {
             root: brief.state.worktree.root.clone(),
         };
@@ -381,6 +392,10 @@ fn same_brief(line: &[u8], brief: &Brief) -> bool {
 /// when it still exists and belongs to this repository, else this one.
 fn files_base(brief: &Brief, here: &WorktreeInfo, origin: &Origin) -> PathBuf {
     let recorded = PathBuf::from(&brief.state.worktree.root);
+    if recorded == here.root {
+        // This very worktree: no need to open it again.
+        return recorded;
+    }
     if *origin == Origin::SameRepository
         && recorded.is_dir()
         && let Ok(other) = gix::open(&recorded)
@@ -444,31 +459,298 @@ enum Walked {
     NotInHistory,
 }
 
-/// One walk from HEAD with the brief's head hidden: the commits since, if
-/// it is an ancestor. `None` when unknowable (shallow boundary, errors).
+/// Reachable from HEAD.
+const VISIBLE: u8 = 1;
+/// Reachable from the brief's head.
+const HIDDEN: u8 = 2;
+/// In the queue now; a painted commit that is not queued was expanded.
+const QUEUED: u8 = 4;
+
+/// When dates order the walk: how many more commits to take once nothing
+/// visible-only is queued, in case clock skew hides an ancestry (git's
+/// `SLOP`).
+const SLOP: usize = 5;
+
+/// A commit in the walk: its position in the commit-graph when the graph
+/// has it (parents, generation and date are read from the graph, no object
+/// is decoded and no id is looked up), else its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Node {
+    Graph(u32),
+    Object(ObjectId),
+}
+
+/// The walk's order: highest generation first (commits the commit-graph
+/// does not cover rank above all it covers, as in git), then newest.
+type Key = (u32, i64, Node);
+
+/// One walk that answers both questions git needs two commands for
+/// (`merge-base --is-ancestor` and `rev-list --count`): HEAD's history is
+/// painted visible and the brief head's hidden, in one priority queue; the
+/// commits since are those visible and not hidden. `None` when unknowable
+/// (shallow boundary in the way, missing objects).
+///
+/// When the commit-graph covers the brief's head, the queue is ordered by
+/// generation number below it, so every commit there is taken after all its
+/// descendants and its paint is final: the walk stops as soon as nothing
+/// visible-only is queued, or when the brief head is taken without being
+/// visible (not an ancestor: everything above its generation has been
+/// seen). Otherwise commit dates order the walk as they do for git: a
+/// commit found hidden after it was taken passes that on to the ancestors
+/// already seen, and the walk goes on for [`SLOP`] more commits.
 fn walk(repo: &gix::Repository, brief_head: ObjectId, head: ObjectId) -> Option<Walked> {
     if brief_head == head {
         return Some(Walked::Since(Vec::new()));
     }
-    let is_ancestor = match repo.merge_base(brief_head, head) {
-        Ok(Some(base)) => base.detach() == brief_head,
-        Ok(None) => false,
-        Err(_) => return None,
+    // As git does, no commit-graph in a shallow repository: its commits'
+    // parents may be missing here.
+    let graph = if repo.is_shallow().unwrap_or(true) {
+        None
+    } else {
+        repo.commit_graph_if_enabled().ok().flatten()
     };
-    if !is_ancestor {
-        // In a shallow clone the missing history may connect them.
-        return if repo.is_shallow().unwrap_or(true) {
-            None
+    let mut walk = Walk {
+        repo,
+        flags: vec![0; graph.as_ref().map_or(0, |g| g.num_commits() as usize)],
+        graph: graph.as_ref(),
+        objects: std::collections::HashMap::new(),
+        queue: std::collections::BinaryHeap::new(),
+        pending: 0,
+    };
+    let head = walk.node(head);
+    let brief = walk.node(brief_head);
+    if !walk.paint(head, VISIBLE)? || !walk.paint(brief, HIDDEN)? {
+        return None;
+    }
+    // Generation 0 means "not computed" (commit-graphs of old gits).
+    let exact = match brief {
+        Node::Graph(pos) => walk.graph_commit(pos).generation() > 0,
+        Node::Object(_) => false,
+    };
+    let mut boundary = false;
+    let mut taken = Vec::new();
+    let mut slop = SLOP;
+    loop {
+        if walk.pending == 0 {
+            if exact || slop == 0 {
+                break;
+            }
+            slop -= 1;
         } else {
-            Some(Walked::NotInHistory)
+            slop = SLOP;
+        }
+        let Some((_, _, node)) = walk.queue.pop() else {
+            break;
         };
+        let flags = walk.take(node);
+        if flags & (VISIBLE | HIDDEN) == VISIBLE {
+            walk.pending -= 1;
+            taken.push(node);
+        }
+        if node == brief && flags & VISIBLE == 0 && exact {
+            break;
+        }
+        let paint = flags & (VISIBLE | HIDDEN);
+        match node {
+            Node::Graph(pos) => {
+                // The graph is closed under parents: nothing can be missing.
+                for parent in walk.graph_commit(pos).iter_parents() {
+                    walk.paint(Node::Graph(parent.ok()?.0), paint)?;
+                }
+            }
+            Node::Object(_) => {
+                for parent in walk.parents(node)? {
+                    if !walk.paint(parent, paint)? {
+                        if !repo.is_shallow().unwrap_or(false) {
+                            return None;
+                        }
+                        boundary = true;
+                    }
+                }
+            }
+        }
     }
-    let walk = repo.rev_walk([head]).with_hidden([brief_head]).all().ok()?;
-    let mut commits = Vec::new();
-    for info in walk {
-        commits.push(info.ok()?.id);
+    if walk.flags_of(brief) & VISIBLE != 0 {
+        taken.retain(|node| walk.flags_of(*node) & HIDDEN == 0);
+        let ids = taken.into_iter().map(|node| walk.id(node)).collect();
+        Some(Walked::Since(ids))
+    } else if boundary || repo.is_shallow().unwrap_or(true) {
+        // The missing history may connect them.
+        None
+    } else {
+        Some(Walked::NotInHistory)
     }
-    Some(Walked::Since(commits))
+}
+
+/// A commit outside the commit-graph, decoded once.
+struct ObjectCommit {
+    flags: u8,
+    time: i64,
+    parents: Vec<Node>,
+}
+
+/// The state of [`walk`].
+struct Walk<'a> {
+    repo: &'a gix::Repository,
+    graph: Option<&'a gix::commitgraph::Graph>,
+    /// Flags of the commit-graph's commits, by position.
+    flags: Vec<u8>,
+    /// The commits outside it; missing from the database: not here.
+    objects: std::collections::HashMap<ObjectId, ObjectCommit>,
+    queue: std::collections::BinaryHeap<Key>,
+    /// Queued commits that are visible and not hidden.
+    pending: usize,
+}
+
+fn visible_only(flags: u8) -> bool {
+    flags & (VISIBLE | HIDDEN) == VISIBLE
+}
+
+impl<'a> Walk<'a> {
+    fn node(&self, id: ObjectId) -> Node {
+        match self.graph.and_then(|g| g.lookup(id)) {
+            Some(pos) => Node::Graph(pos.0),
+            None => Node::Object(id),
+        }
+    }
+
+    fn graph_commit(&self, pos: u32) -> gix::commitgraph::file::Commit<'a> {
+        self.graph
+            .expect("graph nodes come from the graph")
+            .commit_at(gix::commitgraph::Position(pos))
+    }
+
+    fn id(&self, node: Node) -> ObjectId {
+        match node {
+            Node::Graph(pos) => self.graph_commit(pos).id().to_owned(),
+            Node::Object(id) => id,
+        }
+    }
+
+    fn flags_of(&self, node: Node) -> u8 {
+        match node {
+            Node::Graph(pos) => self.flags[pos as usize],
+            Node::Object(id) => self.objects.get(&id).map_or(0, |c| c.flags),
+        }
+    }
+
+    fn flags_mut(&mut self, node: Node) -> Option<&mut u8> {
+        match node {
+            Node::Graph(pos) => Some(&mut self.flags[pos as usize]),
+            Node::Object(id) => self.objects.get_mut(&id).map(|c| &mut c.flags),
+        }
+    }
+
+    /// Take `node` from the queue: its flags.
+    fn take(&mut self, node: Node) -> u8 {
+        let flags = self.flags_mut(node).expect("queued commits are known");
+        *flags &= !QUEUED;
+        *flags
+    }
+
+    fn parents(&self, node: Node) -> Option<Vec<Node>> {
+        match node {
+            Node::Graph(pos) => self
+                .graph_commit(pos)
+                .iter_parents()
+                .map(|p| p.ok().map(|p| Node::Graph(p.0)))
+                .collect(),
+            Node::Object(id) => Some(self.objects.get(&id)?.parents.clone()),
+        }
+    }
+
+    /// Decode a commit outside the commit-graph. `Some(false)` when it is
+    /// not in the database, `None` on a read error.
+    fn load(&mut self, id: ObjectId) -> Option<bool> {
+        if self.objects.contains_key(&id) {
+            return Some(true);
+        }
+        let Some(object) = self.repo.try_find_object(id).ok()? else {
+            return Some(false);
+        };
+        let commit = object.try_into_commit().ok()?;
+        let time = commit.time().ok()?.seconds;
+        let parents = commit.parent_ids().map(|p| self.node(p.detach())).collect();
+        self.objects.insert(
+            id,
+            ObjectCommit {
+                flags: 0,
+                time,
+                parents,
+            },
+        );
+        Some(true)
+    }
+
+    /// Add `paint` to the commit's flags: queue it when first seen; when
+    /// it was taken already and turns hidden, pass that on to the ancestors
+    /// seen (as git's `mark_parents_uninteresting`). `Some(false)` when the
+    /// commit is not in the database, `None` on a read error.
+    fn paint(&mut self, node: Node, paint: u8) -> Option<bool> {
+        if let Node::Object(id) = node
+            && !self.load(id)?
+        {
+            return Some(false);
+        }
+        let flags = self.flags_mut(node).expect("loaded");
+        let old = *flags;
+        let new = old | paint;
+        if new == old {
+            return Some(true);
+        }
+        *flags = new;
+        if old == 0 {
+            *flags |= QUEUED;
+            let key = match node {
+                Node::Graph(pos) => {
+                    let commit = self.graph_commit(pos);
+                    let generation = Some(commit.generation())
+                        .filter(|g| *g > 0)
+                        .unwrap_or(u32::MAX);
+                    (generation, commit.committer_timestamp() as i64, node)
+                }
+                Node::Object(id) => (u32::MAX, self.objects[&id].time, node),
+            };
+            self.queue.push(key);
+            if visible_only(new) {
+                self.pending += 1;
+            }
+        } else if old & QUEUED != 0 {
+            if visible_only(old) && !visible_only(new) {
+                self.pending -= 1;
+            }
+        } else if new & HIDDEN != 0 && old & HIDDEN == 0 {
+            self.hide_ancestors(node)?;
+        }
+        Some(true)
+    }
+
+    /// Paint hidden the seen ancestors of `node`, which was taken already.
+    /// (A late visible paint needs no such pass: through a hidden commit it
+    /// cannot reach the brief head, and hidden commits are not counted.)
+    fn hide_ancestors(&mut self, node: Node) -> Option<()> {
+        let mut stack = vec![node];
+        while let Some(node) = stack.pop() {
+            for parent in self.parents(node)? {
+                let Some(flags) = self.flags_mut(parent) else {
+                    continue;
+                };
+                let old = *flags;
+                if old == 0 || old & HIDDEN != 0 {
+                    continue;
+                }
+                *flags |= HIDDEN;
+                if old & QUEUED != 0 {
+                    if visible_only(old) {
+                        self.pending -= 1;
+                    }
+                } else {
+                    stack.push(parent);
+                }
+            }
+        }
+        Some(())
+    }
 }
 
 /// The entry id of `path` in `commit`'s tree.

@@ -304,16 +304,18 @@ pub fn color_wanted(stdout_is_terminal: bool) -> bool {
     if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
         return false;
     }
-    let setting = std::env::current_dir()
-        .ok()
-        .and_then(|d| gix::discover(d).ok())
-        .and_then(|repo| {
-            let config = repo.config_snapshot();
-            config
-                .string("color.handoff")
-                .or_else(|| config.string("color.ui"))
-                .map(|v| v.to_string().to_ascii_lowercase())
-        });
+    let setting = crate::repo::color_setting().unwrap_or_else(|| {
+        std::env::current_dir()
+            .ok()
+            .and_then(|d| gix::discover(d).ok())
+            .and_then(|repo| {
+                let config = repo.config_snapshot();
+                config
+                    .string("color.handoff")
+                    .or_else(|| config.string("color.ui"))
+                    .map(|v| v.to_string().to_ascii_lowercase())
+            })
+    });
     match setting.as_deref() {
         Some("always") => true,
         Some("never") | Some("false") => false,

@@ -1,6 +1,6 @@
 //! Opening the repository and reading the git facts a brief records.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -10,7 +10,8 @@ use crate::keys;
 
 /// Open the repository that contains the current directory, honouring
 /// `GIT_DIR`, `GIT_WORK_TREE` and the other variables git reads. A bare
-/// repository is refused: briefs describe a working tree.
+/// repository is refused: briefs describe a working tree. Ready for writes:
+/// see [`prepare_writes`].
 pub fn open_cwd() -> Result<gix::Repository> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     open_at(&cwd)
@@ -18,6 +19,21 @@ pub fn open_cwd() -> Result<gix::Repository> {
 
 /// Like [`open_cwd`], starting the search at `dir`.
 pub fn open_at(dir: &Path) -> Result<gix::Repository> {
+    let mut repo = open_at_for_reading(dir)?;
+    prepare_writes(&mut repo)?;
+    Ok(repo)
+}
+
+/// Like [`open_cwd`], for commands that only read: without the set-up that
+/// only writes need ([`prepare_writes`]), which costs as much as the rest
+/// of a read (resolving the committer reads the time-zone database).
+pub fn open_cwd_for_reading() -> Result<gix::Repository> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    open_at_for_reading(&cwd)
+}
+
+/// Like [`open_cwd_for_reading`], starting the search at `dir`.
+pub fn open_at_for_reading(dir: &Path) -> Result<gix::Repository> {
     let mut repo = gix::discover_with_environment_overrides(dir).map_err(|_| {
         anyhow!(
             "not a git repository (or any parent up to /): {}; run git-handoff inside a repository, or `git init` one",
@@ -30,6 +46,58 @@ pub fn open_at(dir: &Path) -> Result<gix::Repository> {
             repo.git_dir().display()
         );
     }
+    set_caches(&mut repo);
+    let config = repo.config_snapshot();
+    let color = config
+        .string("color.handoff")
+        .or_else(|| config.string("color.ui"))
+        .map(|v| v.to_string().to_ascii_lowercase());
+    let _ = COLOR_SETTING.set(color);
+    drop(config);
+    Ok(repo)
+}
+
+/// `color.handoff`, else `color.ui`, of the first repository opened.
+static COLOR_SETTING: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// The colour setting of the repository the command opened (`None` when it
+/// opened none), so that rendering need not open it again.
+pub fn color_setting() -> Option<Option<String>> {
+    COLOR_SETTING.get().cloned()
+}
+
+/// The most memory the delta-base cache of packs may use. Briefs and trees
+/// in a packed repository are deltas of each other in chains up to 50 long;
+/// without the cache every read would undo the whole chain.
+const PACK_CACHE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most memory the cache of decoded objects may use (trees looked up
+/// again and again by path).
+const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Caches gix leaves off unless built with its `max-performance` feature
+/// (which would also bring its thread pool): a delta-base cache for pack
+/// reads, unless `core.deltaBaseCacheLimit` is 0, and an object cache.
+fn set_caches(repo: &mut gix::Repository) {
+    let pack_bytes = repo
+        .config_snapshot()
+        .integer("core.deltaBaseCacheLimit")
+        .and_then(|v| usize::try_from(v).ok())
+        .map(|v| v.min(PACK_CACHE_BYTES))
+        .unwrap_or(PACK_CACHE_BYTES);
+    if pack_bytes > 0 {
+        repo.objects.set_pack_cache(move || {
+            Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
+                pack_bytes,
+            ))
+        });
+    }
+    repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+}
+
+/// What writes need and reads do not: a ref lock timeout suited to many
+/// agents writing at once, and a committer identity for history notes.
+pub fn prepare_writes(repo: &mut gix::Repository) -> Result<()> {
     // Many agents write at once: wait for a ref lock (as git does with
     // core.filesRefLockTimeout) longer than git's 100 ms default.
     if repo
@@ -49,7 +117,7 @@ pub fn open_at(dir: &Path) -> Result<gix::Repository> {
         repo.committer_or_set_fallback("git-handoff", "git-handoff@localhost")
             .context("cannot set a committer identity for history notes")?;
     }
-    Ok(repo)
+    Ok(())
 }
 
 /// Canonicalize a path, falling back to the path itself when it cannot be.
@@ -221,25 +289,39 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
     if paths.is_empty() {
         return Ok(DiffStat::default());
     }
-    let head_tree = match repo.head_tree_id() {
-        Ok(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
-        Err(_) => None,
-    };
+    let mut head_tree = None;
     let root = repo.workdir().expect("checked when opened").to_path_buf();
     let mut stat = DiffStat::default();
-    for path in paths {
-        let old = match &head_tree {
-            Some(tree) => match tree.lookup_entry_by_path(path.as_str()).ok().flatten() {
-                Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some(
-                    entry
-                        .object()
-                        .context("cannot read a blob of HEAD")?
-                        .detach()
-                        .data,
-                ),
-                _ => None,
-            },
-            None => None,
+    for (path, known) in paths {
+        let old = match known {
+            Known::Blob(id) => Some(
+                repo.find_object(id)
+                    .context("cannot read a blob of HEAD")?
+                    .detach()
+                    .data,
+            ),
+            Known::NotABlob => None,
+            Known::Unknown => {
+                if head_tree.is_none() {
+                    head_tree = Some(match repo.head_tree_id() {
+                        Ok(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
+                        Err(_) => None,
+                    });
+                }
+                match head_tree.as_ref().and_then(Option::as_ref) {
+                    Some(tree) => match tree.lookup_entry_by_path(path.as_str()).ok().flatten() {
+                        Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some(
+                            entry
+                                .object()
+                                .context("cannot read a blob of HEAD")?
+                                .detach()
+                                .data,
+                        ),
+                        _ => None,
+                    },
+                    None => None,
+                }
+            }
         };
         let file = root.join(&path);
         let new = match std::fs::symlink_metadata(&file) {
@@ -277,9 +359,22 @@ fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
 }
 
+/// What HEAD has at a changed path, when known without reading its tree.
+enum Known {
+    /// This blob (or symlink).
+    Blob(gix::ObjectId),
+    /// No blob (a submodule).
+    NotABlob,
+    /// Look it up in HEAD's tree.
+    Unknown,
+}
+
 /// Repository-relative paths of tracked files that differ between HEAD, the
 /// index and the working tree.
-fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> {
+fn changed_paths(repo: &gix::Repository) -> Result<BTreeMap<String, Known>> {
+    if let Some(paths) = changed_paths_by_cache_tree(repo) {
+        return paths;
+    }
     let status = repo
         .status(gix::progress::Discard)
         .context("cannot compute the status of the working tree")?
@@ -288,7 +383,7 @@ fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> {
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
         .into_iter(None)
         .context("cannot compute the status of the working tree")?;
-    let mut paths = BTreeSet::new();
+    let mut paths = BTreeMap::new();
     for item in status {
         let item = item.context("cannot compute the status of the working tree")?;
         if let gix::status::Item::IndexWorktree(
@@ -297,7 +392,7 @@ fn changed_paths(repo: &gix::Repository) -> Result<BTreeSet<String>> {
         {
             continue;
         }
-        paths.insert(item.location().to_str_lossy().into_owned());
+        paths.insert(item.location().to_str_lossy().into_owned(), Known::Unknown);
     }
     Ok(paths)
 }
@@ -319,6 +414,94 @@ pub fn changed_files(repo: &gix::Repository) -> Result<Vec<String>> {
         paths.insert(item.location().to_str_lossy().into_owned());
     }
     Ok(paths.into_iter().collect())
+}
+
+/// The fast path of [`changed_paths`], as git takes it: when the index's
+/// cache-tree says the index holds exactly HEAD's tree (as after a commit,
+/// checkout or reset, until something is staged), only the index needs
+/// comparing with the working tree, and each changed file's HEAD blob is
+/// its index entry's. HEAD's tree is then never read (nor rebuilt as an
+/// index), nor `.gitmodules`: `diff --stat` counts no submodule lines. The
+/// index checksum is not verified, as git verifies it only in `fsck`.
+/// `None` when the fast path does not apply.
+fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap<String, Known>>> {
+    // HEAD's target as recorded: peeling would look the object up in the
+    // pack index, which this path is here to avoid loading.
+    let head = repo.head().ok()?.id()?.detach();
+    let head_tree = match repo
+        .commit_graph_if_enabled()
+        .ok()
+        .flatten()
+        .and_then(|graph| {
+            graph
+                .commit_by_id(head)
+                .map(|c| c.root_tree_id().to_owned())
+        }) {
+        Some(tree) => tree,
+        None => repo.find_commit(head).ok()?.tree_id().ok()?.detach(),
+    };
+    let index = gix::index::File::at(
+        repo.index_path(),
+        repo.object_hash(),
+        true,
+        gix::index::decode::Options::default(),
+    )
+    .ok()?;
+    let cache_tree = index.tree()?;
+    if index.link().is_some()
+        || cache_tree.id != head_tree
+        || cache_tree.num_entries != u32::try_from(index.entries().len()).ok()
+    {
+        return None;
+    }
+    let mut recorder = gix::status::plumbing::index_as_worktree_with_renames::Recorder::default();
+    let outcome = repo.index_worktree_status(
+        &index,
+        None::<&str>,
+        &mut recorder,
+        gix::status::plumbing::index_as_worktree::traits::FastEq,
+        NoSubmodules,
+        &mut gix::progress::Discard,
+        &std::sync::atomic::AtomicBool::new(false),
+        gix::status::index_worktree::Options::default(),
+    );
+    if let Err(e) = outcome {
+        return Some(Err(anyhow!("{e}")).context("cannot compute the status of the working tree"));
+    }
+    let mut paths = BTreeMap::new();
+    for record in recorder.records {
+        if let gix::status::plumbing::index_as_worktree_with_renames::Entry::Modification {
+            entry,
+            rela_path,
+            ..
+        } = record
+        {
+            let known = if entry.mode.is_submodule() {
+                Known::NotABlob
+            } else {
+                Known::Blob(entry.id)
+            };
+            paths.insert(rela_path.to_str_lossy().into_owned(), known);
+        }
+    }
+    Some(Ok(paths))
+}
+
+/// Submodules are reported unchanged: `diff --stat`'s line counts never
+/// include them, and asking would read `.gitmodules` from HEAD's tree.
+#[derive(Clone)]
+struct NoSubmodules;
+
+impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for NoSubmodules {
+    type Output = ();
+
+    fn status(
+        &mut self,
+        _entry: &gix::index::Entry,
+        _rela_path: &gix::bstr::BStr,
+    ) -> gix::Result<Option<()>> {
+        Ok(None)
+    }
 }
 
 #[cfg(test)]

@@ -139,6 +139,28 @@ pub fn current_id(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<Ob
         .and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
 }
 
+/// The stored keys, sorted, without reading any brief.
+pub fn keys(repo: &gix::Repository) -> anyhow::Result<Vec<String>> {
+    let platform = repo.references().context("cannot read references")?;
+    let mut keys = Vec::new();
+    for reference in platform
+        .prefixed(REF_PREFIX.trim_end_matches('/'))
+        .context("cannot read refs/handoffs")?
+    {
+        let reference =
+            reference.map_err(|e| anyhow!("cannot read a ref under refs/handoffs: {e}"))?;
+        if let Some(key) = reference
+            .name()
+            .as_bstr()
+            .strip_prefix(REF_PREFIX.as_bytes())
+        {
+            keys.push(key.to_str_lossy().into_owned());
+        }
+    }
+    keys.sort();
+    Ok(keys)
+}
+
 /// One entry of [`list`]: a key and its blob, or why it cannot be read.
 pub type Listed = (String, anyhow::Result<Stored>);
 

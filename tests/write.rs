@@ -189,6 +189,68 @@ fn diff_summary_matches_git_diff_stat() {
 }
 
 #[test]
+fn diff_summary_matches_git_whether_or_not_the_index_matches_head() {
+    // With nothing staged the index's cache-tree names HEAD's tree and only
+    // the working tree is compared; staging or a soft reset takes the full
+    // comparison. Each state must read as `git diff --stat HEAD` does.
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/a.rs", "one\ntwo\nthree\n", "a");
+    sb.commit(&repo, "src/same.rs", "abc\n", "same size");
+    sb.commit(&repo, "gone.txt", "bye\n", "gone");
+    sb.commit(&repo, "blob.bin", "\0\x01\x02\n", "binary");
+    let summary = |sb: &Sandbox| {
+        sb.handoff(
+            &repo,
+            &[
+                "write",
+                "--done-when",
+                "d",
+                "--resume-by",
+                "r",
+                "--next-check",
+                "c",
+            ],
+        )
+        .success();
+        let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
+        let stat = sb.git(&repo, &["diff", "--stat", "HEAD"]);
+        let last = stat.lines().last().map(|l| l.trim().to_string());
+        (
+            brief["state"]["diff_summary"].as_str().map(str::to_string),
+            last,
+        )
+    };
+    let (ours, git) = summary(&sb);
+    assert_eq!(ours, None);
+    assert_eq!(git, None);
+
+    std::fs::write(repo.join("src/a.rs"), "one\n2\nthree\nfour\n").unwrap();
+    std::fs::write(repo.join("src/same.rs"), "ABC\n").unwrap();
+    std::fs::remove_file(repo.join("gone.txt")).unwrap();
+    std::fs::write(repo.join("blob.bin"), "\0\x03\n").unwrap();
+    let (ours, git) = summary(&sb);
+    assert_eq!(ours, git, "working tree changes only");
+    assert_eq!(
+        git.as_deref(),
+        Some("4 files changed, 3 insertions(+), 3 deletions(-)")
+    );
+
+    sb.git(&repo, &["add", "src/a.rs"]);
+    let (ours, git) = summary(&sb);
+    assert_eq!(ours, git, "one change staged");
+
+    sb.git(&repo, &["commit", "-q", "-m", "a again"]);
+    sb.git(&repo, &["reset", "-q", "--soft", "HEAD~1"]);
+    let (ours, git) = summary(&sb);
+    assert_eq!(ours, git, "index ahead of HEAD after a soft reset");
+    assert_eq!(
+        git.as_deref(),
+        Some("4 files changed, 3 insertions(+), 3 deletions(-)")
+    );
+}
+
+#[test]
 fn unborn_branch_stores_the_brief_without_head_or_history() {
     let sb = Sandbox::new();
     let repo = sb.unborn("r");

@@ -28,7 +28,7 @@ pub struct Args {
 
 /// Select, render, enforce the cap.
 pub fn run(args: Args) -> Result<Output> {
-    let repo = repo::open_cwd()?;
+    let repo = repo::open_cwd_for_reading()?;
     let stored = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, .. } => stored,
         Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "brief", false)),

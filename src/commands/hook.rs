@@ -52,8 +52,8 @@ fn open(input: Option<&Value>) -> Option<gix::Repository> {
         .map(std::path::PathBuf::from)
         .filter(|p| p.is_dir());
     match cwd {
-        Some(dir) => repo::open_at(&dir).ok(),
-        None => repo::open_cwd().ok(),
+        Some(dir) => repo::open_at_for_reading(&dir).ok(),
+        None => repo::open_cwd_for_reading().ok(),
     }
 }
 

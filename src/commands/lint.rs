@@ -87,7 +87,7 @@ pub fn report(findings: &[Finding], strict: bool) -> String {
 
 /// Lint and report.
 pub fn run(args: Args) -> Result<Output> {
-    let repo = repo::open_cwd().ok();
+    let repo = repo::open_cwd_for_reading().ok();
     let value = match &args.file {
         Some(source) => match brief::parse_json(&read_input(source)?) {
             Ok(v @ Value::Object(_)) => v,

@@ -128,7 +128,7 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
         });
     }
     let current = r::default_key(&r::head_state(repo)?)?;
-    let keys: Vec<String> = store::list(repo)?.into_iter().map(|(k, _)| k).collect();
+    let keys = store::keys(repo)?;
     if keys.contains(&current) {
         let stored = store::read(repo, &current)?.ok_or_else(|| no_brief(&current))?;
         let others = keys.into_iter().filter(|k| *k != current).collect();

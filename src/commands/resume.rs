@@ -27,7 +27,7 @@ pub struct Args {
 
 /// Select, compute drift, render.
 pub fn run(args: Args) -> Result<Output> {
-    let repo = repo::open_cwd()?;
+    let repo = repo::open_cwd_for_reading()?;
     let (stored, others) = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, others } => (stored, others),
         Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "resume", args.json)),

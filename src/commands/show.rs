@@ -28,7 +28,7 @@ pub struct Args {
 
 /// Show the brief.
 pub fn run(args: Args) -> Result<Output> {
-    let repo = repo::open_cwd()?;
+    let repo = repo::open_cwd_for_reading()?;
     let (key, mut selector) = match &args.key {
         Some(spec) => history::parse_key_spec(&repo, spec)?,
         None => (

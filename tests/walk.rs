@@ -1,0 +1,216 @@
+//! The commit walk behind `resume`'s "Commits since brief written": one walk
+//! that answers ancestry and count together must give git's answers
+//! (`merge-base --is-ancestor`, `rev-list --count`) on merges, forks,
+//! unrelated roots and skewed commit dates, with the commit-graph, with one
+//! that covers only older commits, and without one.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+/// `git commit-tree` of HEAD's tree with `parents`, committed at `time`
+/// (seconds): dates are chosen per commit to skew them.
+fn commit(sb: &Sandbox, dir: &Path, parents: &[&str], time: u64, message: &str) -> String {
+    let tree = sb.git(dir, &["rev-parse", "HEAD^{tree}"]);
+    let mut args = vec!["commit-tree", tree.trim(), "-m", message];
+    for p in parents {
+        args.extend(["-p", p]);
+    }
+    let date = format!("@{time} +0000");
+    let out = sb
+        .command("git", dir)
+        .args(&args)
+        .env("GIT_COMMITTER_DATE", &date)
+        .env("GIT_AUTHOR_DATE", &date)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// Store a brief written at `sha` in this repository, the way `write`
+/// stores one (blob + ref), without touching HEAD.
+fn put_brief(sb: &Sandbox, dir: &Path, key: &str, sha: &str) {
+    let root = sb.git(dir, &["rev-parse", "--show-toplevel"]);
+    let common = sb.git(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    );
+    let brief = serde_json::json!({
+        "schema_version": "1", "key": key, "timestamp": "2026-11-30T11:00:00Z", "mode": "WRITE",
+        "resume": {"done_when": "d", "resume_by": "r"},
+        "state": {"branch": "main", "next_acceptance_check": "c", "head_sha": sha,
+                  "worktree": {"root": root.trim(), "is_linked": false,
+                               "git_common_dir": common.trim()}}
+    });
+    let path = dir.join(".git").join("brief.json");
+    std::fs::write(&path, brief.to_string()).unwrap();
+    let blob = sb.git(dir, &["hash-object", "-w", path.to_str().unwrap()]);
+    sb.git(
+        dir,
+        &["update-ref", &format!("refs/handoffs/{key}"), blob.trim()],
+    );
+}
+
+/// git's answer: (in history, commits since).
+fn git_answer(sb: &Sandbox, dir: &Path, sha: &str) -> (bool, Option<u64>) {
+    let ancestor = sb
+        .git_out(dir, &["merge-base", "--is-ancestor", sha, "HEAD"])
+        .status
+        .success();
+    let count = ancestor.then(|| {
+        sb.git(dir, &["rev-list", "--count", &format!("{sha}..HEAD")])
+            .trim()
+            .parse()
+            .unwrap()
+    });
+    (ancestor, count)
+}
+
+/// Ours, from `resume KEY --json`.
+fn our_answer(sb: &Sandbox, dir: &Path, key: &str) -> (bool, Option<u64>) {
+    let out = stdout(&sb.handoff(dir, &["resume", key, "--json"]).success());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    (
+        v["in_history"].as_bool().expect("in_history known"),
+        v["commits_since"].as_u64(),
+    )
+}
+
+const GRAPH: &str = ".git/objects/info/commit-graph";
+
+#[test]
+fn one_walk_answers_as_git_does_with_and_without_a_commit_graph() {
+    let sb = Sandbox::new();
+    let dir = sb.repo("r");
+    let root = sb.git(&dir, &["rev-parse", "HEAD"]).trim().to_string();
+    // Dates are skewed on purpose: the side branch b* is dated before the
+    // commits it forks from, and d1 (on main) is older than everything.
+    let a1 = commit(&sb, &dir, &[&root], 2_000, "a1");
+    let a2 = commit(&sb, &dir, &[&a1], 3_000, "a2");
+    let b1 = commit(&sb, &dir, &[&a1], 500, "b1");
+    let b2 = commit(&sb, &dir, &[&b1], 600, "b2");
+    let m1 = commit(&sb, &dir, &[&a2, &b2], 4_000, "m1");
+    let c1 = commit(&sb, &dir, &[&a2], 3_500, "c1 (not merged)");
+    let z1 = commit(&sb, &dir, &[], 4_500, "z1 (unrelated root)");
+    sb.git(&dir, &["update-ref", "refs/heads/main", &m1]);
+    sb.git(&dir, &["update-ref", "refs/heads/other", &c1]);
+    sb.git(&dir, &["update-ref", "refs/heads/unrelated", &z1]);
+    // The commit-graph as of now covers only the commits above.
+    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
+    let partial = std::fs::read(dir.join(GRAPH)).unwrap();
+    let a3 = commit(&sb, &dir, &[&m1], 5_000, "a3");
+    let e1 = commit(&sb, &dir, &[&m1], 5_100, "e1");
+    let m2 = commit(&sb, &dir, &[&a3, &e1], 5_200, "m2");
+    let d1 = commit(&sb, &dir, &[&m2], 100, "d1 (dated before all)");
+    let a4 = commit(&sb, &dir, &[&d1], 6_000, "a4");
+    let ahead = commit(&sb, &dir, &[&a4], 7_000, "ahead of HEAD");
+    sb.git(&dir, &["update-ref", "refs/heads/main", &a4]);
+    sb.git(&dir, &["update-ref", "refs/heads/ahead", &ahead]);
+    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
+    let full = std::fs::read(dir.join(GRAPH)).unwrap();
+
+    let heads = [
+        ("root", &root),
+        ("a1", &a1),
+        ("a2", &a2),
+        ("b1", &b1),
+        ("b2", &b2),
+        ("m1", &m1),
+        ("c1", &c1),
+        ("z1", &z1),
+        ("a3", &a3),
+        ("e1", &e1),
+        ("m2", &m2),
+        ("d1", &d1),
+        ("a4", &a4),
+        ("ahead", &ahead),
+    ];
+    for (key, sha) in heads {
+        put_brief(&sb, &dir, key, sha);
+    }
+    let mut checked = 0;
+    for (mode, graph) in [
+        ("full commit-graph", Some(&full)),
+        ("partial commit-graph", Some(&partial)),
+        ("no commit-graph", None),
+    ] {
+        match graph {
+            Some(bytes) => std::fs::write(dir.join(GRAPH), bytes).unwrap(),
+            None => std::fs::remove_file(dir.join(GRAPH)).unwrap(),
+        }
+        for (key, sha) in heads {
+            let git = git_answer(&sb, &dir, sha);
+            assert_eq!(our_answer(&sb, &dir, key), git, "{key} with {mode}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 42);
+    // The cases cover both answers and counts through merges.
+    assert_eq!(git_answer(&sb, &dir, &b1), (true, Some(8)));
+    assert_eq!(git_answer(&sb, &dir, &c1), (false, None));
+    assert_eq!(git_answer(&sb, &dir, &ahead), (false, None));
+}
+
+#[test]
+fn a_brief_head_missing_from_the_database_is_unknown_not_an_error() {
+    let sb = Sandbox::new();
+    let dir = sb.repo("r");
+    put_brief(&sb, &dir, "gone", &"1".repeat(40));
+    let out = stdout(&sb.handoff(&dir, &["resume", "gone", "--json"]).success());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["in_history"], Value::Null, "{out}");
+    assert_eq!(v["commits_since"], Value::Null, "{out}");
+    let text = stdout(&sb.handoff(&dir, &["resume", "gone"]).success());
+    assert!(
+        !text.contains("Commits since") && !text.contains("not in current history"),
+        "{text}"
+    );
+}
+
+#[test]
+fn clock_skew_below_the_brief_head_is_handled_like_git() {
+    // q, the brief's head, is dated before its own parent y: walking by
+    // date, y and its ancestors are taken (and would be counted) before q
+    // shows they are q's ancestors.
+    let sb = Sandbox::new();
+    let dir = sb.repo("r");
+    let root = sb.git(&dir, &["rev-parse", "HEAD"]).trim().to_string();
+    let r0 = commit(&sb, &dir, &[&root], 2_000, "r0");
+    let y = commit(&sb, &dir, &[&r0], 3_000, "y");
+    sb.git(&dir, &["update-ref", "refs/heads/main", &y]);
+    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
+    let partial = std::fs::read(dir.join(GRAPH)).unwrap();
+    let q = commit(&sb, &dir, &[&y], 10, "q (dated before its parent)");
+    let p = commit(&sb, &dir, &[&y], 4_000, "p");
+    let m = commit(&sb, &dir, &[&p, &q], 5_000, "m");
+    sb.git(&dir, &["update-ref", "refs/heads/main", &m]);
+    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
+    let full = std::fs::read(dir.join(GRAPH)).unwrap();
+    put_brief(&sb, &dir, "q", &q);
+    put_brief(&sb, &dir, "y", &y);
+    assert_eq!(git_answer(&sb, &dir, &q), (true, Some(2)));
+    for (mode, graph) in [
+        ("full commit-graph", Some(&full)),
+        ("partial commit-graph", Some(&partial)),
+        ("no commit-graph", None),
+    ] {
+        match graph {
+            Some(bytes) => std::fs::write(dir.join(GRAPH), bytes).unwrap(),
+            None => std::fs::remove_file(dir.join(GRAPH)).unwrap(),
+        }
+        assert_eq!(our_answer(&sb, &dir, "q"), (true, Some(2)), "q with {mode}");
+        assert_eq!(
+            our_answer(&sb, &dir, "y"),
+            git_answer(&sb, &dir, &y),
+            "y with {mode}"
+        );
+    }
+}
