@@ -21,6 +21,12 @@ pub fn write(path: &Path, data: &[u8]) -> Result<()> {
     write_waiting(path, data, LOCK_WAIT)
 }
 
+/// Like [`write`], but give up at once when another writer holds the lock
+/// (for caches, where a lost update only costs a recomputation).
+pub fn write_unless_locked(path: &Path, data: &[u8]) -> Result<()> {
+    write_waiting(path, data, Duration::ZERO)
+}
+
 fn write_waiting(path: &Path, data: &[u8], wait: Duration) -> Result<()> {
     let mode = if wait.is_zero() {
         gix::lock::acquire::Fail::Immediately

@@ -20,6 +20,7 @@ pub mod fork;
 pub mod history;
 pub mod keys;
 pub mod lint;
+pub mod listcache;
 pub mod manual;
 pub mod narrative;
 pub mod narrative_merge;

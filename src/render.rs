@@ -51,33 +51,47 @@ pub fn list_text(rows: &[ListRow]) -> String {
     if rows.is_empty() {
         return "No briefs yet; `git handoff write` creates one.\n".to_string();
     }
+    use std::fmt::Write;
+    let ages: Vec<String> = rows
+        .iter()
+        .map(|r| r.age_seconds.map_or_else(|| "-".into(), crate::clock::age))
+        .collect();
     let width = |f: &dyn Fn(&ListRow) -> usize| rows.iter().map(f).max().unwrap_or(0);
     let kw = width(&|r| r.key.chars().count());
-    let aw = width(&|r| r.age_seconds.map(crate::clock::age).map_or(1, |a| a.len()));
+    let aw = ages.iter().map(|a| a.len()).max().unwrap_or(0);
     let bw = width(&|r| r.branch.as_deref().map_or(1, |b| b.chars().count()));
-    let mut out = String::new();
-    for r in rows {
+    let mut out = String::with_capacity(rows.len() * (kw + aw + bw + 60));
+    for (r, age) in rows.iter().zip(&ages) {
+        let start = out.len();
         let marker = if r.current { '*' } else { ' ' };
-        let age = r
-            .age_seconds
-            .map(crate::clock::age)
-            .unwrap_or_else(|| "-".into());
         let branch = r.branch.as_deref().unwrap_or("-");
         let head = r
             .head_sha
             .as_deref()
             .map(|s| &s[..s.len().min(7)])
             .unwrap_or("-");
-        let tail = match (&r.error, &r.done_when) {
-            (Some(e), _) => format!("(unreadable: {e})"),
-            (None, Some(d)) => d.lines().next().unwrap_or("").to_string(),
-            (None, None) => String::new(),
-        };
-        let line = format!(
-            "{marker} {:kw$}  {age:>aw$}  {branch:bw$}  {head:7}  {tail}",
-            r.key
-        );
-        out.push_str(line.trim_end());
+        // Padding by hand: `format!` widths cost more than the rest.
+        let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+        out.push(marker);
+        out.push(' ');
+        out.push_str(&r.key);
+        pad(&mut out, kw.saturating_sub(r.key.chars().count()) + 2);
+        pad(&mut out, aw.saturating_sub(age.len()));
+        out.push_str(age);
+        out.push_str("  ");
+        out.push_str(branch);
+        pad(&mut out, bw.saturating_sub(branch.chars().count()) + 2);
+        out.push_str(head);
+        pad(&mut out, 7usize.saturating_sub(head.chars().count()) + 2);
+        match (&r.error, &r.done_when) {
+            (Some(e), _) => {
+                let _ = write!(out, "(unreadable: {e})");
+            }
+            (None, Some(d)) => out.push_str(d.lines().next().unwrap_or("")),
+            (None, None) => {}
+        }
+        let line = out[start..].trim_end().len();
+        out.truncate(start + line);
         out.push('\n');
     }
     out

@@ -325,6 +325,8 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
         };
         let file = root.join(&path);
         let new = match std::fs::symlink_metadata(&file) {
+            // Like git, never look through a symlinked leading directory.
+            _ if beyond_symlink(&root, &path) => None,
             Ok(meta) if meta.file_type().is_symlink() => std::fs::read_link(&file)
                 .ok()
                 .map(|target| target.as_os_str().as_encoded_bytes().to_vec()),
@@ -353,6 +355,22 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
         }
     }
     Ok(stat)
+}
+
+/// Whether a leading directory of `rela` (below `root`) is a symlink.
+fn beyond_symlink(root: &Path, rela: &str) -> bool {
+    let mut dir = root.to_path_buf();
+    let mut components = Path::new(rela).components().peekable();
+    while let Some(component) = components.next() {
+        if components.peek().is_none() {
+            break;
+        }
+        dir.push(component);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+    }
+    false
 }
 
 fn is_binary(data: &[u8]) -> bool {
@@ -454,6 +472,9 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
     {
         return None;
     }
+    if worktree_matches_by_stat(repo, &index) == Some(true) {
+        return Some(Ok(BTreeMap::new()));
+    }
     let mut recorder = gix::status::plumbing::index_as_worktree_with_renames::Recorder::default();
     let outcome = repo.index_worktree_status(
         &index,
@@ -485,6 +506,97 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
         }
     }
     Some(Ok(paths))
+}
+
+/// Whether every tracked file is unchanged by its `lstat` alone: git's
+/// fast path (stat data equal to the index entry's, not racily clean),
+/// taken for every entry at the cost of one `lstat` per file and one per
+/// directory. `Some(false)` as soon as one entry needs a closer look, `None`
+/// where the shortcut is not trusted (`core.checkStat=minimal`, which
+/// compares no inode; case-folding or precomposing filesystems); the full
+/// comparison then decides. Entries git skips (skip-worktree, assume-valid)
+/// and submodules, which `diff --stat` does not count, are skipped.
+fn worktree_matches_by_stat(repo: &gix::Repository, index: &gix::index::State) -> Option<bool> {
+    use gix::index::entry::Flags;
+    let options = repo.stat_options().ok()?;
+    let fs = repo.filesystem_options().ok()?;
+    if !options.check_stat || fs.ignore_case || fs.precompose_unicode {
+        return None;
+    }
+    let root = repo.workdir()?;
+    // One buffer for every path: `Path::join` costs more than the `lstat`.
+    let mut path = gix::path::into_bstr(root).ok()?.into_owned();
+    path.push(b'/');
+    let base = path.len();
+    let timestamp = index.timestamp();
+    let mut verified_dirs: std::collections::HashSet<&[u8]> = Default::default();
+    let mut last_dir: &[u8] = b"";
+    for entry in index.entries() {
+        if entry.flags.intersects(
+            Flags::UPTODATE | Flags::SKIP_WORKTREE | Flags::ASSUME_VALID | Flags::FSMONITOR_VALID,
+        ) {
+            continue;
+        }
+        if entry.stage_raw() != 0 || entry.flags.contains(Flags::INTENT_TO_ADD) {
+            return Some(false);
+        }
+        if entry.mode.is_submodule() {
+            continue;
+        }
+        let rela: &[u8] = entry.path(index);
+        // Each leading directory must be a directory, not a symlink to one
+        // (git does not look through those): checked once per directory.
+        let dir = rela
+            .iter()
+            .rposition(|b| *b == b'/')
+            .map_or(&b""[..], |end| &rela[..end]);
+        if dir != last_dir {
+            for (i, b) in dir
+                .iter()
+                .enumerate()
+                .chain(std::iter::once((dir.len(), &b'/')))
+            {
+                if *b != b'/' {
+                    continue;
+                }
+                let prefix = &dir[..i];
+                if verified_dirs.contains(prefix) {
+                    continue;
+                }
+                path.truncate(base);
+                path.extend_from_slice(prefix);
+                let meta = std::fs::symlink_metadata(gix::path::from_byte_slice(&path).ok()?);
+                if !meta.is_ok_and(|m| m.is_dir()) {
+                    return Some(false);
+                }
+                verified_dirs.insert(prefix);
+            }
+            last_dir = dir;
+        }
+        path.truncate(base);
+        path.extend_from_slice(rela);
+        let Ok(meta) =
+            gix::index::fs::Metadata::from_path_no_follow(gix::path::from_byte_slice(&path).ok()?)
+        else {
+            return Some(false);
+        };
+        if meta.is_dir()
+            || entry
+                .mode
+                .change_to_match_fs(&meta, fs.symlink, fs.executable_bit)
+                .is_some()
+        {
+            return Some(false);
+        }
+        let stat = gix::index::entry::Stat::from_fs(&meta).ok()?;
+        if !stat.matches(&entry.stat, options)
+            || (entry.id.is_empty_blob() && entry.stat.size != 0)
+            || stat.is_racy(timestamp, options)
+        {
+            return Some(false);
+        }
+    }
+    Some(true)
 }
 
 /// Submodules are reported unchanged: `diff --stat`'s line counts never

@@ -113,7 +113,8 @@ pub fn read(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<Stored>>
     load(repo, &name, key, id).map(Some)
 }
 
-fn load(repo: &gix::Repository, name: &str, key: &str, id: ObjectId) -> anyhow::Result<Stored> {
+/// Read the blob `id` that the ref `name` (for `key`) points at.
+pub fn load(repo: &gix::Repository, name: &str, key: &str, id: ObjectId) -> anyhow::Result<Stored> {
     let object = repo.find_object(id).with_context(|| {
         format!("{name} points at {id}, which is missing from the object database")
     })?;
@@ -137,6 +138,31 @@ pub fn current_id(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<Ob
         .try_find_reference(name.as_str())
         .with_context(|| format!("cannot read {name}"))?
         .and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+}
+
+/// Every stored key and its blob id (or why it has none), sorted by key,
+/// without reading any brief.
+pub fn ids(repo: &gix::Repository) -> anyhow::Result<Vec<(String, anyhow::Result<ObjectId>)>> {
+    let platform = repo.references().context("cannot read references")?;
+    let mut out = Vec::new();
+    for reference in platform
+        .prefixed(REF_PREFIX.trim_end_matches('/'))
+        .context("cannot read refs/handoffs")?
+    {
+        let reference =
+            reference.map_err(|e| anyhow!("cannot read a ref under refs/handoffs: {e}"))?;
+        let full = reference.name().as_bstr();
+        let Some(key) = full.strip_prefix(REF_PREFIX.as_bytes()) else {
+            continue;
+        };
+        let id = match reference.target().try_id() {
+            Some(id) => Ok(id.to_owned()),
+            None => Err(anyhow!("{full} is a symbolic ref")),
+        };
+        out.push((key.to_str_lossy().into_owned(), id));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }
 
 /// The stored keys, sorted, without reading any brief.

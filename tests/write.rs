@@ -864,3 +864,97 @@ fn an_incomplete_rewrite_of_a_stored_brief_points_at_recover() {
     assert_eq!(b["resume"]["done_when"], "cargo test a");
     assert_eq!(b["state"]["decisions"][0], "one more");
 }
+
+#[test]
+fn list_reads_each_version_once_and_never_trusts_a_damaged_cache() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let write = |key: &str, done: &str| {
+        sb.handoff(
+            &repo,
+            &[
+                "write",
+                key,
+                "--done-when",
+                done,
+                "--resume-by",
+                "r",
+                "--next-check",
+                "c",
+            ],
+        )
+        .success();
+    };
+    write("a", "a done");
+    write("b", "b done");
+    let listed = |sb: &Sandbox| json(&stdout(&sb.handoff(&repo, &["list", "--json"]).success()));
+    let first = listed(&sb);
+    let cache_path = repo.join(".git/handoff-list.cache");
+    let cache = std::fs::read_to_string(&cache_path).unwrap();
+    let a_id = sb.git(&repo, &["rev-parse", "refs/handoffs/a"]);
+    assert!(cache.contains(a_id.trim()), "{cache}");
+    assert_eq!(listed(&sb), first, "from the cache, the same rows");
+
+    // A new version of a is read; the dropped b leaves the cache.
+    write("a", "a done again");
+    sb.handoff(&repo, &["drop", "b"]).success();
+    let rows = listed(&sb);
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    assert_eq!(rows[0]["done_when"], "a done again");
+    let cache = std::fs::read_to_string(&cache_path).unwrap();
+    assert!(!cache.contains(a_id.trim()), "{cache}");
+
+    // An invalid blob is reported every time and never cached.
+    let path = repo.join(".git/bad.json");
+    std::fs::write(&path, r#"{"schema_version": "1"}"#).unwrap();
+    let bad = sb.git(&repo, &["hash-object", "-w", path.to_str().unwrap()]);
+    sb.git(&repo, &["update-ref", "refs/handoffs/bad", bad.trim()]);
+    for _ in 0..2 {
+        let rows = listed(&sb);
+        assert!(
+            rows[1]["error"].as_str().unwrap().contains("unreadable"),
+            "{rows}"
+        );
+    }
+    let cache = std::fs::read_to_string(&cache_path).unwrap();
+    assert!(!cache.contains(bad.trim()), "{cache}");
+
+    // A damaged cache is discarded, not believed.
+    std::fs::write(
+        &cache_path,
+        "git-handoff list cache 1, schema 1\nnot an entry\n",
+    )
+    .unwrap();
+    let rows = listed(&sb);
+    assert_eq!(rows[0]["done_when"], "a done again");
+}
+
+#[test]
+fn a_tracked_directory_replaced_by_a_symlink_reads_as_git_reads_it() {
+    // Its files keep their inodes and stat data behind the symlink, but git
+    // does not look through symlinks: they are deleted.
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "dir/a.txt", "a\nb\n", "dir");
+    let moved = sb.path("moved");
+    std::fs::rename(repo.join("dir"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, repo.join("dir")).unwrap();
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
+    let stat = sb.git(&repo, &["diff", "--stat", "HEAD"]);
+    let last = stat.lines().last().unwrap().trim();
+    assert_eq!(last, "1 file changed, 2 deletions(-)");
+    assert_eq!(brief["state"]["diff_summary"], last);
+}

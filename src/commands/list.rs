@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::render::{self, ListRow};
-use crate::{Output, clock, repo, store};
+use crate::{Output, clock, listcache, repo, store};
 
 /// List the stored briefs: key, age, branch, head, done-when
 ///
@@ -43,12 +43,80 @@ pub fn run(args: Args) -> Result<Output> {
     })
 }
 
-/// One row per stored brief, sorted by key, ages relative to `now`.
+/// One row per stored brief, sorted by key, ages relative to `now`. A
+/// brief is read and validated once; its summary is then taken from the
+/// cache ([`listcache::Cache`]).
 pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
     let current = repo::head_state(repo)
         .ok()
         .and_then(|h| repo::default_key(&h).ok());
-    Ok(rows_of(store::list(repo)?, current, now))
+    let ids = store::ids(repo)?;
+    // Read and validate what the cache lacks, save it, then move the
+    // summaries into the rows.
+    let mut cache = listcache::Cache::load(repo);
+    let mut errors = std::collections::HashMap::new();
+    for (i, (key, id)) in ids.iter().enumerate() {
+        match id {
+            Ok(id) if cache.get(id).is_none() => {
+                match store::load(repo, &store::ref_name(key), key, *id)
+                    .and_then(|stored| stored.brief())
+                {
+                    Ok(brief) => cache.insert(*id, listcache::Summary::of(brief)),
+                    Err(e) => {
+                        errors.insert(i, format!("{e:#}"));
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                errors.insert(i, format!("{e:#}"));
+            }
+        }
+    }
+    let stored: gix::hashtable::HashSet = ids
+        .iter()
+        .filter_map(|(_, id)| id.as_ref().ok().copied())
+        .collect();
+    cache.save(|id| stored.contains(id));
+    let mut summaries = cache.into_entries();
+    // Where a version listed under several keys went first.
+    let mut moved: gix::hashtable::HashMap<gix::ObjectId, usize> = Default::default();
+    let mut rows: Vec<ListRow> = Vec::with_capacity(ids.len());
+    for (i, (key, id)) in ids.into_iter().enumerate() {
+        let mut row = ListRow {
+            current: current.as_deref() == Some(key.as_str()),
+            key,
+            id: id.as_ref().map(|id| id.to_string()).unwrap_or_default(),
+            branch: None,
+            head_sha: None,
+            timestamp: None,
+            age_seconds: None,
+            done_when: None,
+            error: errors.remove(&i),
+        };
+        if let (None, Ok(id)) = (&row.error, id) {
+            let summary = match summaries.remove(&id) {
+                Some(s) => s,
+                None => {
+                    let first: &ListRow = &rows[moved[&id]];
+                    listcache::Summary {
+                        branch: first.branch.clone().unwrap_or_default(),
+                        head_sha: first.head_sha.clone(),
+                        timestamp: first.timestamp.clone().unwrap_or_default(),
+                        done_when: first.done_when.clone().unwrap_or_default(),
+                    }
+                }
+            };
+            moved.entry(id).or_insert(rows.len());
+            row.age_seconds = clock::parse(&summary.timestamp).map(|t| now - t);
+            row.branch = Some(summary.branch);
+            row.head_sha = summary.head_sha;
+            row.timestamp = Some(summary.timestamp);
+            row.done_when = Some(summary.done_when);
+        }
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 /// One row per listed brief; `current` is the key to mark.
