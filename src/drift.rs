@@ -264,12 +264,17 @@ pub fn report(
                 count: commits.len(),
             };
             let brief_head = head_id.expect("walked from it");
-            for pointer in &brief.files_read_first {
-                let path = strip_lines(&pointer.path);
-                if path_outside(path) {
-                    continue;
-                }
-                if let Some((change, count)) = touched(repo, brief_head, commits, path) {
+            let pointers: Vec<_> = brief
+                .files_read_first
+                .iter()
+                .filter(|p| !path_outside(strip_lines(&p.path)))
+                .collect();
+            let paths: Vec<&str> = pointers.iter().map(|p| strip_lines(&p.path)).collect();
+            for (pointer, found) in pointers
+                .iter()
+                .zip(touched(repo, brief_head, commits, &paths))
+            {
+                if let Some((change, count)) = found {
                     report.warnings.push(Warning::Changed {
                         path: pointer.path.clone(),
                         change,
@@ -753,48 +758,147 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// The entry id of `path` in `commit`'s tree.
-fn entry_at(repo: &gix::Repository, commit: ObjectId, path: &str) -> Option<Option<ObjectId>> {
-    let tree = repo.find_commit(commit).ok()?.tree().ok()?;
-    Some(tree.lookup_entry_by_path(path).ok()?.map(|e| e.object_id()))
+/// One path's entry in many commits, memoised by commit and by tree:
+/// consecutive commits share most subtrees, so a commit costs about one
+/// root-tree decode. Trees and parents come from the commit-graph when it
+/// has the commit (no commit object decoded).
+struct PathAt<'a> {
+    repo: &'a gix::Repository,
+    graph: Option<gix::commitgraph::Graph>,
+    components: Vec<&'a str>,
+    by_commit: std::collections::HashMap<ObjectId, Option<ObjectId>>,
+    by_tree: std::collections::HashMap<(usize, ObjectId), Option<ObjectId>>,
 }
 
-/// If `path` differs between the brief's head and HEAD (the first commit
-/// of `commits`), the net change and how many of `commits` touched it.
+impl<'a> PathAt<'a> {
+    fn new(repo: &'a gix::Repository, path: &'a str) -> PathAt<'a> {
+        PathAt {
+            repo,
+            graph: if repo.is_shallow().unwrap_or(true) {
+                None
+            } else {
+                repo.commit_graph_if_enabled().ok().flatten()
+            },
+            components: path
+                .split('/')
+                .filter(|c| !c.is_empty() && *c != ".")
+                .collect(),
+            by_commit: Default::default(),
+            by_tree: Default::default(),
+        }
+    }
+
+    /// `commit`'s root tree and parents.
+    fn commit(&self, commit: ObjectId) -> Option<(ObjectId, Vec<ObjectId>)> {
+        if let Some(graph) = &self.graph
+            && let Some(c) = graph.commit_by_id(commit)
+        {
+            let parents = c
+                .iter_parents()
+                .map(|p| p.ok().map(|p| graph.id_at(p).to_owned()))
+                .collect::<Option<Vec<_>>>()?;
+            return Some((c.root_tree_id().to_owned(), parents));
+        }
+        let c = self.repo.find_commit(commit).ok()?;
+        let tree = c.tree_id().ok()?.detach();
+        Some((tree, c.parent_ids().map(|p| p.detach()).collect()))
+    }
+
+    /// The path's entry id in `commit` (`Some(None)`: absent); `None` when
+    /// unreadable.
+    fn at(&mut self, commit: ObjectId) -> Option<Option<ObjectId>> {
+        if let Some(known) = self.by_commit.get(&commit) {
+            return Some(*known);
+        }
+        let (tree, _) = self.commit(commit)?;
+        let entry = self.in_tree(tree, 0)?;
+        self.by_commit.insert(commit, entry);
+        Some(entry)
+    }
+
+    fn in_tree(&mut self, tree: ObjectId, depth: usize) -> Option<Option<ObjectId>> {
+        if self.components.is_empty() {
+            return Some(None);
+        }
+        if let Some(known) = self.by_tree.get(&(depth, tree)) {
+            return Some(*known);
+        }
+        let found = {
+            let t = self.repo.find_tree(tree).ok()?;
+            t.find_entry(self.components[depth])
+                .map(|e| (e.object_id(), e.mode().is_tree()))
+        };
+        let entry = match found {
+            None => None,
+            Some((id, _)) if depth + 1 == self.components.len() => Some(id),
+            Some((id, true)) => self.in_tree(id, depth + 1)?,
+            Some((_, false)) => None,
+        };
+        self.by_tree.insert((depth, tree), entry);
+        Some(entry)
+    }
+}
+
+/// For each of `paths` that differs between the brief's head and HEAD (the
+/// first commit of `commits`): the net change and how many of `commits`
+/// touched it (differ from every parent, as `git rev-list --count
+/// <head>..HEAD -- <path>` counts). One pass over the commits serves every
+/// path, so each commit's trees are read once (the object cache keeps them
+/// between paths).
 fn touched(
     repo: &gix::Repository,
     brief_head: ObjectId,
     commits: &[ObjectId],
-    path: &str,
-) -> Option<(String, usize)> {
-    let newest = *commits.first()?;
-    let before = entry_at(repo, brief_head, path)?;
-    let after = entry_at(repo, newest, path)?;
-    if before == after {
-        return None;
-    }
-    let change = match (before, after) {
-        (None, Some(_)) => "added",
-        (Some(_), None) => "deleted",
-        _ => "modified",
+    paths: &[&str],
+) -> Vec<Option<(String, usize)>> {
+    let mut out: Vec<Option<(String, usize)>> = vec![None; paths.len()];
+    let Some(&newest) = commits.first() else {
+        return out;
     };
-    let mut count = 0;
-    for id in commits {
-        let commit = repo.find_commit(*id).ok()?;
-        let mine = entry_at(repo, *id, path)?;
-        let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
-        let differs = if parents.is_empty() {
-            mine.is_some()
-        } else {
-            parents
-                .iter()
-                .all(|p| entry_at(repo, *p, path).map(|e| e != mine).unwrap_or(true))
+    let mut active = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        let mut at = PathAt::new(repo, path);
+        let (Some(before), Some(after)) = (at.at(brief_head), at.at(newest)) else {
+            continue;
         };
-        if differs {
-            count += 1;
+        if before == after {
+            continue;
+        }
+        let change = match (before, after) {
+            (None, Some(_)) => "added",
+            (Some(_), None) => "deleted",
+            _ => "modified",
+        };
+        active.push((i, at, change, 0usize, false));
+    }
+    for id in commits {
+        let Some((_, parents)) = active.first().and_then(|(_, at, ..)| at.commit(*id)) else {
+            active.iter_mut().for_each(|a| a.4 = true);
+            break;
+        };
+        for (_, at, _, count, failed) in active.iter_mut() {
+            let Some(mine) = at.at(*id) else {
+                *failed = true;
+                continue;
+            };
+            let differs = if parents.is_empty() {
+                mine.is_some()
+            } else {
+                parents
+                    .iter()
+                    .all(|p| at.at(*p).map(|e| e != mine).unwrap_or(true))
+            };
+            if differs {
+                *count += 1;
+            }
         }
     }
-    Some((change.to_string(), count))
+    for (i, _, change, count, failed) in active {
+        if !failed {
+            out[i] = Some((change.to_string(), count));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -47,13 +47,14 @@ pub fn open_at_for_reading(dir: &Path) -> Result<gix::Repository> {
         );
     }
     set_caches(&mut repo);
-    let config = repo.config_snapshot();
-    let color = config
-        .string("color.handoff")
-        .or_else(|| config.string("color.ui"))
-        .map(|v| v.to_string().to_ascii_lowercase());
+    let color = {
+        let config = repo.config_snapshot();
+        config
+            .string("color.handoff")
+            .or_else(|| config.string("color.ui"))
+            .map(|v| v.to_string().to_ascii_lowercase())
+    };
     let _ = COLOR_SETTING.set(color);
-    drop(config);
     Ok(repo)
 }
 

@@ -214,3 +214,60 @@ fn clock_skew_below_the_brief_head_is_handled_like_git() {
         );
     }
 }
+
+#[test]
+fn changed_counts_commits_through_merges_as_git_rev_list_does() {
+    let sb = Sandbox::new();
+    let dir = sb.repo("r");
+    let lines: Vec<String> = (1..=12).map(|i| format!("line {i}\n")).collect();
+    sb.commit(&dir, "src/f.txt", &lines.concat(), "f");
+    sb.handoff(
+        &dir,
+        &[
+            "write",
+            "k",
+            "--done-when",
+            "d",
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+            "--read",
+            "src/f.txt=the file",
+        ],
+    )
+    .success();
+    let brief_head = sb.git(&dir, &["rev-parse", "HEAD"]).trim().to_string();
+    sb.git(&dir, &["checkout", "-q", "-b", "side"]);
+    let mut side = lines.clone();
+    side[11] = "side\n".into();
+    sb.commit(&dir, "src/f.txt", &side.concat(), "side touches f");
+    sb.commit(&dir, "other.txt", "o\n", "side touches other");
+    sb.git(&dir, &["checkout", "-q", "main"]);
+    let mut main = lines.clone();
+    main[0] = "main\n".into();
+    sb.commit(&dir, "src/f.txt", &main.concat(), "main touches f");
+    sb.commit(&dir, "g.txt", "g\n", "main touches g");
+    sb.git(&dir, &["merge", "-q", "--no-edit", "side"]);
+    let git_count = sb.git(
+        &dir,
+        &[
+            "rev-list",
+            "--count",
+            &format!("{brief_head}..HEAD"),
+            "--",
+            "src/f.txt",
+        ],
+    );
+    assert_eq!(git_count.trim(), "3");
+    for graph in [false, true] {
+        if graph {
+            sb.git(&dir, &["commit-graph", "write", "--reachable"]);
+        }
+        let out = stdout(&sb.handoff(&dir, &["resume", "k"]).success());
+        assert!(
+            out.contains("!! CHANGED: src/f.txt — 3 commits since the brief touched it (modified)"),
+            "commit-graph {graph}: {out}"
+        );
+    }
+}
