@@ -60,6 +60,36 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parse the command line. The session hooks' two exact forms, which
+    /// agent harnesses run at every session start, skip building the whole
+    /// parser (every subcommand's arguments), which costs more than the
+    /// hook's own work.
+    pub fn parse_fast() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        Cli::hook_shortcut(&args).unwrap_or_else(Cli::parse)
+    }
+
+    /// `hook session-start` and `hook pre-compact`, exactly.
+    fn hook_shortcut(args: &[std::ffi::OsString]) -> Option<Cli> {
+        use commands::hook::{Args, Event};
+        let [hook, event] = args else {
+            return None;
+        };
+        if hook != "hook" {
+            return None;
+        }
+        let event = match event.to_str()? {
+            "session-start" => Event::SessionStart,
+            "pre-compact" => Event::PreCompact,
+            _ => return None,
+        };
+        Some(Cli {
+            command: Command::Hook(Args { event }),
+        })
+    }
+}
+
 /// The subcommands. Each one's help text is the doc comment of its `Args`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -231,6 +261,25 @@ pub fn failpoint(name: &str) {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn the_hook_shortcut_parses_as_clap_does() {
+        for event in ["session-start", "pre-compact"] {
+            let args = ["hook", event].map(std::ffi::OsString::from);
+            let fast = Cli::hook_shortcut(&args).expect("taken");
+            let full = Cli::try_parse_from(["git-handoff", "hook", event]).unwrap();
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"));
+        }
+        for args in [
+            vec!["hook"],
+            vec!["hook", "session-start", "--help"],
+            vec!["hook", "other"],
+            vec!["list", "session-start"],
+        ] {
+            let args: Vec<_> = args.into_iter().map(std::ffi::OsString::from).collect();
+            assert!(Cli::hook_shortcut(&args).is_none(), "{args:?}");
+        }
+    }
 
     #[test]
     fn verify_cli() {

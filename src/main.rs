@@ -1,10 +1,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = git_handoff::Cli::parse();
+    let cli = git_handoff::Cli::parse_fast();
     match git_handoff::run(cli) {
         Ok(output) => {
             let mut stdout = std::io::stdout().lock();
