@@ -158,6 +158,21 @@ impl Brief {
         )
     }
 
+    /// The one limit the schema cannot express: the stored form (indented
+    /// JSON, see [`Brief::to_pretty_json`]) must fit [`MAX_BRIEF_BYTES`], or
+    /// no command could read the brief back. Input at the cap grows when
+    /// indented (a 10,000-entry list of short strings more than doubles), so
+    /// this is checked before anything is stored.
+    pub fn stored_size_issue(&self) -> Option<Issue> {
+        let size = self.to_pretty_json().len();
+        (size > MAX_BRIEF_BYTES).then(|| Issue {
+            path: "(root)".into(),
+            message: format!(
+                "the brief is {size} bytes as stored (indented JSON); a brief may be at most 1 MiB ({MAX_BRIEF_BYTES} bytes): shorten its lists and strings, and point at files instead of pasting them"
+            ),
+        })
+    }
+
     /// Parse and validate a stored brief.
     ///
     /// Stored briefs are nearly always valid, so the typed parse and a
@@ -302,6 +317,19 @@ pub fn validate(value: &Value) -> Vec<Issue> {
             message: err.to_string(),
         })
         .collect();
+    // The pattern admits 2026-13-45T99:99:99Z; the narrative heading, the
+    // age and the merge driver need a real time.
+    if let Some(ts) = value.get("timestamp").and_then(Value::as_str)
+        && ts.len() == 20
+        && ts.is_ascii()
+        && crate::clock::parse(ts).is_none()
+        && issues.iter().all(|i| i.path != "timestamp")
+    {
+        issues.push(Issue {
+            path: "timestamp".into(),
+            message: format!("\"{ts}\" is not a real UTC date and time (YYYY-MM-DDTHH:MM:SSZ)"),
+        });
+    }
     issues.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
     issues.dedup();
     issues
@@ -459,6 +487,44 @@ mod tests {
         let issues = validate(&v);
         let paths: Vec<_> = issues.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(paths, ["(root)", "mode", "state.tests[0].result"]);
+    }
+
+    #[test]
+    fn an_impossible_timestamp_is_refused() {
+        // The schema's pattern admits month 13, and such a date in the
+        // narrative heading made the file unreadable to the merge driver.
+        for ts in [
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-01-01T24:00:00Z",
+        ] {
+            let mut v = minimal();
+            v["timestamp"] = json!(ts);
+            let issues = validate(&v);
+            assert_eq!(issues.len(), 1, "{ts}: {issues:?}");
+            assert_eq!(issues[0].path, "timestamp");
+        }
+        let mut v = minimal();
+        v["timestamp"] = json!("2024-02-29T23:59:60Z");
+        assert!(validate(&v).is_empty());
+        v["timestamp"] = json!("yesterday");
+        assert_eq!(validate(&v).len(), 1, "only the pattern's complaint");
+    }
+
+    #[test]
+    fn a_brief_that_grows_past_the_cap_when_stored_is_refused() {
+        // Found by the reliability tests: 200,000 one-letter decisions are
+        // 800 kB as input and 2.2 MB as stored, which nothing could read.
+        let mut v = minimal();
+        v["state"]["decisions"] = json!(vec!["a"; 200_000]);
+        assert!(v.to_string().len() < MAX_BRIEF_BYTES);
+        assert!(validate(&v).is_empty());
+        let b: Brief = serde_json::from_value(v).unwrap();
+        let issue = b.stored_size_issue().expect("too large as stored");
+        assert!(issue.message.contains("as stored"), "{}", issue.message);
+        assert!(Brief::from_slice(b.to_pretty_json().as_bytes()).is_err());
+        let small: Brief = serde_json::from_value(minimal()).unwrap();
+        assert_eq!(small.stored_size_issue(), None);
     }
 
     #[test]

@@ -152,12 +152,16 @@ pub fn finalize(value: Value) -> Result<Brief, Vec<Issue>> {
     if !issues.is_empty() {
         return Err(issues);
     }
-    serde_json::from_value(value).map_err(|e| {
+    let brief: Brief = serde_json::from_value(value).map_err(|e| {
         vec![Issue {
             path: "(root)".into(),
             message: e.to_string(),
         }]
-    })
+    })?;
+    match brief.stored_size_issue() {
+        Some(issue) => Err(vec![issue]),
+        None => Ok(brief),
+    }
 }
 
 /// [`fill`] then [`finalize`]: the brief for `key` from a partial brief and

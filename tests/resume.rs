@@ -176,14 +176,23 @@ fn stale_threshold_comes_from_env_then_config_then_24h() {
 }
 
 #[test]
-fn an_unparseable_timestamp_gives_no_stale_line() {
+fn an_impossible_timestamp_is_refused_not_stored() {
+    // It used to be stored (and resumed without a stale line), but its date
+    // in the narrative heading made the file unreadable to the merge
+    // driver: a timestamp must be a real UTC time.
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let input = r#"{"timestamp":"2026-13-45T00:00:00Z","resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c"}}"#;
-    sb.handoff_with(&repo, &["write", "-F", "-"], Some(input))
-        .success();
-    let out = stdout(&resume(&sb, &repo, &[], "2030-01-01T00:00:00Z").success());
-    assert!(warnings(&out).is_empty(), "{out}");
+    let out = sb
+        .handoff_with(&repo, &["write", "-F", "-", "--no-lint"], Some(input))
+        .code(1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("  - timestamp: \"2026-13-45T00:00:00Z\" is not a real UTC date and time"),
+        "{err}"
+    );
+    assert!(err.lines().last().unwrap().starts_with("error: "), "{err}");
+    assert_eq!(handoff_refs(&sb, &repo), "");
 }
 
 #[test]

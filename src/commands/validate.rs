@@ -26,7 +26,12 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
         }
         Err(BriefError::Invalid(_)) => unreachable!("parse_json does not validate"),
     };
-    let issues = brief::validate(&value);
+    let mut issues = brief::validate(&value);
+    if issues.is_empty()
+        && let Ok(b) = serde_json::from_value::<brief::Brief>(value)
+    {
+        issues.extend(b.stored_size_issue());
+    }
     if issues.is_empty() {
         return Ok(Output::ok("handoff-validate: OK\n"));
     }
@@ -35,5 +40,6 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
         stdout: String::new(),
         code: 1,
         text: false,
+        verbatim: false,
     })
 }
