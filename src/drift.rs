@@ -446,6 +446,19 @@ pub fn path_outside(path: &str) -> bool {
         })
 }
 
+/// Where a recorded path really is (symlinks followed), when it exists and
+/// stays inside `root`; `None` when it is missing or leads out of the
+/// worktree, also through a symlink. Whoever reads a pointed-at file reads
+/// it through this.
+pub fn resolve_inside(root: &Path, path: &str) -> Option<PathBuf> {
+    if path_outside(path) {
+        return None;
+    }
+    let real = root.join(path).canonicalize().ok()?;
+    let real_root = root.canonicalize().ok()?;
+    real.starts_with(&real_root).then_some(real)
+}
+
 fn resolve_pointer(base: &Path, recorded: &str) -> PointerCheck {
     let path = strip_lines(recorded);
     if path_outside(path) {

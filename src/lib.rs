@@ -7,7 +7,8 @@
 //! `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
 //! `sticky` / `sync` / `drift` / `lint` / `editor` / `fork` / `usage` /
 //! `summary` / `retention` / `render` → `history` → `remotes` → `store` /
-//! `repo` / `atomic` → `brief` / `keys` / `slug` / `clock` / `redact`.
+//! `repo` / `atomic` → `brief` / `keys` / `slug` / `clock` / `redact` /
+//! `escape`.
 
 pub mod atomic;
 pub mod brief;
@@ -16,6 +17,7 @@ pub mod commands;
 pub mod compose;
 pub mod drift;
 pub mod editor;
+pub mod escape;
 pub mod fork;
 pub mod history;
 pub mod keys;
@@ -171,6 +173,9 @@ pub struct Output {
     pub code: u8,
     /// Human text that may be coloured on a terminal (never JSON).
     pub text: bool,
+    /// Print exactly these bytes (`show`): characters a terminal would act
+    /// on are not escaped (see [`escape::clean`]).
+    pub verbatim: bool,
 }
 
 impl Output {
@@ -180,6 +185,7 @@ impl Output {
             stdout: stdout.into(),
             code: 0,
             text: false,
+            verbatim: false,
         }
     }
 
@@ -189,6 +195,17 @@ impl Output {
             stdout: stdout.into(),
             code: 0,
             text: true,
+            verbatim: false,
+        }
+    }
+
+    /// Success with stored bytes to print exactly as they are.
+    pub fn verbatim(stdout: impl Into<String>) -> Output {
+        Output {
+            stdout: stdout.into(),
+            code: 0,
+            text: false,
+            verbatim: true,
         }
     }
 
@@ -200,9 +217,15 @@ impl Output {
 
 /// Run a parsed command line. Errors are returned for `main` to print as
 /// one line (exit 1); checks that fail without an error (an invalid brief)
-/// return an [`Output`] with code 1.
+/// return an [`Output`] with code 1. Characters a terminal would act on
+/// are escaped ([`escape::clean`]) unless the output is verbatim.
 pub fn run(cli: Cli) -> anyhow::Result<Output> {
     let mut output = dispatch(cli)?;
+    if !output.verbatim
+        && let std::borrow::Cow::Owned(cleaned) = escape::clean(&output.stdout)
+    {
+        output.stdout = cleaned;
+    }
     if output.text && render::color_wanted(std::io::IsTerminal::is_terminal(&std::io::stdout())) {
         output.stdout = render::paint(&output.stdout);
     }

@@ -46,10 +46,11 @@ impl Finding {
 
     /// `<field>: <rule>: <message>; fix: <fix>`.
     pub fn line(&self) -> String {
-        format!(
+        crate::escape::clean(&format!(
             "{}: {}: {}; fix: {}",
             self.field, self.rule, self.message, self.fix
-        )
+        ))
+        .into_owned()
     }
 }
 
@@ -457,10 +458,7 @@ fn read_first_contents(brief: &Value, ctx: &Context) -> Vec<(String, String)> {
         .filter_map(|i| i.get("path").and_then(Value::as_str))
         .filter_map(|p| {
             let path = crate::drift::strip_lines(p);
-            if crate::drift::path_outside(path) {
-                return None;
-            }
-            let full = root.join(path);
+            let full = crate::drift::resolve_inside(root, path)?;
             let meta = std::fs::metadata(&full).ok()?;
             (meta.is_file() && meta.len() < 4 * 1024 * 1024)
                 .then(|| std::fs::read_to_string(&full).ok())
@@ -511,18 +509,17 @@ fn dangling(root: &Path, head_has: Option<HeadHas<'_>>, recorded: &str) -> Optio
             "'{path}' exists neither in the worktree nor at HEAD"
         ));
     }
+    if in_tree && crate::drift::resolve_inside(root, path).is_none() {
+        return Some(format!(
+            "'{recorded}' leads outside the worktree through a symlink"
+        ));
+    }
     if path != recorded
         && in_tree
         && full.is_file()
         && let Some(end) = range_end(&recorded[path.len() + 1..])
     {
-        let count = std::fs::read(&full)
-            .map(|b| {
-                b.split(|c| *c == b'\n')
-                    .count()
-                    .saturating_sub(usize::from(b.ends_with(b"\n")))
-            })
-            .unwrap_or(0);
+        let count = line_count(&full).unwrap_or(0);
         if end > count {
             return Some(format!(
                 "'{recorded}' ends at line {end} but {path} has {count} lines"
@@ -530,6 +527,25 @@ fn dangling(root: &Path, head_has: Option<HeadHas<'_>>, recorded: &str) -> Optio
         }
     }
     None
+}
+
+/// The number of lines of a file, read in pieces (a pointer may name a
+/// file of any size).
+fn line_count(path: &Path) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut newlines, mut last) = (0usize, None);
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        newlines += buf[..n].iter().filter(|c| **c == b'\n').count();
+        last = Some(buf[n - 1]);
+    }
+    // Lines = newline-terminated lines, plus an unterminated last one.
+    Ok(newlines + usize::from(last.is_some_and(|c| c != b'\n')))
 }
 
 /// The last line number of `10-20`, `7`, `1-3,9-12`.

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         }
         Err(err) => {
             let message = format!("{err:#}").replace('\n', " ");
+            let message = git_handoff::escape::clean(&message);
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }

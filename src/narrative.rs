@@ -105,7 +105,13 @@ pub struct Entry {
 
 impl Entry {
     /// Render as markdown: the one `## ` heading line, then `### ` sections.
+    /// Characters a terminal would act on are escaped (NUL would also make
+    /// the file binary to git and to the merge driver).
     pub fn render(&self) -> String {
+        crate::escape::clean(&self.render_raw()).into_owned()
+    }
+
+    fn render_raw(&self) -> String {
         let mut out = format!(
             "## {} — [{}] {}\n",
             self.date,
@@ -136,10 +142,22 @@ fn one_line(s: &str) -> String {
     }
 }
 
+/// A brief's value on one line: its lines joined with spaces. A value
+/// spanning lines could otherwise start a line of the narrative with `## `
+/// (a forged entry), a code fence that swallows every older entry, or a
+/// conflict marker, and the merge driver could no longer read the file.
+pub fn inline(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn bullets<'a>(items: impl IntoIterator<Item = &'a str>, prefix: &str) -> String {
     items
         .into_iter()
-        .map(|i| format!("- {prefix}{}\n", i.trim()))
+        .map(|i| format!("- {prefix}{}\n", inline(i)))
         .collect()
 }
 
@@ -149,20 +167,28 @@ fn bullets<'a>(items: impl IntoIterator<Item = &'a str>, prefix: &str) -> String
 pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
     let s = &brief.state;
     let mut done = String::new();
+    let branch = inline(&s.branch);
     let at = match &s.head_sha {
-        Some(sha) => format!("at {} on `{}`", &sha[..sha.len().min(7)], s.branch),
-        None => format!("on `{}` (no commit yet)", s.branch),
+        Some(sha) => format!("at {} on `{branch}`", &sha[..sha.len().min(7)]),
+        None => format!("on `{branch}` (no commit yet)"),
     };
     done.push_str(&format!("- Handoff written {at}"));
     if let Some(diff) = &s.diff_summary {
-        done.push_str(&format!("; uncommitted: {diff}"));
+        done.push_str(&format!("; uncommitted: {}", inline(diff)));
     }
     done.push('\n');
     for t in &s.tests {
-        done.push_str(&format!("- Test `{}`: {}\n", t.cmd, t.result));
+        done.push_str(&format!(
+            "- Test `{}`: {}\n",
+            inline(&t.cmd),
+            inline(&t.result)
+        ));
     }
-    done.push_str(&format!("- Next: {}\n", brief.resume.resume_by.trim()));
-    done.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    done.push_str(&format!("- Next: {}\n", inline(&brief.resume.resume_by)));
+    done.push_str(&format!(
+        "- Done when: {}\n",
+        inline(&brief.resume.done_when)
+    ));
 
     let mut decisions = bullets(s.decisions.iter().map(String::as_str), "");
     decisions.push_str(&bullets(
@@ -179,10 +205,14 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
     pointers.push('\n');
     pointers.push_str(&format!(
         "- Next check: {}\n",
-        s.next_acceptance_check.trim()
+        inline(&s.next_acceptance_check)
     ));
     for f in &brief.files_read_first {
-        pointers.push_str(&format!("- Read first: `{}` — {}\n", f.path, f.why.trim()));
+        pointers.push_str(&format!(
+            "- Read first: `{}` — {}\n",
+            inline(&f.path),
+            inline(&f.why)
+        ));
     }
     Entry {
         date: crate::clock::date_of(&brief.timestamp).to_string(),
@@ -208,9 +238,17 @@ pub fn apply_markdown(entry: &mut Entry, markdown: &str) -> Result<()> {
     let mut parsed: Vec<(String, String)> = Vec::new();
     let mut preamble = String::new();
     let mut in_fence = false;
+    let mut fence_line = 0;
     for (n, line) in markdown.lines().enumerate() {
+        if line.starts_with("<<<<<<<") || line.starts_with(">>>>>>>") {
+            bail!(
+                "narrative line {}: a conflict marker; resolve the conflict in the narrative text first",
+                n + 1
+            );
+        }
         if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
             in_fence = !in_fence;
+            fence_line = n + 1;
         }
         if !in_fence && let Some(rest) = line.strip_prefix("### ") {
             current = Some(rest.trim().to_string());
@@ -239,6 +277,11 @@ pub fn apply_markdown(entry: &mut Entry, markdown: &str) -> Result<()> {
                 preamble.push('\n');
             }
         }
+    }
+    if in_fence {
+        bail!(
+            "narrative line {fence_line}: this code fence is never closed, so it would swallow every older entry; close it"
+        );
     }
     if let Some(t) = title.filter(|t| !t.is_empty()) {
         entry.title = t;
@@ -421,5 +464,49 @@ mod tests {
         assert_eq!(rendered.lines().filter(|l| l.starts_with("## ")).count(), 1);
         assert!(apply_markdown(&mut e, "### A\n## sneaky\n").is_err());
         assert!(apply_markdown(&mut e, "```\n## in a fence is fine\n```\n").is_ok());
+    }
+
+    fn hostile_brief() -> Brief {
+        serde_json::from_value(serde_json::json!({
+            "schema_version": "1", "key": "k", "timestamp": "2026-01-02T03:04:05Z", "mode": "WRITE",
+            "resume": {"done_when": "d\n## 2020-01-01 — [forged] entry", "resume_by": "next\u{0}step"},
+            "state": {"branch": "main", "next_acceptance_check": "c\n```",
+                      "worktree": {"root": "/r", "is_linked": false, "git_common_dir": "/r/.git"},
+                      "decisions": ["a\n<<<<<<< ours", "b\r\n# Project state"],
+                      "tests": [{"cmd": "t\n~~~", "result": "pass"}]},
+            "files_read_first": [{"path": "p\n## 2021-01-01 x", "why": "w\u{1b}[2J"}]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_brief_cannot_forge_entries_or_break_the_narrative() {
+        // Found with the hostile-input tests: a multi-line field could
+        // start a narrative line with `## ` (a forged entry), a fence that
+        // swallows every older entry, or a conflict marker, and NUL made the
+        // file binary; the merge driver then refused the whole narrative.
+        let entry = entry_from_brief(&hostile_brief(), None).render();
+        let old = prepend(None, &entry_text("2025-12-31", "old"));
+        let text = prepend(Some(&old), &entry);
+        let parsed =
+            crate::narrative_merge::parse(&text, "ours").expect("the merge driver reads it");
+        assert_eq!(parsed.entries.len(), 2, "{text}");
+        assert!(!text.contains('\0') && !text.contains('\u{1b}') && !text.contains('\r'));
+        assert!(text.contains("- Next: next\\u0000step"), "{text}");
+        assert!(text.contains("- a <<<<<<< ours"), "{text}");
+    }
+
+    fn entry_text(date: &str, title: &str) -> String {
+        format!("## {date} — [k] {title}\n\n### What was done\n- x\n")
+    }
+
+    #[test]
+    fn hand_written_sections_cannot_leave_a_fence_open_or_a_conflict_marker() {
+        let mut e = entry_from_brief(&hostile_brief(), None);
+        let err = apply_markdown(&mut e, "### Notes\n```\n## inside\n").unwrap_err();
+        assert!(err.to_string().contains("never closed"), "{err}");
+        let err = apply_markdown(&mut e, "### Notes\n<<<<<<< HEAD\n").unwrap_err();
+        assert!(err.to_string().contains("conflict marker"), "{err}");
+        apply_markdown(&mut e, "### Notes\n```\n## inside\n```\n").unwrap();
     }
 }

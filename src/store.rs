@@ -42,16 +42,26 @@ pub struct Stored {
 }
 
 impl Stored {
-    /// Parse the stored bytes as a brief.
+    /// Parse the stored bytes as a brief. A brief stored under another
+    /// key than its own (a hand-made ref, a tampered remote) is refused:
+    /// its resume prompt would send the reader to the wrong brief.
     pub fn brief(&self) -> anyhow::Result<Brief> {
-        Brief::from_slice(&self.data).map_err(|e| {
+        let unreadable = |why: String| {
             anyhow!(
-                "brief '{}' ({}) is unreadable: {e}; `git handoff show {}` prints it as stored",
+                "brief '{}' ({}) is unreadable: {why}; `git handoff show {}` prints it as stored",
                 self.key,
                 short(&self.id),
                 self.key
             )
-        })
+        };
+        let brief = Brief::from_slice(&self.data).map_err(|e| unreadable(e.to_string()))?;
+        if brief.key != self.key {
+            return Err(unreadable(format!(
+                "it is the brief of key '{}', stored under another key",
+                brief.key.escape_debug()
+            )));
+        }
+        Ok(brief)
     }
 }
 
@@ -249,6 +259,16 @@ pub fn write(
     updates: &[Update],
     reflog: &str,
 ) -> Result<Written, StoreError> {
+    for update in updates {
+        if let Some(issue) = update.brief.stored_size_issue() {
+            return Err(anyhow!(
+                "brief '{}': {}; nothing was written",
+                update.brief.key,
+                issue.message
+            )
+            .into());
+        }
+    }
     let mut blobs = Vec::with_capacity(updates.len());
     for update in updates {
         let id = repo
@@ -287,8 +307,13 @@ pub fn write(
                 deref: false,
             })
             .collect();
+        // The history first: the files backend commits a transaction ref by
+        // ref (lock files renamed in this order), so a process killed in
+        // that window leaves the history holding every new version and the
+        // brief refs old (their lock files name themselves), never a brief
+        // whose version the history lacks.
         if !annotated.is_empty() {
-            edits.push(notes_edit(repo, &annotated, reflog)?);
+            edits.insert(0, notes_edit(repo, &annotated, reflog)?);
         }
         crate::failpoint("before-ref-transaction");
         match repo.edit_references(edits) {
@@ -565,7 +590,7 @@ fn notes_edit(
 
 /// If a lock file of one of these refs (or of packed-refs) exists, explain
 /// how to clear it, as git does.
-fn lock_error(
+pub fn lock_error(
     repo: &gix::Repository,
     names: impl IntoIterator<Item = String>,
 ) -> Option<StoreError> {

@@ -302,10 +302,11 @@ fn git_fetch(repo: &gix::Repository, remote: &str, briefs: bool) -> Result<()> {
     args.extend(fetch_refspecs(remote, briefs));
     let run = git(repo, &args)?;
     if !run.ok {
-        bail!(
-            "git fetch from '{remote}' failed: {}; check the remote with `git remote -v` and `git fetch {remote}`",
-            git_reason(&run.stderr)
-        );
+        return Err(git_failure(
+            &format!("fetch from '{remote}'"),
+            &run.stderr,
+            &format!("check the remote with `git remote -v` and `git fetch {remote}`"),
+        ));
     }
     Ok(())
 }
@@ -356,14 +357,40 @@ fn delete(name: &str, expected: PreviousValue) -> Result<RefEdit> {
 }
 
 /// Apply edits as one transaction; `Ok(false)` when a compare-and-swap lost.
+/// A lock file left by a killed process is named, with the command that
+/// clears it.
 fn transaction(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<bool> {
     if edits.is_empty() {
         return Ok(true);
     }
+    let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
     match repo.edit_references(edits) {
         Ok(_) => Ok(true),
         Err(err) if err.is_conflict() => Ok(false),
-        Err(err) => Err(anyhow!("cannot update the handoff refs: {err}")),
+        Err(err) => Err(match store::lock_error(repo, names) {
+            Some(locked) => locked.into(),
+            None => anyhow!("cannot update the handoff refs: {err}"),
+        }),
+    }
+}
+
+/// The lock file git could not create because it exists (a git process
+/// killed earlier left it), from git's stderr.
+fn stale_git_lock(stderr: &str) -> Option<&str> {
+    let start = stderr.find("Unable to create '")? + "Unable to create '".len();
+    let rest = &stderr[start..];
+    let end = rest.find("': File exists")?;
+    Some(&rest[..end])
+}
+
+/// Why `git ACTION` failed, for one error line: a stale lock is named with
+/// the command that clears it; anything else is git's own reason and `hint`.
+fn git_failure(action: &str, stderr: &str, hint: &str) -> anyhow::Error {
+    match stale_git_lock(stderr) {
+        Some(lock) => anyhow!(
+            "git {action} failed: '{lock}' exists; another git process may be running. If none is, remove it: rm '{lock}'"
+        ),
+        None => anyhow!("git {action} failed: {}; {hint}", git_reason(stderr)),
     }
 }
 
@@ -381,11 +408,12 @@ fn mirror(repo: &gix::Repository, name: &str, id: Option<ObjectId>, message: &st
     Ok(())
 }
 
-/// Whether `id` is a blob holding a valid brief.
-fn is_brief(repo: &gix::Repository, id: Option<ObjectId>) -> bool {
+/// Whether `id` is a blob holding a valid brief of `key`.
+fn is_brief(repo: &gix::Repository, id: Option<ObjectId>, key: &str) -> bool {
     id.and_then(|id| repo.find_object(id).ok())
         .is_some_and(|o| {
-            o.kind == gix::object::Kind::Blob && crate::brief::Brief::from_slice(&o.data).is_ok()
+            o.kind == gix::object::Kind::Blob
+                && crate::brief::Brief::from_slice(&o.data).is_ok_and(|b| b.key == key)
         })
 }
 
@@ -449,12 +477,20 @@ impl Sides {
 // Fetch
 
 /// Fetch `remote`'s briefs into the staging namespace and its notes into
-/// `refs/notes/remotes/<remote>/handoffs`, reconcile every key three-way and
-/// merge the notes history (union of lines). Never deletes a local brief.
+/// `refs/notes/remotes/<remote>/handoffs`, merge the notes history (union
+/// of lines), then reconcile every key three-way, each key in its own
+/// transaction (brief and base together). Never deletes a local brief.
 pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
     let local_notes_before = history::peel(repo, NOTES_REF)?;
     git_fetch(repo, remote, true)?;
+    crate::failpoint("fetch-staged");
     let remote_notes = publish_remote_notes(repo, remote)?;
+    // The history first: every version a brief ref is about to take from
+    // the remote is then already in the local history, so that a fetch
+    // killed between two keys never leaves a brief whose version `log`
+    // cannot show. The three-way rules read the pre-merge histories.
+    let history = merge_notes(repo, remote, remote_notes)?;
+    crate::failpoint("fetch-history-merged");
 
     let sides = Sides::read(repo, remote)?;
     let mut local_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
@@ -478,7 +514,7 @@ pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
             Ok((contains(&remote_history, l), contains(&local_history, r)))
         };
         let (mut status, mut action) = classify(l, b, r, &mut histories)?;
-        if action == Action::TakeRemote && !is_brief(repo, r) {
+        if action == Action::TakeRemote && !is_brief(repo, r, &key) {
             (status, action) = (Status::Invalid, Action::Nothing);
         }
         let base_name = base_ref(remote, &key);
@@ -488,14 +524,21 @@ pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
             Action::DeleteBase => vec![delete(&base_name, previous(b))?],
             Action::TakeRemote => {
                 let r = r.expect("taking the remote's value needs one");
+                // The brief before the base (refs are committed in order):
+                // killed between the two, the next fetch finds local =
+                // remote (up to date), never a base ahead of the brief.
                 vec![
                     set(&store::ref_name(&key), previous(l), r, &message)?,
                     set(&base_name, previous(b), r, &message)?,
                 ]
             }
         };
+        let changes = !edits.is_empty();
         if !transaction(repo, edits)? {
             status = Status::Conflict;
+        }
+        if changes {
+            crate::failpoint("fetch-key-reconciled");
         }
         let took = action == Action::TakeRemote && status != Status::Conflict;
         if status == Status::Gone && action == Action::Nothing {
@@ -509,7 +552,6 @@ pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
             replaced: if took { info(repo, l) } else { None },
         });
     }
-    let history = merge_notes(repo, remote, remote_notes)?;
     Ok(FetchReport {
         remote: remote.to_string(),
         keys,
@@ -781,6 +823,11 @@ pub struct PushReport {
     pub keys: Vec<PushedKey>,
     /// The notes history.
     pub history: HistoryPush,
+    /// A lock file the remote could not create because it exists (a git
+    /// process killed there earlier may have left it), when a ref was
+    /// refused for that reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_lock: Option<String>,
 }
 
 impl PushReport {
@@ -974,6 +1021,7 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
         chunks.push(&[]);
     }
     let message = format!("handoff: push {remote}");
+    let mut stale_lock = None;
     for part in chunks {
         let mut args: Vec<String> = vec![
             "push".into(),
@@ -1009,13 +1057,23 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
         if let Some(n) = notes_in_this_chunk {
             args.push(format!("{n}:{NOTES_REF}"));
         }
+        if !options.dry_run {
+            crate::failpoint("before-git-push");
+        }
         let run = git(repo, &args)?;
+        if !options.dry_run {
+            crate::failpoint("after-git-push");
+        }
+        if stale_lock.is_none() {
+            stale_lock = stale_git_lock(&run.stderr).map(str::to_string);
+        }
         let results = porcelain(&run.stdout);
         if !run.ok && results.is_empty() {
-            bail!(
-                "git push to '{remote}' failed: {}; nothing was pushed in this batch; check the remote with `git remote -v`",
-                git_reason(&run.stderr)
-            );
+            return Err(git_failure(
+                &format!("push to '{remote}'"),
+                &run.stderr,
+                "nothing was pushed in this batch; check the remote with `git remote -v`",
+            ));
         }
         for (key, p) in part {
             let name = store::ref_name(key);
@@ -1094,6 +1152,7 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
         fetch: fetch_report,
         keys,
         history,
+        stale_lock,
     })
 }
 
@@ -1245,10 +1304,15 @@ pub fn resolve(
     let (l, r) = (l.expect("diverged"), r.expect("diverged"));
     let message = format!("handoff: resolve {key} with {remote}");
     let base_name = base_ref(remote, key);
-    let mut edits = vec![set(&base_name, previous(b), r, &message)?];
+    // The brief before the base (refs are committed in order): a resolve
+    // killed between the two leaves local = remote, which the next fetch
+    // reads as up to date, never a base that says the local version is
+    // ahead of the remote's.
+    let mut edits = Vec::new();
     if resolution == Resolution::TakeRemote {
         edits.push(set(&store::ref_name(key), previous(Some(l)), r, &message)?);
     }
+    edits.push(set(&base_name, previous(b), r, &message)?);
     if !transaction(repo, edits)? {
         bail!("brief '{key}' changed while resolving; nothing was changed, run again");
     }
@@ -1386,6 +1450,25 @@ mod tests {
                 lease: None,
                 new: a.unwrap()
             }
+        );
+    }
+
+    #[test]
+    fn a_stale_git_lock_is_named_with_its_fix() {
+        let stderr = "error: cannot lock ref 'refs/handoff-fetch/o/briefs/k': Unable to create '/r/.git/refs/handoff-fetch/o/briefs/k.lock': File exists.\n\nAnother git process seems to be running in this repository\n";
+        assert_eq!(
+            stale_git_lock(stderr),
+            Some("/r/.git/refs/handoff-fetch/o/briefs/k.lock")
+        );
+        let err = git_failure("fetch from 'o'", stderr, "hint").to_string();
+        assert!(
+            err.ends_with("rm '/r/.git/refs/handoff-fetch/o/briefs/k.lock'"),
+            "{err}"
+        );
+        let other = git_failure("fetch from 'o'", "fatal: no such remote\n", "hint").to_string();
+        assert_eq!(
+            other,
+            "git fetch from 'o' failed: fatal: no such remote; hint"
         );
     }
 

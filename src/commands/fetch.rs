@@ -42,6 +42,7 @@ pub fn run(args: Args) -> Result<Output> {
         stdout,
         code,
         text: !args.json,
+        verbatim: false,
     })
 }
 

@@ -188,6 +188,7 @@ pub fn run(args: Args) -> Result<Output> {
             stdout,
             code: 1,
             text: false,
+            verbatim: false,
         });
     }
     Ok(Output::ok(stdout))
@@ -272,10 +273,13 @@ fn classify(
         ),
         other => other.to_string(),
     })?;
+    // A name that is not UTF-8 cannot be a key, not even the key its lossy
+    // reading would suggest.
     let stem = path
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+        .and_then(|s| s.to_str())
+        .ok_or("the file name is not UTF-8 text, so it cannot name a key; rename the file to <key>.json")?
+        .to_string();
     let legacy = path.file_name().is_some_and(|n| n == LEGACY_FILE);
     if !legacy && stem != brief.key {
         return Err(format!(
@@ -285,6 +289,9 @@ fn classify(
         ));
     }
     keys::validate(&brief.key).map_err(|e| e.to_string())?;
+    if let Some(issue) = brief.stored_size_issue() {
+        return Err(issue.message);
+    }
     let key = brief.key.clone();
     let canonical = brief.to_pretty_json();
     let stored = store::read(repo, &key).map_err(|e| format!("{e:#}"))?;

@@ -154,6 +154,7 @@ pub fn run(args: Args) -> Result<Output> {
         stdout,
         code: if ok { 0 } else { 1 },
         text: !args.json,
+        verbatim: false,
     })
 }
 

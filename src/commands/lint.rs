@@ -117,6 +117,7 @@ pub fn run(args: Args) -> Result<Output> {
             stdout: render::json(&serde_json::json!({"strict": strict, "findings": findings})),
             code,
             text: false,
+            verbatim: false,
         });
     }
     if findings.is_empty() {
@@ -131,5 +132,6 @@ pub fn run(args: Args) -> Result<Output> {
         ),
         code,
         text: true,
+        verbatim: false,
     })
 }

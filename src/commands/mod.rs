@@ -195,6 +195,7 @@ pub fn refuse_ambiguous(rows: &[crate::render::ListRow], verb: &str, json: bool)
         },
         code: 1,
         text: !json,
+        verbatim: false,
     }
 }
 

@@ -70,6 +70,7 @@ pub fn run(args: Args) -> Result<Output> {
         stdout,
         code,
         text: !args.json,
+        verbatim: false,
     })
 }
 
@@ -109,6 +110,12 @@ fn refused(report: &PushReport) -> u8 {
         hints.push(format!(
             "they hold secrets: `git handoff redact{}` removes them",
             if history { " --history" } else { "" }
+        ));
+    }
+    if let Some(lock) = &report.stale_lock {
+        hints.push(format!(
+            "'{}' could not lock a ref: '{lock}' exists there; if no git process is running on '{}', remove it: rm '{lock}'",
+            report.remote, report.remote
         ));
     }
     eprintln!(

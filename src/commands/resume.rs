@@ -68,5 +68,6 @@ pub fn run(args: Args) -> Result<Output> {
         stdout,
         code,
         text: !args.json,
+        verbatim: false,
     })
 }

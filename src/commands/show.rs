@@ -55,5 +55,5 @@ pub fn run(args: Args) -> Result<Output> {
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    Ok(Output::ok(text))
+    Ok(Output::verbatim(text))
 }

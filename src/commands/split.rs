@@ -367,7 +367,7 @@ fn entry(plan: &Plan, threads: &[Thread], git: &GitFacts) -> narrative::Entry {
     let bullets = |items: Vec<String>, prefix: &str| -> String {
         items
             .iter()
-            .map(|i| format!("- {prefix}{}\n", i.trim()))
+            .map(|i| format!("- {prefix}{}\n", narrative::inline(i)))
             .collect()
     };
     let mut decisions = bullets(strings(&plan.shared, &["state", "decisions"]), "");
@@ -398,8 +398,9 @@ fn entry(plan: &Plan, threads: &[Thread], git: &GitFacts) -> narrative::Entry {
                 f.get("why").and_then(Value::as_str),
             ) {
                 pointers.push_str(&format!(
-                    "- Read first (every thread): `{path}` — {}\n",
-                    why.trim()
+                    "- Read first (every thread): `{}` — {}\n",
+                    narrative::inline(path),
+                    narrative::inline(why)
                 ));
             }
         }
