@@ -114,8 +114,8 @@ impl Entry {
     fn render_raw(&self) -> String {
         let mut out = format!(
             "## {} — [{}] {}\n",
-            self.date,
-            self.label,
+            inline(&self.date),
+            inline(&self.label),
             one_line(&self.title)
         );
         for (title, body) in &self.sections {
@@ -198,9 +198,10 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
 
     let surprises = bullets(s.open_risks.iter().map(String::as_str), "Risk: ");
 
-    let mut pointers = format!("- Brief: `git handoff resume {}`", brief.key);
+    let key = inline(&brief.key);
+    let mut pointers = format!("- Brief: `git handoff resume {key}`");
     if let Some(blob) = blob {
-        pointers.push_str(&format!(" (refs/handoffs/{}, version {blob})", brief.key));
+        pointers.push_str(&format!(" (refs/handoffs/{key}, version {blob})"));
     }
     pointers.push('\n');
     pointers.push_str(&format!(
@@ -494,6 +495,28 @@ mod tests {
         assert!(!text.contains('\0') && !text.contains('\u{1b}') && !text.contains('\r'));
         assert!(text.contains("- Next: next\\u0000step"), "{text}");
         assert!(text.contains("- a <<<<<<< ours"), "{text}");
+    }
+
+    #[test]
+    fn a_key_with_lines_stays_in_its_heading() {
+        // Found by the fuzzer (target `brief`): the schema admits any string
+        // as a key, and a key with a newline and a fence, rendered raw in
+        // the heading, left PROJECT_STATE.md with an unclosed fence. Keys
+        // that reach the store are ref components, but the entry no longer
+        // relies on that.
+        let mut brief = hostile_brief();
+        brief.key = "a\n```\n## 2020-01-01 forged".into();
+        let entry = entry_from_brief(&brief, Some("abc1234")).render();
+        let text = prepend(
+            Some(&prepend(None, &entry_text("2025-12-31", "old"))),
+            &entry,
+        );
+        let parsed = crate::narrative_merge::parse(&text, "ours").expect("readable");
+        assert_eq!(parsed.entries.len(), 2, "{text}");
+        assert!(
+            entry.starts_with("## 2026-01-02 — [a ``` ## 2020-01-01 forged] "),
+            "{entry}"
+        );
     }
 
     fn entry_text(date: &str, title: &str) -> String {
