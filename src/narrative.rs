@@ -234,6 +234,9 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
 /// before the first section goes into "What was done". Any other `#`/`##`
 /// heading is refused: an entry has exactly one `## ` line.
 pub fn apply_markdown(entry: &mut Entry, markdown: &str) -> Result<()> {
+    // Read the text as it will be written (control characters escaped), so
+    // that a fence is a fence here exactly when it is one in the file.
+    let markdown = crate::escape::clean(markdown);
     let mut title = None;
     let mut current: Option<String> = None;
     let mut parsed: Vec<(String, String)> = Vec::new();
@@ -531,5 +534,10 @@ mod tests {
         let err = apply_markdown(&mut e, "### Notes\n<<<<<<< HEAD\n").unwrap_err();
         assert!(err.to_string().contains("conflict marker"), "{err}");
         apply_markdown(&mut e, "### Notes\n```\n## inside\n```\n").unwrap();
+        // Found by the fuzzer (target `narrative`): a form feed before the
+        // closing fence is whitespace to a trim here, but it is written
+        // escaped, and in the file the fence stayed open.
+        let err = apply_markdown(&mut e, "### Notes\n~~~\n\u{c}~~~\n").unwrap_err();
+        assert!(err.to_string().contains("never closed"), "{err}");
     }
 }

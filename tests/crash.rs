@@ -6,7 +6,7 @@
 //! the command that clears it.
 //!
 //! `GIT_HANDOFF_CRASH_RUNS=N` raises the number of random kills per command
-//! (default 15).
+//! (default 10).
 
 mod common;
 
@@ -219,7 +219,7 @@ fn crash_runs() -> u64 {
     std::env::var("GIT_HANDOFF_CRASH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(15)
+        .unwrap_or(10)
 }
 
 fn write_args<'a>(key: &'a str, title: &'a str) -> Vec<&'a str> {
