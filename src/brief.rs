@@ -212,8 +212,9 @@ impl Brief {
 
 impl Brief {
     /// The schema's constraints that the types do not carry: the constant
-    /// version, non-empty strings, the timestamp and head patterns, the
-    /// enums. A typed brief that conforms is valid against the schema.
+    /// version, non-empty strings, the timestamp (a real time, as
+    /// [`validate`] requires) and head patterns, the enums. A typed brief
+    /// that conforms is valid against the schema.
     fn conforms(&self) -> bool {
         let hex = |s: &str| {
             (7..=40).contains(&s.len()) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -221,6 +222,7 @@ impl Brief {
         self.schema_version == SCHEMA_VERSION
             && !self.key.is_empty()
             && timestamp_shape(&self.timestamp)
+            && crate::clock::parse(&self.timestamp).is_some()
             && matches!(self.mode.as_str(), "WRITE" | "RECOVER")
             && !self.resume.done_when.is_empty()
             && !self.resume.resume_by.is_empty()
@@ -503,6 +505,8 @@ mod tests {
             let issues = validate(&v);
             assert_eq!(issues.len(), 1, "{ts}: {issues:?}");
             assert_eq!(issues[0].path, "timestamp");
+            // The fast read path refuses it too (a stored one is unreadable).
+            assert!(Brief::from_slice(v.to_string().as_bytes()).is_err(), "{ts}");
         }
         let mut v = minimal();
         v["timestamp"] = json!("2024-02-29T23:59:60Z");

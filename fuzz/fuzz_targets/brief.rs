@@ -13,6 +13,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let issues = brief::validate(&value);
+    // The read path (a typed parse and a native check first, the schema
+    // only when they refuse) accepts exactly what the schema accepts.
+    assert_eq!(
+        Brief::from_slice(data).is_ok(),
+        issues.is_empty(),
+        "from_slice and validate disagree: {issues:?}"
+    );
     if !issues.is_empty() {
         let _ = render::invalid(&issues);
         return;
