@@ -148,7 +148,10 @@ pub fn fill(value: &mut Value, key: &str, mode: Mode, git: &GitFacts) {
 /// (schema violations, sorted by path). The single gate every newly
 /// composed brief passes before it is stored.
 pub fn finalize(value: Value) -> Result<Brief, Vec<Issue>> {
-    let issues = brief::validate(&value);
+    let mut issues = brief::validate(&value);
+    if issues.iter().all(|i| i.path != "timestamp") {
+        issues.extend(brief::timestamp_issue(&value));
+    }
     if !issues.is_empty() {
         return Err(issues);
     }

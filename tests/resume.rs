@@ -787,3 +787,25 @@ fn refusals_speak_json_and_name_the_right_command_and_key() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_stored_brief_with_an_impossible_timestamp_resumes_without_a_stale_line() {
+    // The schema admits it (wire compatibility); only write refuses to make one.
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let head = sb.git(&repo, &["rev-parse", "HEAD"]);
+    let common = std::fs::canonicalize(repo.join(".git")).unwrap();
+    let brief = serde_json::json!({"schema_version": "1", "key": "odd", "timestamp": "2026-13-45T00:00:00Z", "mode": "WRITE",
+        "resume": {"done_when": "cargo test a", "resume_by": "r"},
+        "state": {"branch": "main", "next_acceptance_check": "cargo test b", "head_sha": head.trim(),
+                  "worktree": {"root": repo.display().to_string(), "is_linked": false, "git_common_dir": common.display().to_string()}}});
+    let file = sb.path("odd.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&brief).unwrap() + "\n").unwrap();
+    let id = sb.git(&repo, &["hash-object", "-w", file.to_str().unwrap()]);
+    sb.git(&repo, &["update-ref", "refs/handoffs/odd", id.trim()]);
+    sb.handoff(&repo, &["validate", file.to_str().unwrap()])
+        .success();
+    let out = stdout(&resume(&sb, &repo, &["odd"], "2030-01-01T00:00:00Z").success());
+    assert!(warnings(&out).is_empty(), "{out}");
+    assert!(out.contains("# Resume — odd"), "{out}");
+}
