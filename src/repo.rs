@@ -394,16 +394,8 @@ fn changed_paths(repo: &gix::Repository) -> Result<BTreeMap<String, Known>> {
     if let Some(paths) = changed_paths_by_cache_tree(repo) {
         return paths;
     }
-    let status = repo
-        .status(gix::progress::Discard)
-        .context("cannot compute the status of the working tree")?
-        .untracked_files(gix::status::UntrackedFiles::None)
-        .index_worktree_rewrites(None)
-        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
-        .into_iter(None)
-        .context("cannot compute the status of the working tree")?;
     let mut paths = BTreeMap::new();
-    for item in status {
+    for item in status(repo, gix::status::UntrackedFiles::None)? {
         let item = item.context("cannot compute the status of the working tree")?;
         if let gix::status::Item::IndexWorktree(
             gix::status::index_worktree::Item::DirectoryContents { .. },
@@ -416,19 +408,26 @@ fn changed_paths(repo: &gix::Repository) -> Result<BTreeMap<String, Known>> {
     Ok(paths)
 }
 
-/// Repository-relative paths that differ from HEAD in the working tree:
-/// tracked changes and untracked files (ignored files excluded), sorted.
-pub fn changed_files(repo: &gix::Repository) -> Result<Vec<String>> {
-    let status = repo
-        .status(gix::progress::Discard)
+/// HEAD, index and working tree compared, without rename tracking, with
+/// untracked files as asked: the one status set-up both readers share.
+fn status(
+    repo: &gix::Repository,
+    untracked: gix::status::UntrackedFiles,
+) -> Result<gix::status::Iter> {
+    repo.status(gix::progress::Discard)
         .context("cannot compute the status of the working tree")?
-        .untracked_files(gix::status::UntrackedFiles::Files)
+        .untracked_files(untracked)
         .index_worktree_rewrites(None)
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
         .into_iter(None)
-        .context("cannot compute the status of the working tree")?;
+        .context("cannot compute the status of the working tree")
+}
+
+/// Repository-relative paths that differ from HEAD in the working tree:
+/// tracked changes and untracked files (ignored files excluded), sorted.
+pub fn changed_files(repo: &gix::Repository) -> Result<Vec<String>> {
     let mut paths = BTreeSet::new();
-    for item in status {
+    for item in status(repo, gix::status::UntrackedFiles::Files)? {
         let item = item.context("cannot compute the status of the working tree")?;
         paths.insert(item.location().to_str_lossy().into_owned());
     }
