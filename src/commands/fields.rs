@@ -8,6 +8,16 @@ use crate::commands::read_input;
 use crate::compose;
 
 /// A partial brief from `-F` and the field flags.
+/// Which brief a composing command targets; shared by `write` and `recover`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KeyArgs {
+    /// The key (default: GIT_HANDOFF_KEY, else this worktree's sticky key, else the branch with / as -, else HANDOFF)
+    pub key: Option<String>,
+    /// Target the current branch's key, even when this worktree has another sticky key
+    #[arg(long, conflicts_with = "key")]
+    pub key_from_branch: bool,
+}
+
 #[derive(Debug, Default, clap::Args)]
 pub struct FieldArgs {
     /// Read a partial brief (JSON) from FILE, or - for stdin

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::brief::{self, Issue};
 use crate::commands::checks::{CheckArgs, Checks};
-use crate::commands::fields::FieldArgs;
+use crate::commands::fields::{FieldArgs, KeyArgs};
 use crate::commands::{choose_key, remember};
 use crate::compose::{self, GitFacts, Lists, Mode};
 use crate::{Output, render, repo, store};
@@ -23,11 +23,8 @@ use crate::{Output, render, repo, store};
 /// for `write`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The key (default: GIT_HANDOFF_KEY, else this worktree's sticky key, else the branch with / as -, else HANDOFF)
-    pub key: Option<String>,
-    /// Target the current branch's key, even when this worktree has another sticky key
-    #[arg(long, conflicts_with = "key")]
-    pub key_from_branch: bool,
+    #[command(flatten)]
+    pub target: KeyArgs,
     /// Corrections and additions: -F and the field flags.
     #[command(flatten)]
     pub fields: FieldArgs,
@@ -46,9 +43,9 @@ pub fn run(args: Args) -> Result<Output> {
     let choice = choose_key(
         &repo,
         &git.head,
-        args.key.as_deref(),
+        args.target.key.as_deref(),
         &input,
-        args.key_from_branch,
+        args.target.key_from_branch,
         "recover",
     )?;
     let key = choice.key.clone();

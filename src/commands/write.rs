@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use crate::commands::checks::{CheckArgs, Checks};
-use crate::commands::fields::FieldArgs;
+use crate::commands::fields::{FieldArgs, KeyArgs};
 use crate::commands::{choose_key, remember};
 use crate::compose::{self, GitFacts, Mode};
 use crate::{Output, editor, narrative, render, repo, store};
@@ -24,11 +24,8 @@ use crate::{Output, editor, narrative, render, repo, store};
 /// the branch has switched since.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The key (default: GIT_HANDOFF_KEY, else this worktree's sticky key, else the branch with / as -, else HANDOFF)
-    pub key: Option<String>,
-    /// Target the current branch's key, even when this worktree has another sticky key
-    #[arg(long, conflicts_with = "key")]
-    pub key_from_branch: bool,
+    #[command(flatten)]
+    pub target: KeyArgs,
     /// The partial brief: -F and the field flags.
     #[command(flatten)]
     pub fields: FieldArgs,
@@ -72,9 +69,9 @@ pub fn run(args: Args) -> Result<Output> {
     let choice = choose_key(
         &repo,
         &git.head,
-        args.key.as_deref(),
+        args.target.key.as_deref(),
         &value,
-        args.key_from_branch,
+        args.target.key_from_branch,
         "write",
     )?;
     let key = choice.key.clone();
