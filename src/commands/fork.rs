@@ -8,6 +8,7 @@ use anyhow::{Result, anyhow, bail};
 
 use crate::commands::redacted;
 use crate::fork::{self, Artifact, ForkDoc, Header, Kind, Pointer};
+use crate::redact::Options;
 use crate::{Output, clock, narrative, repo, store};
 
 /// Split a side task off into an independent session
@@ -140,7 +141,9 @@ fn write(args: &Args) -> Result<Output> {
         context,
     };
     let stem = fork::fork_stem(&slug, &doc.header.date);
-    let path = fork::create(&dir, &stem, |p| redacted(&doc.render(p), "the fork file"))?;
+    let path = fork::create(&dir, &stem, |p| {
+        redacted(&doc.render(p), "the fork file", Options::from_repo(&repo))
+    })?;
     if args.json {
         let v = serde_json::json!({
             "path": path.display().to_string(),

@@ -72,6 +72,9 @@ pub fn run(args: Args) -> Result<Output> {
         let common = repo::worktree_info(&repo)?.common_dir;
         (common.display().to_string(), slug.replace('-', " "))
     };
+    let options = repo::open_cwd()
+        .map(|repo| crate::redact::Options::from_repo(&repo))
+        .unwrap_or_default();
     let now = clock::now().map_err(anyhow::Error::msg)?;
     let doc = HandbackDoc {
         header: Header {
@@ -89,7 +92,7 @@ pub fn run(args: Args) -> Result<Output> {
         open: args.open.clone(),
     };
     let path = fork::create(&dir, &fork::handback_stem(&name), |_| {
-        redacted(&doc.render(), "the hand-back file")
+        redacted(&doc.render(), "the hand-back file", options)
     })?;
     if args.json {
         let v = serde_json::json!({

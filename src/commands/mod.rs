@@ -211,12 +211,9 @@ pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
 
 /// Pass text bound for a file through the redaction filter
 /// ([`crate::redact::redact_text`]); stderr says how many secrets of which
-/// kind were replaced in `what` (never the values).
-pub fn redacted(text: &str, what: &str) -> String {
-    // handoff.redactEmails applies to these files as to briefs.
-    let options = crate::repo::open_cwd()
-        .map(|repo| crate::redact::Options::from_repo(&repo))
-        .unwrap_or_default();
+/// kind were replaced in `what` (never the values). The caller's
+/// `options` carry `handoff.redactEmails`, as for briefs.
+pub fn redacted(text: &str, what: &str, options: crate::redact::Options) -> String {
     let (out, counts) = crate::redact::redact(text, options);
     if let Some(summary) = crate::redact::summary(&counts) {
         eprintln!("{summary} in {what}");

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::atomic::{self, CreateError};
 use crate::commands::redacted;
+use crate::redact::Options;
 use crate::summary::{self, Facts, Step, Template};
 use crate::{Output, clock, repo, store};
 
@@ -60,7 +61,14 @@ pub fn run(args: Args) -> Result<Output> {
             archive_after,
             delete_after,
             dry_run,
-        } => clean(&info.root, &dir, archive_after, delete_after, dry_run),
+        } => clean(
+            &info.root,
+            &dir,
+            archive_after,
+            delete_after,
+            dry_run,
+            Options::from_repo(&repo),
+        ),
     }
 }
 
@@ -108,7 +116,11 @@ fn new(
     };
     let path = dir.join(summary::file_name(&facts.date, &slug));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let text = redacted(&summary::render(template, &facts), "the summary");
+    let text = redacted(
+        &summary::render(template, &facts),
+        "the summary",
+        Options::from_repo(repo),
+    );
     match atomic::create_new(&path, &text) {
         Ok(()) => Ok(Output::ok(format!("{}\n", rel(root, &path)))),
         Err(CreateError::Exists(_)) => bail!(
@@ -153,6 +165,7 @@ fn clean(
     archive_after: i64,
     delete_after: i64,
     dry_run: bool,
+    options: Options,
 ) -> Result<Output> {
     if delete_after < archive_after {
         bail!(
@@ -186,7 +199,7 @@ fn clean(
             Step::Skip { path, reason } => format!("skip {}: {reason}", rel(root, path)),
         };
         if !dry_run {
-            apply(step)?;
+            apply(step, options)?;
         }
         out.push_str(&line);
         out.push('\n');
@@ -200,7 +213,7 @@ fn clean(
     Ok(Output::ok(out))
 }
 
-fn apply(step: &Step) -> Result<()> {
+fn apply(step: &Step, options: Options) -> Result<()> {
     match step {
         Step::Consolidate { base, from } => {
             let read = |p: &Path| {
@@ -220,7 +233,7 @@ fn apply(step: &Step) -> Result<()> {
             if merged != base_text {
                 atomic::write(
                     base,
-                    redacted(&merged, "the consolidated summary").as_bytes(),
+                    redacted(&merged, "the consolidated summary", options).as_bytes(),
                 )?;
             }
             for p in from {
