@@ -148,7 +148,7 @@ impl Brief {
         format!(
             "Resume '{key}': run `git handoff resume {key}`, then {next} Next acceptance check: {check}. Done when: {done}.",
             key = self.key,
-            next = sentence(&self.resume.resume_by),
+            next = sentence(&lower_first_word(self.resume.resume_by.trim())),
             check = self
                 .state
                 .next_acceptance_check
@@ -254,6 +254,27 @@ fn timestamp_shape(s: &str) -> bool {
         })
 }
 
+/// The text with its first letter lowercased when it starts with an
+/// ordinary capitalised word (`Replace the stub` → `replace the stub`), so
+/// that it reads on after "then"; acronyms, identifiers and code
+/// (`API`, `README`, `FooBar`, `` `x` ``) are kept as written.
+fn lower_first_word(s: &str) -> String {
+    let word: &str = s.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    let mut chars = word.chars();
+    let ordinary = chars.next().is_some_and(char::is_uppercase)
+        && word.chars().count() > 1
+        && chars.all(char::is_lowercase)
+        && s.len() > word.len()
+        && s[word.len()..].starts_with(' ');
+    if !ordinary {
+        return s.to_string();
+    }
+    let first = word.chars().next().map_or(0, char::len_utf8);
+    let mut out: String = s[..first].to_lowercase();
+    out.push_str(&s[first..]);
+    out
+}
+
 fn sentence(s: &str) -> String {
     let mut out = s.trim().to_string();
     if !out.ends_with(['.', '!', '?']) {
@@ -308,10 +329,48 @@ fn validator() -> &'static jsonschema::Validator {
     })
 }
 
+/// The fields `write` fills in from git and the clock, which a partial
+/// brief may leave out: at the root, and under `state`.
+pub const FILLED_BY_WRITE: (&[&str], &[&str]) = (
+    &["schema_version", "key", "timestamp", "mode"],
+    &["branch", "worktree"],
+);
+
+/// The schema of a partial brief: the brief schema with the fields `write`
+/// fills in ([`FILLED_BY_WRITE`]) no longer required. Every other rule
+/// (types, unknown fields, non-empty strings) is the same.
+fn partial_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let mut schema: Value = serde_json::from_str(SCHEMA_JSON).expect("embedded schema is JSON");
+        let unrequire = |node: &mut Value, filled: &[&str]| {
+            if let Some(Value::Array(required)) = node.get_mut("required") {
+                required.retain(|r| !r.as_str().is_some_and(|r| filled.contains(&r)));
+            }
+        };
+        unrequire(&mut schema, FILLED_BY_WRITE.0);
+        if let Some(state) = schema.pointer_mut("/properties/state") {
+            unrequire(state, FILLED_BY_WRITE.1);
+        }
+        jsonschema::draft7::new(&schema).expect("partial schema compiles")
+    })
+}
+
 /// Validate a JSON value against the brief schema, collecting every error,
 /// sorted by path.
 pub fn validate(value: &Value) -> Vec<Issue> {
-    let mut issues: Vec<Issue> = validator()
+    issues_of(validator(), value)
+}
+
+/// Validate a partial brief — what `write -F` takes before it fills in the
+/// key, timestamp, mode and git state — collecting every error, sorted by
+/// path.
+pub fn validate_partial(value: &Value) -> Vec<Issue> {
+    issues_of(partial_validator(), value)
+}
+
+fn issues_of(validator: &jsonschema::Validator, value: &Value) -> Vec<Issue> {
+    let mut issues: Vec<Issue> = validator
         .iter_errors(value)
         .map(|err| Issue {
             path: display_path(value, err.instance_path().as_str()),
@@ -365,6 +424,23 @@ pub fn display_path(root: &Value, pointer: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_next_step_reads_on_after_then() {
+        assert_eq!(lower_first_word("Replace the stub"), "replace the stub");
+        assert_eq!(lower_first_word("Éditer le code"), "éditer le code");
+        for kept in [
+            "API docs first",
+            "README first",
+            "FooBar now",
+            "`x` first",
+            "I will",
+            "Fix",
+        ] {
+            assert_eq!(lower_first_word(kept), kept);
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

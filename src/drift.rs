@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::brief::Brief;
 use crate::repo::{self, WorktreeInfo};
-use crate::{clock, store};
+use crate::{clock, measure, store};
 
 /// The default age, in hours, from which a brief is stale.
 pub const DEFAULT_STALE_HOURS: i64 = 24;
@@ -50,6 +50,17 @@ pub enum Warning {
         brief: String,
         /// The current branch (`HEAD` when detached).
         current: String,
+        /// Another worktree of this repository that has the brief's branch
+        /// checked out: where to `cd` to work on it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        worktree: Option<String>,
+        /// What the drift below is measured on instead of HEAD: the brief's
+        /// branch or its remote-tracking branch (`origin/feat/x`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        measured_on: Option<String>,
+        /// Whether the brief's branch exists here at all (locally or as a
+        /// remote-tracking branch).
+        exists: bool,
     },
     /// Older than the stale threshold.
     Stale {
@@ -86,8 +97,28 @@ impl Warning {
             Warning::RepoMismatch { git_common_dir } => format!(
                 "!! REPO MISMATCH: brief was written for another repository ({git_common_dir}); not resumed"
             ),
-            Warning::BranchMismatch { brief, current } => {
-                format!("!! BRANCH MISMATCH: brief is for '{brief}', you're on '{current}'")
+            Warning::BranchMismatch {
+                brief,
+                current,
+                worktree,
+                measured_on,
+                exists,
+            } => {
+                let at = worktree
+                    .as_deref()
+                    .map(|w| format!(", checked out in {w} (cd {})", shell_quote(w)))
+                    .unwrap_or_default();
+                let on = match (measured_on, exists) {
+                    (Some(on), _) => format!(" — drift below is measured on '{on}'"),
+                    (None, false) => format!(
+                        "; '{brief}' exists nowhere here (deleted, or never fetched) — drift below is measured on '{current}'"
+                    ),
+                    (None, true) => String::new(),
+                };
+                let sep = if at.is_empty() { ',' } else { ';' };
+                format!(
+                    "!! BRANCH MISMATCH: brief is for '{brief}'{at}{sep} you're on '{current}'{on}"
+                )
             }
             Warning::Stale { hours, timestamp } => {
                 let age = if *hours < 48 {
@@ -124,10 +155,13 @@ pub enum Commits {
         /// `git rev-list --count <head_sha>..HEAD`.
         count: usize,
     },
-    /// The brief's head is not an ancestor of HEAD.
+    /// The brief's head is in none of the histories checked.
     NotInHistory {
         /// Its short id.
         sha7: String,
+        /// The branches whose history was checked (the brief's line of
+        /// work, then the current branch when it differs).
+        histories: Vec<String>,
     },
     /// Not known: no head recorded, unknown to this object database, or a
     /// shallow boundary in the way.
@@ -154,9 +188,78 @@ pub struct Report {
     pub commits: Commits,
     /// Paths outside the worktree that were not checked.
     pub unchecked: Vec<String>,
+    /// The line of work the drift is measured on.
+    pub measured_on: MeasuredOn,
+    /// The worktree the work happens in (the one that has the brief's branch
+    /// checked out, else this one); `None` when no worktree has it.
+    pub worktree: Option<String>,
+}
+
+/// The branch and tip drift is measured on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MeasuredOn {
+    /// The branch: the brief's, its remote-tracking branch
+    /// (`origin/feat/x`), or the current one (`HEAD` when detached).
+    pub branch: String,
+    /// The tip commit, when there is one.
+    pub tip: Option<String>,
+    /// The current branch, for the fallback to HEAD.
+    #[serde(skip)]
+    pub current: String,
+}
+
+impl MeasuredOn {
+    fn of(
+        target: &measure::Target,
+        brief_branch: &str,
+        current: &str,
+        head: Option<ObjectId>,
+    ) -> MeasuredOn {
+        let (branch, tip) = match target {
+            measure::Target::Local { tip, .. } => (brief_branch.to_string(), Some(*tip)),
+            measure::Target::Remote { name, tip } => (name.clone(), Some(*tip)),
+            measure::Target::Here | measure::Target::Nowhere => (current.to_string(), head),
+        };
+        MeasuredOn {
+            branch,
+            tip: tip.map(|t| t.to_string()),
+            current: current.to_string(),
+        }
+    }
+}
+
+/// A path as a POSIX shell word: as it is when it needs no quoting, else in
+/// single quotes.
+pub fn shell_quote(path: &str) -> String {
+    let plain = !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    if plain {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
 }
 
 impl Report {
+    /// A report with no drift at all: same repository, no warnings,
+    /// nothing known about commits (for measuring a render's length).
+    pub fn none() -> Report {
+        Report {
+            origin: Origin::SameRepository,
+            warnings: Vec::new(),
+            commits: Commits::Unknown,
+            unchecked: Vec::new(),
+            measured_on: MeasuredOn {
+                branch: String::new(),
+                tip: None,
+                current: String::new(),
+            },
+            worktree: None,
+        }
+    }
+
     /// Whether the brief belongs to another project.
     pub fn is_mismatch(&self) -> bool {
         self.origin == Origin::Mismatch
@@ -180,7 +283,8 @@ pub fn stale_hours(repo: &gix::Repository) -> i64 {
 }
 
 /// Compute the drift of `brief` (stored as `stored_id`) against the
-/// repository's current state.
+/// repository's current state, measured on the brief's own line of work
+/// (see [`crate::measure`]).
 pub fn report(
     repo: &gix::Repository,
     brief: &Brief,
@@ -190,12 +294,19 @@ pub fn report(
 ) -> Result<Report> {
     let here = repo::worktree_info(repo)?;
     let head = repo::head_state(repo)?;
+    let head_id = head
+        .sha()
+        .and_then(|s| ObjectId::from_hex(s.as_bytes()).ok());
     let origin = origin(repo, brief, stored_id, &here);
+    let current = head.branch_label().to_string();
+    let target = measure::rule(&measure::facts(repo, &brief.state.branch, &current));
     let mut report = Report {
         origin: origin.clone(),
         warnings: Vec::new(),
         commits: Commits::Unknown,
         unchecked: Vec::new(),
+        measured_on: MeasuredOn::of(&target, &brief.state.branch, &current, head_id),
+        worktree: worktree_of(&target, &here),
     };
     if origin == Origin::Mismatch {
         report.warnings.push(Warning::RepoMismatch {
@@ -203,15 +314,25 @@ pub fn report(
         });
         return Ok(report);
     }
-
-    let current = head.branch_label().to_string();
     if brief.state.branch != current {
         report.warnings.push(Warning::BranchMismatch {
             brief: brief.state.branch.clone(),
             current,
+            worktree: match &target {
+                measure::Target::Local {
+                    worktree: Some(path),
+                    ..
+                } => Some(path.display().to_string()),
+                _ => None,
+            },
+            measured_on: matches!(
+                target,
+                measure::Target::Local { .. } | measure::Target::Remote { .. }
+            )
+            .then(|| report.measured_on.branch.clone()),
+            exists: target != measure::Target::Nowhere,
         });
     }
-
     if let Some(written) = clock::parse(&brief.timestamp) {
         let hours = (now - written).max(0) / 3600;
         if hours >= stale_hours(repo) {
@@ -221,14 +342,62 @@ pub fn report(
             });
         }
     }
+    missing(repo, brief, &here, &target, &mut report);
+    if depth == Depth::Quick {
+        return Ok(report);
+    }
+    commits(repo, brief, &target, head_id, &mut report);
+    dirty(repo, brief, &target, &mut report);
+    Ok(report)
+}
 
-    let base = if brief.files_read_first.is_empty() {
-        PathBuf::new()
-    } else {
-        files_base(brief, &here, &origin)
+/// The worktree the work happens in: the one that has the brief's branch
+/// checked out, else this one.
+fn worktree_of(target: &measure::Target, here: &WorktreeInfo) -> Option<String> {
+    match target {
+        measure::Target::Local {
+            worktree: Some(path),
+            ..
+        } => Some(path.display().to_string()),
+        measure::Target::Local { worktree: None, .. } | measure::Target::Remote { .. } => None,
+        measure::Target::Here | measure::Target::Nowhere => Some(here.root.display().to_string()),
+    }
+}
+
+/// MISSING: each file to read first that is gone from the line of work —
+/// from the worktree that has it checked out, or from the branch's tip
+/// when no worktree has it.
+fn missing(
+    repo: &gix::Repository,
+    brief: &Brief,
+    here: &WorktreeInfo,
+    target: &measure::Target,
+    report: &mut Report,
+) {
+    if brief.files_read_first.is_empty() {
+        return;
+    }
+    let tip = match target {
+        measure::Target::Local {
+            worktree: None,
+            tip,
+        }
+        | measure::Target::Remote { tip, .. } => Some(*tip),
+        _ => None,
+    };
+    let base = match target {
+        measure::Target::Local {
+            worktree: Some(path),
+            ..
+        } => path.clone(),
+        _ => files_base(brief, here, &report.origin),
     };
     for pointer in &brief.files_read_first {
-        match resolve_pointer(&base, &pointer.path) {
+        let check = match tip {
+            Some(tip) => pointer_at(repo, tip, &pointer.path),
+            None => resolve_pointer(&base, &pointer.path),
+        };
+        match check {
             PointerCheck::Present => {}
             PointerCheck::Missing => report.warnings.push(Warning::Missing {
                 path: pointer.path.clone(),
@@ -236,69 +405,133 @@ pub fn report(
             PointerCheck::Outside => report.unchecked.push(pointer.path.clone()),
         }
     }
+}
 
-    if depth == Depth::Quick {
-        return Ok(report);
+/// Whether a file to read first exists in the tree of commit `tip`.
+fn pointer_at(repo: &gix::Repository, tip: ObjectId, recorded: &str) -> PointerCheck {
+    let path = strip_lines(recorded);
+    if path_outside(path) {
+        return PointerCheck::Outside;
     }
+    match PathAt::new(repo, path).at(tip) {
+        Some(None) => PointerCheck::Missing,
+        _ => PointerCheck::Present,
+    }
+}
 
+/// Commit drift and CHANGED, walked from the brief's head to the tip of the
+/// line of work; when the head is not in that history but is in HEAD's
+/// (the branch was rewritten after a merge), measured on HEAD instead.
+fn commits(
+    repo: &gix::Repository,
+    brief: &Brief,
+    target: &measure::Target,
+    head_id: Option<ObjectId>,
+    report: &mut Report,
+) {
     // A full id is not looked up here: the walk finds it in the
     // commit-graph without loading the pack index, or finds it missing.
-    let head_id = brief.state.head_sha.as_deref().and_then(|sha| {
+    let Some(brief_head) = brief.state.head_sha.as_deref().and_then(|sha| {
         if sha.len() == 40 {
             ObjectId::from_hex(sha.as_bytes()).ok()
         } else {
             resolve(repo, Some(sha))
         }
-    });
-    let walked = match (
-        head_id,
-        head.sha()
-            .and_then(|s| ObjectId::from_hex(s.as_bytes()).ok()),
-    ) {
-        (Some(brief_head), Some(now_head)) => walk(repo, brief_head, now_head),
-        _ => None,
+    }) else {
+        return;
     };
-    match &walked {
+    let tip = match target {
+        measure::Target::Local { tip, .. } | measure::Target::Remote { tip, .. } => Some(*tip),
+        measure::Target::Here | measure::Target::Nowhere => head_id,
+    };
+    let Some(tip) = tip else { return };
+    let mut walked = walk(repo, brief_head, tip);
+    if matches!(walked, Some(Walked::NotInHistory))
+        && let Some(head) = head_id.filter(|h| *h != tip)
+    {
+        let mut histories = vec![report.measured_on.branch.clone()];
+        match walk(repo, brief_head, head) {
+            Some(Walked::NotInHistory) => {
+                histories.push(report.measured_on.current.clone());
+                report.commits = Commits::NotInHistory {
+                    sha7: store::short(&brief_head),
+                    histories,
+                };
+                return;
+            }
+            other => {
+                report.measured_on.branch = report.measured_on.current.clone();
+                report.measured_on.tip = Some(head.to_string());
+                walked = other;
+            }
+        }
+    }
+    match walked {
         Some(Walked::Since(commits)) => {
             report.commits = Commits::Since {
                 count: commits.len(),
             };
-            let brief_head = head_id.expect("walked from it");
-            let pointers: Vec<_> = brief
-                .files_read_first
-                .iter()
-                .filter(|p| !path_outside(strip_lines(&p.path)))
-                .collect();
-            let paths: Vec<&str> = pointers.iter().map(|p| strip_lines(&p.path)).collect();
-            for (pointer, found) in pointers
-                .iter()
-                .zip(touched(repo, brief_head, commits, &paths))
-            {
-                if let Some((change, count)) = found {
-                    report.warnings.push(Warning::Changed {
-                        path: pointer.path.clone(),
-                        change,
-                        commits: count,
-                    });
-                }
-            }
+            changed(repo, brief, brief_head, &commits, report);
         }
         Some(Walked::NotInHistory) => {
-            let sha = head_id.expect("walked from it");
             report.commits = Commits::NotInHistory {
-                sha7: store::short(&sha),
+                sha7: store::short(&brief_head),
+                histories: vec![report.measured_on.branch.clone()],
             };
         }
         None => {}
     }
+}
 
-    if brief.state.diff_summary.is_none()
-        && let Ok(stat) = repo::diff_stat(repo)
+/// CHANGED: the files to read first that `commits` touched.
+fn changed(
+    repo: &gix::Repository,
+    brief: &Brief,
+    brief_head: ObjectId,
+    commits: &[ObjectId],
+    report: &mut Report,
+) {
+    let pointers: Vec<_> = brief
+        .files_read_first
+        .iter()
+        .filter(|p| !path_outside(strip_lines(&p.path)))
+        .collect();
+    let paths: Vec<&str> = pointers.iter().map(|p| strip_lines(&p.path)).collect();
+    for (pointer, found) in pointers
+        .iter()
+        .zip(touched(repo, brief_head, commits, &paths))
+    {
+        if let Some((change, count)) = found {
+            report.warnings.push(Warning::Changed {
+                path: pointer.path.clone(),
+                change,
+                commits: count,
+            });
+        }
+    }
+}
+
+/// DIRTY: uncommitted changes in the worktree the work happens in (the one
+/// that has the brief's branch checked out, else this one).
+fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report: &mut Report) {
+    if brief.state.diff_summary.is_some() {
+        return;
+    }
+    let other = match target {
+        measure::Target::Local {
+            worktree: Some(path),
+            ..
+        } => match repo::open_at_for_reading(path) {
+            Ok(other) => Some(other),
+            Err(_) => return,
+        },
+        _ => None,
+    };
+    if let Ok(stat) = repo::diff_stat(other.as_ref().unwrap_or(repo))
         && let Some(summary) = stat.summary()
     {
         report.warnings.push(Warning::Dirty { summary });
     }
-    Ok(report)
 }
 
 /// Resolve a recorded head (7–40 hex) to an object in this database.

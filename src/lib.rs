@@ -24,6 +24,7 @@ pub mod keys;
 pub mod lint;
 pub mod listcache;
 pub mod manual;
+pub mod measure;
 pub mod narrative;
 pub mod narrative_merge;
 pub mod pipeline;
@@ -69,7 +70,16 @@ impl Cli {
     /// hook's own work.
     pub fn parse_fast() -> Cli {
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-        Cli::hook_shortcut(&args).unwrap_or_else(Cli::parse)
+        if let Some(cli) = Cli::hook_shortcut(&args) {
+            return cli;
+        }
+        if args.len() == 1 && args[0] == "-h" && !manual::installed() {
+            use clap::{CommandFactory, FromArgMatches};
+            let cmd = Cli::command().after_help(manual::MISSING_HINT);
+            let matches = cmd.get_matches();
+            return Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        }
+        Cli::parse()
     }
 
     /// `hook session-start` and `hook pre-compact`, exactly.

@@ -12,7 +12,7 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
     (
         "handoff.narrative",
         ".claude/PROJECT_STATE.md",
-        "narrative log path, relative to the worktree root",
+        "narrative log path, relative to the worktree root; false (or no, off, 0) turns the narrative off: writes add no entry and create no file",
     ),
     (
         "handoff.staleHours",
@@ -324,7 +324,34 @@ fn render(cmd: &Command, page: &str, is_root: bool) -> String {
     if cmd.get_version().is_some() {
         man.render_version_section(&mut out).expect("in memory");
     }
-    String::from_utf8(out).expect("roff is UTF-8")
+    ascii_roff(&String::from_utf8(out).expect("roff is UTF-8"))
+}
+
+/// The page with every non-ASCII character as a roff escape, so that it
+/// renders without warnings in any locale (`LC_ALL=C man`): the dashes,
+/// ellipsis, arrows and quotes this manual uses by name, anything else as
+/// `\[uXXXX]`.
+pub fn ascii_roff(page: &str) -> String {
+    let mut out = String::with_capacity(page.len());
+    for c in page.chars() {
+        match c {
+            c if c.is_ascii() => out.push(c),
+            '—' => out.push_str("\\(em"),
+            '–' => out.push_str("\\(en"),
+            '…' => out.push_str("\\&..."),
+            '→' => out.push_str("\\(->"),
+            '←' => out.push_str("\\(<-"),
+            '≤' => out.push_str("\\(<="),
+            '≥' => out.push_str("\\(>="),
+            '×' => out.push_str("\\(mu"),
+            '‘' => out.push_str("\\(oq"),
+            '’' => out.push_str("\\(cq"),
+            '“' => out.push_str("\\(lq"),
+            '”' => out.push_str("\\(rq"),
+            c => out.push_str(&format!("\\[u{:04X}]", u32::from(c))),
+        }
+    }
+    out
 }
 
 /// Every man page: `(file name, roff)` for the root command and each
@@ -403,4 +430,19 @@ _git_handoff() {{
         ));
     }
     out
+}
+
+/// The last line of `git handoff -h` when `man` cannot find the pages.
+pub const MISSING_HINT: &str = "Man pages are not installed, so `git handoff --help` cannot open them: run `git handoff install-man`";
+
+/// Whether `man` finds git-handoff(1) (`man -w git-handoff`), as
+/// `git handoff --help` (that is, `git help handoff`) needs.
+pub fn installed() -> bool {
+    std::process::Command::new("man")
+        .args(["-w", "git-handoff"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }

@@ -39,15 +39,38 @@ pub const SECTIONS: [&str; 4] = [
     "Pointers",
 ];
 
+/// Whether `handoff.narrative` turns the narrative off: a false boolean
+/// (`false`, `no`, `off`, `0`) in place of a path. Writes then add no entry
+/// and create no file or directory.
+pub fn disabled(repo: &gix::Repository) -> bool {
+    repo.config_snapshot()
+        .string("handoff.narrative")
+        .is_some_and(|v| {
+            matches!(
+                v.to_string().trim().to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0"
+            )
+        })
+}
+
+/// Whether git tracks the narrative file at `rel` (relative to the worktree
+/// root, `/`-separated): in the index of `repo`'s worktree.
+pub fn tracked(repo: &gix::Repository, rel: &str) -> bool {
+    repo.index_or_empty()
+        .map(|index| index.entry_by_path(rel.into()).is_some())
+        .unwrap_or(false)
+}
+
 /// Where the narrative of the worktree at `root` lives: `handoff.narrative`
-/// (relative to the root) or [`DEFAULT_PATH`]. Refuses paths that leave the
+/// (relative to the root) or [`DEFAULT_PATH`] (also when the setting turns
+/// the narrative off, see [`disabled`]). Refuses paths that leave the
 /// worktree, also through a symlinked directory.
 pub fn path(repo: &gix::Repository, root: &Path) -> Result<PathBuf> {
     let configured = repo
         .config_snapshot()
         .string("handoff.narrative")
         .map(|v| v.to_string())
-        .filter(|v| !v.trim().is_empty());
+        .filter(|v| !v.trim().is_empty() && !disabled(repo));
     let rel = configured
         .clone()
         .unwrap_or_else(|| DEFAULT_PATH.to_string());

@@ -46,8 +46,26 @@ pub struct ListRow {
     pub error: Option<String>,
 }
 
-/// `list` as aligned text: marker, key, age, branch, short head, done when.
-pub fn list_text(rows: &[ListRow]) -> String {
+/// The width `list` rows are cut to: `COLUMNS` when set, else the
+/// terminal's width when stdout is one, else 80.
+pub fn line_width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return n;
+    }
+    terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(w, _)| usize::from(w.0))
+        .filter(|w| *w > 0)
+        .unwrap_or(80)
+}
+
+/// `list` as aligned text: marker, key, age, branch, short head, done when;
+/// each row cut to `width` characters with `…` (the done-when text is what
+/// gives way).
+pub fn list_text(rows: &[ListRow], line_width: usize) -> String {
     if rows.is_empty() {
         return "No briefs yet; `git handoff write` creates one.\n".to_string();
     }
@@ -92,9 +110,27 @@ pub fn list_text(rows: &[ListRow]) -> String {
         }
         let line = out[start..].trim_end().len();
         out.truncate(start + line);
+        cut_to(&mut out, start, line_width);
         out.push('\n');
     }
     out
+}
+
+/// Cut the line that begins at `start` to `width` characters, the last one
+/// `…` when anything was cut.
+fn cut_to(out: &mut String, start: usize, width: usize) {
+    let line = &out[start..];
+    if line.chars().count() <= width {
+        return;
+    }
+    let keep = line
+        .char_indices()
+        .nth(width.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    out.truncate(start + keep);
+    let trimmed = out[start..].trim_end().len();
+    out.truncate(start + trimmed);
+    out.push('…');
 }
 
 /// Any serializable value as pretty JSON with a trailing newline.
@@ -130,8 +166,9 @@ fn pointers(files: &[FilePointer]) -> Vec<String> {
         .collect()
 }
 
-/// The resume render: warnings, heading, prompt, summary, then every list.
-/// `others` are the other stored keys, named in one line.
+/// The resume render: warnings, heading, the next step, a summary where
+/// each fact appears once, then every list. `others` are the other stored
+/// keys, named in one line.
 pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String {
     let mut out = String::new();
     for w in &report.warnings {
@@ -141,13 +178,62 @@ pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String 
     if report.is_mismatch() {
         return out;
     }
-    let s = &brief.state;
     out.push_str(&format!(
-        "# Resume — {}\n\n{}\n\n## Summary\n",
+        "# Resume — {}\n\nNext step: {}\n",
         brief.key,
-        brief.resume_prompt()
+        brief.resume.resume_by.trim()
     ));
-    out.push_str(&format!("- Branch: {}\n", s.branch));
+    if let Some(prompt) = brief
+        .resume
+        .prompt
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+    {
+        out.push_str(&format!("Prompt: {}\n", prompt.trim()));
+    }
+    resume_summary(&mut out, brief, report, others);
+    let s = &brief.state;
+    out.push('\n');
+    section_tight(&mut out, "Decisions", &s.decisions);
+    section_tight(&mut out, "Rejected paths (do not retry)", &s.rejected_paths);
+    section_tight(&mut out, "Open risks", &s.open_risks);
+    let tests: Vec<String> = s
+        .tests
+        .iter()
+        .map(|t| format!("[{}] {}", t.result, t.cmd))
+        .collect();
+    section_tight(&mut out, "Tests", &tests);
+    section_tight(&mut out, "Commands", &s.commands);
+    section_tight(
+        &mut out,
+        "Files to read first",
+        &pointers(&brief.files_read_first),
+    );
+    section_tight(&mut out, "Files to skip", &pointers(&brief.files_skip));
+    if out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// The summary lines of the resume render: goal, check, where and when it
+/// was written, commit drift, pointers.
+fn resume_summary(out: &mut String, brief: &Brief, report: &Report, others: &[String]) {
+    let s = &brief.state;
+    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        s.next_acceptance_check.trim()
+    ));
+    let at = s
+        .head_sha
+        .as_deref()
+        .map(|h| format!(" at {}", &h[..h.len().min(7)]))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "- Written: {} on {}{at} ({})\n",
+        brief.timestamp, s.branch, brief.mode
+    ));
     out.push_str(&format!(
         "- Written in worktree: {}{}\n",
         s.worktree.root,
@@ -157,15 +243,6 @@ pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String 
             ""
         }
     ));
-    let at = s
-        .head_sha
-        .as_deref()
-        .map(|h| format!(" at {}", &h[..h.len().min(7)]))
-        .unwrap_or_default();
-    out.push_str(&format!(
-        "- Written at: {}{at} ({})\n",
-        brief.timestamp, brief.mode
-    ));
     match &report.origin {
         Origin::OtherClone { root } => out.push_str(&format!("- Written in another clone of this repository ({root})\n")),
         Origin::FromRemote { remote } => out.push_str(&format!(
@@ -174,11 +251,6 @@ pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String 
         )),
         _ => {}
     }
-    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
-    out.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        s.next_acceptance_check.trim()
-    ));
     if let Some(d) = &s.diff_summary {
         out.push_str(&format!("- Uncommitted when written: {d}\n"));
     }
@@ -186,9 +258,11 @@ pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String 
         Commits::Since { count } => {
             out.push_str(&format!("- Commits since brief written: {count}\n"))
         }
-        Commits::NotInHistory { sha7 } => {
-            out.push_str(&format!("- Brief HEAD {sha7} not in current history\n"))
-        }
+        Commits::NotInHistory { sha7, histories } => out.push_str(&not_in_history(
+            sha7,
+            histories,
+            &report.measured_on.current,
+        )),
         Commits::Unknown => {}
     }
     if let Some(h) = &brief.resume.history_pointer {
@@ -200,23 +274,37 @@ pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String 
     if !others.is_empty() {
         out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
     }
-    section(&mut out, "Decisions", &s.decisions);
-    section(&mut out, "Rejected paths (do not retry)", &s.rejected_paths);
-    section(&mut out, "Open risks", &s.open_risks);
-    let tests: Vec<String> = s
-        .tests
-        .iter()
-        .map(|t| format!("[{}] {}", t.result, t.cmd))
-        .collect();
-    section(&mut out, "Tests", &tests);
-    section(&mut out, "Commands", &s.commands);
-    section(
-        &mut out,
-        "Files to read first",
-        &pointers(&brief.files_read_first),
-    );
-    section(&mut out, "Files to skip", &pointers(&brief.files_skip));
-    out
+}
+
+/// The line for a brief head found in none of the histories checked: the
+/// current one alone (the branch was rewritten), or the brief's branch and
+/// the current one (rewritten or deleted).
+fn not_in_history(sha7: &str, histories: &[String], current: &str) -> String {
+    match histories {
+        [] => format!("- Brief HEAD {sha7} not in current history\n"),
+        [only] if only == current => format!("- Brief HEAD {sha7} not in current history\n"),
+        [only] => {
+            format!("- Brief HEAD {sha7} not in current history: not in '{only}' (rewritten?)\n")
+        }
+        [branch, rest @ ..] => format!(
+            "- Brief HEAD {sha7} not in current history: neither in '{branch}' nor in {} (rewritten or deleted)\n",
+            rest.iter()
+                .map(|b| format!("'{b}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// A `## title` section with no blank line before it.
+fn section_tight(out: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!("## {title}\n"));
+    for item in items {
+        out.push_str(&format!("- {}\n", item.trim()));
+    }
 }
 
 /// The compact re-injection: goal, first five decisions, files in view.
@@ -245,8 +333,21 @@ pub fn reground_text(brief: &Brief) -> String {
 }
 
 /// A subagent brief: task, scope, decisions, do-not-retry, risks, read
-/// first, what to return. No key, schema or store path.
-pub fn subagent_text(brief: &Brief, task: Option<&str>, scope: &[String]) -> String {
+/// first, what to return. No key, schema or store path — except in the one
+/// `(+N more: …)` line that stands for what did not fit.
+///
+/// It fits `cap` lines by construction: task, scope and the Return contract
+/// always appear; each list keeps its items most relevant to the task and
+/// scope (words and paths in common), at least its first when there is room
+/// for every list's first, then more in turn while lines remain. `Err` gives
+/// the lines the task, scope and Return contract need alone, when that is
+/// over the cap.
+pub fn subagent_text(
+    brief: &Brief,
+    task: Option<&str>,
+    scope: &[String],
+    cap: usize,
+) -> Result<String, usize> {
     let mut out = String::from("## Task\n");
     out.push_str(task.unwrap_or(&brief.resume.resume_by).trim());
     out.push('\n');
@@ -259,12 +360,9 @@ pub fn subagent_text(brief: &Brief, task: Option<&str>, scope: &[String]) -> Str
         scope.to_vec()
     };
     section(&mut out, "Scope", &scope);
-    section(&mut out, "Locked decisions", &brief.state.decisions);
-    section(&mut out, "Do not retry", &brief.state.rejected_paths);
-    section(&mut out, "Open risks", &brief.state.open_risks);
-    section(&mut out, "Read first", &pointers(&brief.files_read_first));
+    let mut ret = String::new();
     section(
-        &mut out,
+        &mut ret,
         "Return",
         &[
             "What you changed: files and one line each".to_string(),
@@ -275,7 +373,119 @@ pub fn subagent_text(brief: &Brief, task: Option<&str>, scope: &[String]) -> Str
             "What is still open or surprised you".to_string(),
         ],
     );
-    out
+    let fixed = out.lines().count() + ret.lines().count();
+    if fixed > cap {
+        return Err(fixed);
+    }
+    let words = relevance_words(&out);
+    let lists = [
+        ("Locked decisions", brief.state.decisions.clone()),
+        ("Do not retry", brief.state.rejected_paths.clone()),
+        ("Open risks", brief.state.open_risks.clone()),
+        ("Read first", pointers(&brief.files_read_first)),
+    ]
+    .map(|(title, items)| (title, ranked(items, &words)));
+    let shown = fit_lists(&lists, cap - fixed);
+    let mut left = 0;
+    for ((title, items), n) in lists.iter().zip(&shown) {
+        if *n == 0 {
+            left += items.len();
+            continue;
+        }
+        section(&mut out, title, &items[..*n]);
+        left += items.len() - n;
+    }
+    if left > 0 {
+        out.push_str(&format!(
+            "(+{left} more: git handoff resume {})\n",
+            brief.key
+        ));
+    }
+    out.push_str(&ret);
+    Ok(out)
+}
+
+/// How many items of each list fit in `budget` lines: a shown list costs a
+/// blank line and its heading, one line per item shown, and any list cut
+/// short shares one `(+N more …)` line. Every non-empty list first gets its
+/// first item, in order, while that fits; then one more item per list in
+/// turn.
+fn fit_lists(lists: &[(&str, Vec<String>); 4], budget: usize) -> [usize; 4] {
+    let mut shown = [0usize; 4];
+    let cost = |shown: &[usize; 4]| {
+        let mut lines = 0;
+        let mut cut = false;
+        for ((_, items), n) in lists.iter().zip(shown) {
+            if *n > 0 {
+                lines += 2 + n;
+            }
+            cut |= *n < items.len();
+        }
+        lines + usize::from(cut)
+    };
+    for i in 0..lists.len() {
+        if !lists[i].1.is_empty() {
+            shown[i] = 1;
+            if cost(&shown) > budget {
+                shown[i] = 0;
+            }
+        }
+    }
+    loop {
+        let mut grew = false;
+        for i in 0..lists.len() {
+            if shown[i] == 0 || shown[i] >= lists[i].1.len() {
+                continue;
+            }
+            shown[i] += 1;
+            if cost(&shown) > budget {
+                shown[i] -= 1;
+            } else {
+                grew = true;
+            }
+        }
+        if !grew {
+            return shown;
+        }
+    }
+}
+
+/// The words (three letters or more, lowercased) and paths of a text.
+fn relevance_words(text: &str) -> std::collections::HashSet<String> {
+    text.split(|c: char| c.is_whitespace() || ",;()`'\"".contains(c))
+        .flat_map(|token| {
+            let token = token
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            let parts: Vec<String> = token
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .map(str::to_string)
+                .collect();
+            std::iter::once(token).chain(parts)
+        })
+        .filter(|w| w.chars().count() >= 3 && !STOP_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// Words too common to make two texts related.
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "not", "but", "from", "this", "that", "into", "only", "are",
+    "was", "its", "all", "any", "use", "one", "when", "then", "than", "each", "what", "your",
+];
+
+/// The items, most relevant first (most words and paths in common with the
+/// task and scope); ties keep the brief's order.
+fn ranked(items: Vec<String>, words: &std::collections::HashSet<String>) -> Vec<String> {
+    let mut scored: Vec<(usize, usize, String)> = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let score = relevance_words(&item).intersection(words).count();
+            (usize::MAX - score, i, item)
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().map(|(_, _, item)| item).collect()
 }
 
 /// The hook's context after `/clear` or a compaction: the five

@@ -643,3 +643,51 @@ mod tests {
         );
     }
 }
+
+/// A branch checked out in one of the repository's worktrees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkout {
+    /// The short branch name, like `feat/x`.
+    pub branch: String,
+    /// The worktree's root, canonical.
+    pub root: PathBuf,
+}
+
+/// The branches checked out in every worktree of the repository (the main
+/// one first, then the linked ones), read from each worktree's `HEAD` file
+/// as `git worktree list` does. Detached worktrees, and linked worktrees
+/// whose directory is gone, are left out.
+pub fn checkouts(repo: &gix::Repository) -> Vec<Checkout> {
+    let mut out = Vec::new();
+    let common = repo.common_dir();
+    if let Ok(main) = repo.main_repo()
+        && let Some(root) = main.workdir()
+        && let Some(branch) = head_branch(&common.join("HEAD"))
+    {
+        out.push(Checkout {
+            branch,
+            root: canonical(root),
+        });
+    }
+    for proxy in repo.worktrees().unwrap_or_default() {
+        let Ok(root) = proxy.base() else { continue };
+        if !root.is_dir() {
+            continue;
+        }
+        if let Some(branch) = head_branch(&proxy.git_dir().join("HEAD")) {
+            out.push(Checkout {
+                branch,
+                root: canonical(&root),
+            });
+        }
+    }
+    out
+}
+
+/// The branch a `HEAD` file names (`ref: refs/heads/<branch>`).
+fn head_branch(head: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(head).ok()?;
+    text.trim_end()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
+}

@@ -54,6 +54,7 @@ fn man_pages_render_without_warnings_and_git_help_finds_them() {
         let out = Command::new("man")
             .args(["--warnings", "-l"])
             .arg(&path)
+            .env("LC_ALL", "C")
             .env("MANWIDTH", "80")
             .env("MANPAGER", "cat")
             .output()
@@ -86,6 +87,64 @@ fn man_pages_render_without_warnings_and_git_help_finds_them() {
     );
     assert!(text.contains("git-handoff - Save and restore"), "{text}");
     assert!(text.contains("refs/notes/handoffs"), "{text}");
+}
+
+#[test]
+fn help_works_right_after_the_readme_install() {
+    let sb = Sandbox::new();
+    // a cargo-install-like prefix: <prefix>/bin/git-handoff
+    let prefix = sb.path("prefix");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    std::fs::copy(
+        env!("CARGO_BIN_EXE_git-handoff"),
+        prefix.join("bin/git-handoff"),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        prefix.join("bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let run = |args: &[&str], manpath: Option<&Path>| {
+        let mut cmd = sb.command("git", sb.dir.path());
+        cmd.args(args)
+            .env("PATH", &path)
+            .env("MANPAGER", "cat")
+            .env("MANWIDTH", "80")
+            .env_remove("MANPATH");
+        if let Some(m) = manpath {
+            cmd.env("MANPATH", m);
+        }
+        cmd.output().unwrap()
+    };
+    // before install-man: -h says how to get the man pages
+    let empty = sb.path("no-man");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = run(&["handoff", "-h"], Some(&empty));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.trim_end().lines().last().unwrap(),
+        "Man pages are not installed, so `git handoff --help` cannot open them: run `git handoff install-man`",
+        "{text}"
+    );
+    // the README's second step, with no directory: next to the binary
+    let out = run(&["handoff", "install-man"], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(prefix.join("share/man/man1/git-handoff.1").exists());
+    // man finds them through PATH (no MANPATH), so --help works
+    let out = run(&["handoff", "--help"], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("git-handoff - Save and restore"));
+    let out = run(&["handoff", "-h"], None);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Man pages are not installed"));
 }
 
 #[test]
@@ -515,7 +574,8 @@ fn the_readme_walkthrough_runs_as_written() {
         "the walkthrough failed:\n{text}\n{err}"
     );
     for expected in [
-        "!! BRANCH MISMATCH: brief is for 'feat/jwt', you're on 'main'",
+        "!! BRANCH MISMATCH: brief is for 'feat/jwt', checked out in ",
+        "— drift below is measured on 'feat/jwt'",
         "create: feat-jwt",
         "created: feat-jwt",
         "# Resume — feat-jwt",

@@ -594,6 +594,17 @@ fn awkward_repository_states() {
     .success();
     std::fs::remove_dir_all(&wt).unwrap();
     let out = stdout(&sb.handoff(&repo, &["resume", "feat-gone"]).success());
+    // the branch survives its worktree: measured on its tip, which has the
+    // file; no `cd` into a directory that is gone
+    assert!(
+        out.starts_with("!! BRANCH MISMATCH: brief is for 'feat/gone', you're on 'main' — drift below is measured on 'feat/gone'\n"),
+        "{out}"
+    );
+    assert!(!out.contains("!! MISSING"), "{out}");
+    // with the branch deleted too, against the current worktree
+    sb.git(&repo, &["worktree", "prune"]);
+    sb.git(&repo, &["branch", "-q", "-D", "feat/gone"]);
+    let out = stdout(&sb.handoff(&repo, &["resume", "feat-gone"]).success());
     assert!(
         out.contains("!! MISSING: only-here.txt"),
         "resolved against the current worktree: {out}"

@@ -60,7 +60,14 @@ fn a_fresh_brief_on_its_branch_resumes_without_warnings() {
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(warnings(&out).is_empty(), "{out}");
     assert!(out.starts_with("# Resume — main\n"), "{out}");
-    assert!(out.contains("git handoff resume main"), "{out}");
+    assert!(
+        out.contains("\nNext step: add leeway\n"),
+        "the prompt line is the next step: {out}"
+    );
+    assert!(
+        !out.contains("run `git handoff resume"),
+        "resume never tells its reader to run resume: {out}"
+    );
     assert!(
         out.contains("- Done when: cargo test auth passes\n"),
         "{out}"
@@ -120,14 +127,19 @@ fn warnings_come_first_in_their_fixed_order() {
     assert_eq!(
         warnings(&out),
         [
-            "!! BRANCH MISMATCH: brief is for 'feat/x', you're on 'main'",
+            format!(
+                "!! BRANCH MISMATCH: brief is for 'feat/x', checked out in {wt} (cd {wt}); you're on 'main' — drift below is measured on 'feat/x'",
+                wt = std::fs::canonicalize(&wt).unwrap().display()
+            )
+            .as_str(),
             "!! STALE: brief written ~31h ago (2026-11-30T12:00:00Z)",
             "!! MISSING: src/old.rs:1-2",
+            "!! CHANGED: src/old.rs:1-2 — 1 commit since the brief touched it (deleted)",
         ],
         "{out}"
     );
     let first_non_warning = out.lines().position(|l| !l.starts_with("!! ")).unwrap();
-    assert_eq!(first_non_warning, 3, "warnings precede the render: {out}");
+    assert_eq!(first_non_warning, 4, "warnings precede the render: {out}");
     assert!(
         out.contains("- Written in worktree: ") && out.contains(" (linked)\n"),
         "{out}"
@@ -608,15 +620,42 @@ fn subagent_brief_shape_and_cap() {
     }
     sb.handoff(&repo, &many.iter().map(String::as_str).collect::<Vec<_>>())
         .success();
-    let out = sb.handoff(&repo, &["brief", "big"]).code(1);
+    // a long parent brief never makes it fail: what does not fit is one line
+    let out = stdout(&sb.handoff(&repo, &["brief", "big"]).success());
+    assert!(out.lines().count() <= 30, "{out}");
+    assert!(out.contains("## Locked decisions\n- d0\n"), "{out}");
+    assert!(out.contains("## Return\n"), "{out}");
+    let more = out
+        .lines()
+        .find(|l| l.starts_with("(+"))
+        .expect("a +N more line");
+    let shown = out.lines().filter(|l| l.starts_with("- d")).count();
+    assert_eq!(
+        more,
+        format!("(+{} more: git handoff resume big)", 30 - shown),
+        "{out}"
+    );
+    // only a task and scope too long on their own fail, and say so
+    let long_task = (0..40)
+        .map(|i| format!("step {i}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out = sb
+        .handoff(&repo, &["brief", "big", "--task", &long_task])
+        .code(1);
     assert_eq!(stdout(&out), "");
     assert!(
-        stderr(&out).contains("too broad") && stderr(&out).contains("re-decompose"),
+        stderr(&out).contains("task, scope and return contract alone")
+            && stderr(&out).contains("re-decompose"),
         "{}",
         stderr(&out)
     );
     sb.git(&repo, &["config", "handoff.briefMaxLines", "60"]);
-    sb.handoff(&repo, &["brief", "big"]).success();
+    let out = stdout(&sb.handoff(&repo, &["brief", "big"]).success());
+    assert!(
+        out.lines().count() <= 60 && out.lines().count() > 30,
+        "{out}"
+    );
 }
 
 fn hook(sb: &Sandbox, dir: &Path, event: &str, input: &str) -> String {
@@ -808,4 +847,387 @@ fn a_stored_brief_with_an_impossible_timestamp_resumes_without_a_stale_line() {
     let out = stdout(&resume(&sb, &repo, &["odd"], "2030-01-01T00:00:00Z").success());
     assert!(warnings(&out).is_empty(), "{out}");
     assert!(out.contains("# Resume — odd"), "{out}");
+}
+
+/// The trial's shape: a linked worktree on `feat/x` writes a brief with
+/// files to read; a teammate then commits a change to one of them on
+/// `feat/x`. Returns (main worktree, linked worktree).
+fn trial(sb: &Sandbox) -> (std::path::PathBuf, std::path::PathBuf) {
+    let repo = sb.repo("app");
+    sb.commit(&repo, "TASK.md", "spec v1\n", "spec");
+    sb.commit(&repo, "src/dur.rs", "stub\n", "stub");
+    let wt = sb.path("app-x");
+    sb.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feat/x",
+            wt.to_str().unwrap(),
+        ],
+    );
+    let mut args = vec![
+        "write",
+        "--done-when",
+        "cargo test durations passes",
+        "--resume-by",
+        "Replace the format_duration stub with the real formatter",
+        "--next-check",
+        "cargo test durations::format",
+    ];
+    for d in 0..7 {
+        args.push("--decision");
+        args.push(
+            [
+                "d0 keep seconds",
+                "d1 no chrono",
+                "d2 round down",
+                "d3 u64 input",
+                "d4 no locale",
+                "d5 pad hours",
+                "d6 test first",
+            ][d],
+        );
+    }
+    for r in ["r0 chrono crate", "r1 floats", "r2 regex parse"] {
+        args.extend(["--rejected", r]);
+    }
+    for r in ["k0 overflow", "k1 negative input", "k2 spec may change"] {
+        args.extend(["--risk", r]);
+    }
+    args.extend([
+        "--test",
+        "cargo test durations=fail",
+        "--test",
+        "cargo test spec=pass",
+    ]);
+    args.extend([
+        "--command",
+        "cargo test durations",
+        "--command",
+        "cargo clippy",
+    ]);
+    args.extend([
+        "--read",
+        "TASK.md=the spec",
+        "--read",
+        "src/dur.rs=the stub",
+        "--read",
+        "README=overview",
+    ]);
+    sb.handoff(&wt, &args).success();
+    // a teammate changes the spec on the brief's branch
+    sb.commit(&wt, "TASK.md", "spec v2\n", "spec: hours too");
+    (repo, wt)
+}
+
+#[test]
+fn from_the_main_worktree_drift_is_measured_on_the_briefs_branch() {
+    let sb = Sandbox::new();
+    let (repo, wt) = trial(&sb);
+    let wt_real = std::fs::canonicalize(&wt).unwrap().display().to_string();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    let w = warnings(&out);
+    assert_eq!(
+        w[0],
+        format!(
+            "!! BRANCH MISMATCH: brief is for 'feat/x', checked out in {wt_real} (cd {wt_real}); you're on 'main' — drift below is measured on 'feat/x'"
+        ),
+        "{out}"
+    );
+    assert!(
+        w.iter()
+            .any(|l| l.starts_with("!! CHANGED: TASK.md — 1 commit since")),
+        "{out}"
+    );
+    assert!(out.contains("- Commits since brief written: 1\n"), "{out}");
+    assert!(!out.contains("not in current history"), "{out}");
+    // DIRTY is about the worktree the work happens in
+    assert!(!out.contains("!! DIRTY"), "{out}");
+    std::fs::write(wt.join("src/dur.rs"), "half done\n").unwrap();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("!! DIRTY: uncommitted changes now (1 file changed"),
+        "{out}"
+    );
+    let v: Value =
+        serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
+    assert_eq!(v["measured_on"]["branch"], "feat/x");
+    assert_eq!(
+        v["measured_on"]["tip"],
+        sb.git(&wt, &["rev-parse", "HEAD"]).trim()
+    );
+    assert_eq!(v["worktree"], wt_real.as_str());
+    assert_eq!(v["commits_since"], 1);
+    assert_eq!(v["in_history"], true);
+    // the brief's own worktree says the same, with no mismatch
+    let here = stdout(&sb.handoff(&wt, &["resume"]).success());
+    assert!(
+        here.contains("- Commits since brief written: 1\n"),
+        "{here}"
+    );
+    assert!(!here.contains("BRANCH MISMATCH"), "{here}");
+}
+
+#[test]
+fn from_a_clone_drift_is_measured_on_the_remote_tracking_branch() {
+    let sb = Sandbox::new();
+    let (repo, wt) = trial(&sb);
+    let bare = sb.path("team.git");
+    sb.git(
+        &repo,
+        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+    );
+    sb.git(&repo, &["remote", "add", "origin", bare.to_str().unwrap()]);
+    sb.git(&repo, &["push", "-q", "origin", "main", "feat/x"]);
+    sb.handoff(&wt, &["push"]).success();
+    sb.git(
+        sb.dir.path(),
+        &["clone", "-q", bare.to_str().unwrap(), "mate"],
+    );
+    let mate = sb.path("mate");
+    sb.handoff(&mate, &["fetch"]).success();
+    let out = stdout(&sb.handoff(&mate, &["resume", "feat-x"]).success());
+    let w = warnings(&out);
+    assert_eq!(
+        w[0],
+        "!! BRANCH MISMATCH: brief is for 'feat/x', you're on 'main' — drift below is measured on 'origin/feat/x'",
+        "{out}"
+    );
+    assert!(!out.contains("checked out in"), "{out}");
+    assert!(
+        w.iter()
+            .any(|l| l.starts_with("!! CHANGED: TASK.md — 1 commit since")),
+        "{out}"
+    );
+    assert!(!w.iter().any(|l| l.starts_with("!! MISSING")), "{out}");
+    assert!(out.contains("- Commits since brief written: 1\n"), "{out}");
+    assert!(!out.contains("not in current history"), "{out}");
+    let v: Value = serde_json::from_str(&stdout(
+        &sb.handoff(&mate, &["resume", "feat-x", "--json"]).success(),
+    ))
+    .unwrap();
+    assert_eq!(v["measured_on"]["branch"], "origin/feat/x");
+    assert_eq!(v["worktree"], Value::Null);
+    // the branch deleted everywhere: measured on HEAD, and said so
+    sb.git(&mate, &["branch", "-q", "-D", "-r", "origin/feat/x"]);
+    let out = stdout(&sb.handoff(&mate, &["resume", "feat-x"]).success());
+    assert!(
+        out.contains("you're on 'main'; 'feat/x' exists nowhere here (deleted, or never fetched) — drift below is measured on 'main'"),
+        "{out}"
+    );
+    // no worktree has the branch: measured on its tip, where a file gone
+    // from the branch is MISSING though the main worktree still has it
+    sb.git(&wt, &["rm", "-q", "src/dur.rs"]);
+    sb.git(&wt, &["commit", "-q", "-m", "drop the stub"]);
+    sb.git(
+        &repo,
+        &["worktree", "remove", "--force", wt.to_str().unwrap()],
+    );
+    assert!(repo.join("src/dur.rs").exists());
+    let out = stdout(&sb.handoff(&repo, &["resume", "feat-x"]).success());
+    let w = warnings(&out);
+    assert_eq!(
+        w[0],
+        "!! BRANCH MISMATCH: brief is for 'feat/x', you're on 'main' — drift below is measured on 'feat/x'",
+        "{out}"
+    );
+    assert!(w.contains(&"!! MISSING: src/dur.rs".to_string()), "{out}");
+    assert!(out.contains("- Commits since brief written: 2\n"), "{out}");
+}
+
+#[test]
+fn a_rewritten_branch_is_named_when_the_head_is_in_neither_history() {
+    let sb = Sandbox::new();
+    let (repo, wt) = trial(&sb);
+    let sha7 = sb.git(&wt, &["rev-parse", "--short=7", "HEAD~1"]);
+    sb.git(&wt, &["checkout", "-q", "--orphan", "tmp"]);
+    sb.git(&wt, &["commit", "-q", "-m", "rewritten"]);
+    sb.git(&wt, &["branch", "-q", "-f", "feat/x", "tmp"]);
+    sb.git(&wt, &["checkout", "-q", "feat/x"]);
+    // main held the brief's head too (feat/x started there): rewrite it
+    sb.git(&repo, &["checkout", "-q", "--orphan", "tmp2"]);
+    sb.git(&repo, &["commit", "-q", "-m", "rewritten main"]);
+    sb.git(&repo, &["branch", "-q", "-f", "main", "tmp2"]);
+    sb.git(&repo, &["checkout", "-q", "main"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains(&format!(
+            "- Brief HEAD {} not in current history: neither in 'feat/x' nor in 'main' (rewritten or deleted)\n",
+            sha7.trim()
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_resume_render_says_each_fact_once_in_at_most_40_lines() {
+    let sb = Sandbox::new();
+    let (repo, _wt) = trial(&sb);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.lines().count() <= 40,
+        "{} lines:\n{out}",
+        out.lines().count()
+    );
+    for fact in ["Done when", "Next acceptance check"] {
+        assert_eq!(
+            out.lines().filter(|l| l.contains(fact)).count(),
+            1,
+            "{fact} once:\n{out}"
+        );
+    }
+    assert!(!out.contains("run `git handoff resume"), "{out}");
+    for heading in [
+        "## Decisions",
+        "## Rejected paths (do not retry)",
+        "## Open risks",
+        "## Tests",
+        "## Commands",
+        "## Files to read first",
+    ] {
+        assert!(out.contains(heading), "{heading} missing:\n{out}");
+    }
+    // the generated prompt reads on after "then"
+    let v: Value =
+        serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
+    assert!(
+        v["prompt"]
+            .as_str()
+            .unwrap()
+            .contains(", then replace the format_duration stub"),
+        "{}",
+        v["prompt"]
+    );
+}
+
+#[test]
+fn brief_for_a_subtask_of_a_long_brief_fits_the_cap() {
+    let sb = Sandbox::new();
+    let (_repo, wt) = trial(&sb);
+    let out = stdout(
+        &sb.handoff(
+            &wt,
+            &[
+                "brief",
+                "--task",
+                "Make the spec's hours rule pass",
+                "--scope",
+                "src/dur.rs",
+            ],
+        )
+        .success(),
+    );
+    assert!(out.lines().count() <= 30, "{out}");
+    assert!(
+        out.starts_with("## Task\nMake the spec's hours rule pass\n"),
+        "{out}"
+    );
+    // the risk about the spec ranks first among the risks
+    assert!(
+        out.contains("## Open risks\n- k2 spec may change\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_session_start_hook_points_the_way_from_the_main_worktree() {
+    let sb = Sandbox::new();
+    let (repo, wt) = trial(&sb);
+    let wt_real = std::fs::canonicalize(&wt).unwrap().display().to_string();
+    let input = |source: &str| {
+        format!(
+            r#"{{"session_id":"s","cwd":"{}","hook_event_name":"SessionStart","source":"{source}"}}"#,
+            repo.display()
+        )
+    };
+    let answer = hook(&sb, &repo, "session-start", &input("startup"));
+    let v: Value = serde_json::from_str(&answer).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("No handoff brief for this branch ('main')"),
+        "{context}"
+    );
+    assert!(
+        context.contains(&format!(
+            "- feat-x (branch 'feat/x', checked out in {wt_real} (cd {wt_real}), written"
+        )),
+        "{context}"
+    );
+    assert!(context.contains("`git handoff resume feat-x`"), "{context}");
+    // after a compaction with one brief: its five fields, measured on feat/x
+    let answer = hook(&sb, &repo, "session-start", &input("compact"));
+    let v: Value = serde_json::from_str(&answer).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("- Next step: Replace the format_duration stub"),
+        "{context}"
+    );
+    assert!(context.contains("!! CHANGED: TASK.md"), "{context}");
+    assert!(
+        context.contains("drift below is measured on 'feat/x'"),
+        "{context}"
+    );
+    // more than three briefs: the newest three, then +N more
+    for (k, t) in [
+        ("a", "2026-11-30T08:00:00Z"),
+        ("b", "2026-11-30T09:00:00Z"),
+        ("c", "2026-11-30T10:00:00Z"),
+    ] {
+        sb.handoff_env(
+            &repo,
+            &[("GIT_HANDOFF_NOW", t)],
+            &[
+                "write",
+                k,
+                "--done-when",
+                "d",
+                "--resume-by",
+                "r",
+                "--next-check",
+                "c",
+            ],
+            None,
+        )
+        .success();
+    }
+    sb.git(&repo, &["switch", "-q", "-c", "other"]);
+    let answer = hook(&sb, &repo, "session-start", &input("startup"));
+    let v: Value = serde_json::from_str(&answer).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let named: Vec<&str> = context.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(named.len(), 3, "{context}");
+    assert!(
+        named[0].starts_with("- feat-x ")
+            && named[1].starts_with("- c ")
+            && named[2].starts_with("- b "),
+        "{context}"
+    );
+    assert!(context.contains("+1 more: `git handoff list`"), "{context}");
+}
+
+#[test]
+fn a_hook_cwd_that_is_not_a_directory_gets_no_answer() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(&sb, &repo, &[]);
+    let file = repo.join("README");
+    for cwd in [
+        file.display().to_string(),
+        sb.path("gone").display().to_string(),
+    ] {
+        let input = format!(r#"{{"cwd":"{cwd}","source":"compact"}}"#);
+        // run from inside a repository that has a brief: never falls back to it
+        assert_eq!(hook(&sb, &repo, "session-start", &input), "", "{cwd}");
+    }
+    let input = r#"{"cwd":42,"source":"compact"}"#;
+    assert_eq!(hook(&sb, &repo, "session-start", input), "");
 }

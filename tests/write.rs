@@ -958,3 +958,134 @@ fn a_tracked_directory_replaced_by_a_symlink_reads_as_git_reads_it() {
     assert_eq!(last, "1 file changed, 2 deletions(-)");
     assert_eq!(brief["state"]["diff_summary"], last);
 }
+
+#[test]
+fn validate_partial_checks_what_write_needs_and_plain_validate_says_so() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    // the README's partial example
+    sb.handoff_with(dir, &["validate", "--partial", "-"], Some(EXAMPLE))
+        .success()
+        .stdout("handoff-validate: OK\n");
+    // plain validate refuses it, and points at --partial and write -F
+    let out = sb
+        .handoff_with(dir, &["validate", "-"], Some(EXAMPLE))
+        .code(1);
+    let err = stderr(&out);
+    assert!(err.starts_with("handoff-validate: INVALID\n"), "{err}");
+    assert!(err.contains("\"key\" is a required property"), "{err}");
+    assert_eq!(
+        err.lines().last().unwrap(),
+        "this looks like a partial brief: `git handoff validate --partial` checks it; `git handoff write -F` fills in the rest",
+        "{err}"
+    );
+    // a partial brief still needs what only its caller knows
+    let no_done_when = EXAMPLE.replace(r#""done_when":"cargo test auth passes","#, "");
+    let out = sb
+        .handoff_with(dir, &["validate", "--partial", "-"], Some(&no_done_when))
+        .code(1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("  - resume: \"done_when\" is a required property"),
+        "{err}"
+    );
+    // and then plain validate gives no partial hint
+    let out = sb
+        .handoff_with(dir, &["validate", "-"], Some(&no_done_when))
+        .code(1);
+    assert!(!stderr(&out).contains("looks like a partial brief"));
+    // unknown fields are errors in a partial brief too
+    let extra = EXAMPLE.replacen('{', r#"{"extra":1,"#, 1);
+    sb.handoff_with(dir, &["validate", "--partial", "-"], Some(&extra))
+        .code(1);
+}
+
+#[test]
+fn write_names_the_narrative_and_can_skip_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let out = stdout(
+        &sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
+            .success(),
+    );
+    assert!(
+        out.contains("; narrative entry added to .claude/PROJECT_STATE.md.\n.claude/PROJECT_STATE.md is not tracked yet: commit it with your work (`git add .claude/PROJECT_STATE.md`).\n"),
+        "{out}"
+    );
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    let out = stdout(
+        &sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
+            .success(),
+    );
+    assert!(
+        out.contains("; narrative entry added to .claude/PROJECT_STATE.md.\n\n"),
+        "{out}"
+    );
+    assert!(!out.contains("not tracked"), "{out}");
+
+    // --no-narrative: the brief and its history, no file, no directory
+    let other = sb.repo("o");
+    let out = stdout(
+        &sb.handoff_with(
+            &other,
+            &["write", "--no-narrative", "-F", "-"],
+            Some(EXAMPLE),
+        )
+        .success(),
+    );
+    assert!(out.contains("; no narrative entry.\n"), "{out}");
+    assert!(!other.join(".claude").exists());
+    assert!(
+        sb.git(&other, &["notes", "--ref=handoffs", "show", "HEAD"])
+            .contains("\"key\":\"main\"")
+    );
+    // handoff.narrative false: the same by default
+    sb.git(&other, &["config", "handoff.narrative", "false"]);
+    sb.handoff_with(&other, &["write", "-F", "-"], Some(EXAMPLE))
+        .success();
+    assert!(!other.join(".claude").exists());
+    assert!(!other.join("false").exists());
+    sb.handoff_with(
+        &other,
+        &["write", "--no-narrative", "--narrative", "x.md", "-F", "-"],
+        Some(EXAMPLE),
+    )
+    .code(2);
+}
+
+#[test]
+fn list_rows_fit_the_line() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let long = "cargo test passes and ".repeat(12);
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            &long,
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+        ],
+    )
+    .success();
+    let out = stdout(&sb.handoff(&repo, &["list"]).success());
+    let row = out.lines().next().unwrap();
+    assert!((78..=80).contains(&row.chars().count()), "{row}");
+    assert!(row.ends_with('…'), "{row}");
+    let out = stdout(
+        &sb.handoff_env(&repo, &[("COLUMNS", "50")], &["list"], None)
+            .success(),
+    );
+    let row = out.lines().next().unwrap();
+    assert!(
+        (48..=50).contains(&row.chars().count()) && row.ends_with('…'),
+        "{out}"
+    );
+    // --json and show keep the whole text
+    let v: Value =
+        serde_json::from_str(&stdout(&sb.handoff(&repo, &["list", "--json"]).success())).unwrap();
+    assert_eq!(v[0]["done_when"], long.as_str());
+}

@@ -12,8 +12,11 @@ pub const DEFAULT_MAX_LINES: usize = 30;
 ///
 /// Task (from --task, else the brief's next step), scope, locked decisions,
 /// what not to retry, open risks, files to read first and what to return.
-/// Over the cap (handoff.briefMaxLines, default 30) nothing is printed and
-/// the command fails: the subtask is too broad and should be re-decomposed.
+/// It fits the cap (handoff.briefMaxLines, default 30) by construction: the
+/// lists keep the items most relevant to the task and scope, and one line
+/// `(+N more: git handoff resume KEY)` stands for the rest. Only a task and
+/// scope too long for the cap on their own make it fail (exit 1): the
+/// subtask is too broad and should be re-decomposed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The brief's key (default: the current branch's)
@@ -40,12 +43,10 @@ pub fn run(args: Args) -> Result<Output> {
         .filter(|n| *n > 0)
         .map(|n| n as usize)
         .unwrap_or(DEFAULT_MAX_LINES);
-    let text = render::subagent_text(&brief, args.task.as_deref(), &args.scope);
-    let lines = text.lines().count();
-    if lines > cap {
-        bail!(
-            "the subagent brief is {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it (a narrower --task and --scope) or raise handoff.briefMaxLines"
-        );
+    match render::subagent_text(&brief, args.task.as_deref(), &args.scope, cap) {
+        Ok(text) => Ok(Output::text(text)),
+        Err(lines) => bail!(
+            "the task, scope and return contract alone are {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it (a shorter --task and fewer --scope lines) or raise handoff.briefMaxLines"
+        ),
     }
-    Ok(Output::text(text))
 }

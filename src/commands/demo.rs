@@ -189,7 +189,7 @@ pub fn run(args: Args) -> Result<Output> {
         Some(&earlier),
     )?;
 
-    tour.say("Meanwhile: two commits touch auth.rs and delete legacy.rs; an edit stays uncommitted in app");
+    tour.say("Meanwhile: two commits touch auth.rs and delete legacy.rs; an edit stays uncommitted in app-feature");
     write_file(
         &feature.join("src/auth.rs"),
         "pub fn verify(exp: u64, now: u64) -> bool {\n    now <= exp + 30\n}\n",
@@ -197,16 +197,13 @@ pub fn run(args: Args) -> Result<Output> {
     tour.git(&feature, &["commit", "-q", "-am", "auth: leeway"])?;
     tour.git(&feature, &["rm", "-q", "src/legacy.rs"])?;
     tour.git(&feature, &["commit", "-q", "-m", "drop the legacy parser"])?;
-    write_file(&repo.join("README.md"), "# app\n\nWork in progress.\n")?;
+    write_file(&feature.join("README.md"), "# app\n\nWork in progress.\n")?;
     tour.log
-        .push_str("(git commit ×2 in app-feature; README.md edited in app)\n");
+        .push_str("(git commit ×2 and README.md edited in app-feature)\n");
 
-    tour.say("A new session in the main worktree resumes it");
+    tour.say("A new session in the main worktree resumes it: drift is measured on feat/jwt, where the work is");
     tour.handoff(&repo, "app", &["list"], None)?;
-    tour.handoff(&repo, "app", &["resume", "feat-jwt"], None)?;
-
-    tour.say("From the feature worktree itself, the commits since and the changed files show");
-    tour.handoff(&feature, "app-feature", &["resume"], None)?;
+    tour.handoff(&repo, "app", &["resume"], None)?;
 
     tour.say("A subagent gets a short brief; a long session re-grounds");
     tour.handoff(

@@ -45,17 +45,24 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
     ))
 }
 
+/// The repository the hook is about: the input's `cwd` when it names one
+/// (a `cwd` that is not a directory gets no answer: never the hook
+/// process's own directory instead), else the process's directory.
 fn open(input: Option<&Value>) -> Option<gix::Repository> {
-    let cwd = input
-        .and_then(|v| v.get("cwd"))
-        .and_then(Value::as_str)
-        .map(std::path::PathBuf::from)
-        .filter(|p| p.is_dir());
-    match cwd {
-        Some(dir) => repo::open_at_for_reading(&dir).ok(),
+    match input.and_then(|v| v.get("cwd")) {
+        Some(cwd) => {
+            let dir = std::path::PathBuf::from(cwd.as_str()?);
+            if !dir.is_dir() {
+                return None;
+            }
+            repo::open_at_for_reading(&dir).ok()
+        }
         None => repo::open_cwd_for_reading().ok(),
     }
 }
+
+/// How many waiting briefs the startup answer names.
+const NAMED: usize = 3;
 
 fn session_start(input: &Value) -> Option<Value> {
     let source = input
@@ -65,23 +72,28 @@ fn session_start(input: &Value) -> Option<Value> {
     let repo = open(Some(input))?;
     let head = repo::head_state(&repo).ok()?;
     let key = repo::default_key(&head).ok()?;
-    let stored = match store::read(&repo, &key).ok()? {
-        Some(s) => s,
-        None => store::read(&repo, crate::keys::DETACHED_KEY).ok()??,
+    let own = match store::read(&repo, &key).ok()? {
+        Some(s) => Some(s),
+        None => store::read(&repo, crate::keys::DETACHED_KEY).ok()?,
     };
-    let brief = stored.brief().ok()?;
-    let context = if matches!(source, "clear" | "compact") {
-        let now = clock::now().ok()?;
-        let report = drift::report(&repo, &brief, Some(stored.id), now, Depth::Quick).ok()?;
-        if report.is_mismatch() {
-            return None;
-        }
-        render::hook_context(&brief, source, &report)
-    } else {
-        format!(
+    let after_reset = matches!(source, "clear" | "compact");
+    let context = match own {
+        Some(stored) if after_reset => inject(&repo, &stored, source, Depth::Quick)?,
+        Some(stored) => format!(
             "A handoff brief exists for this branch ('{}'); run `git handoff resume {}` to load it.",
-            brief.key, brief.key
-        )
+            stored.key, stored.key
+        ),
+        None => {
+            let keys = store::keys(&repo).ok()?;
+            match keys.as_slice() {
+                [] => return None,
+                [only] if after_reset => {
+                    let stored = store::read(&repo, only).ok()??;
+                    inject(&repo, &stored, source, Depth::Full)?
+                }
+                _ => waiting(&repo, head.branch_label())?,
+            }
+        }
     };
     Some(json!({
         "hookSpecificOutput": {
@@ -89,6 +101,70 @@ fn session_start(input: &Value) -> Option<Value> {
             "additionalContext": context,
         }
     }))
+}
+
+/// The five load-bearing fields of a brief and its drift warnings; `None`
+/// for another project's brief.
+fn inject(
+    repo: &gix::Repository,
+    stored: &store::Stored,
+    source: &str,
+    depth: Depth,
+) -> Option<String> {
+    let brief = stored.brief().ok()?;
+    let now = clock::now().ok()?;
+    let report = drift::report(repo, &brief, Some(stored.id), now, depth).ok()?;
+    if report.is_mismatch() {
+        return None;
+    }
+    Some(render::hook_context(&brief, source, &report))
+}
+
+/// The briefs waiting elsewhere, newest first: at most [`NAMED`], each with
+/// its branch, where that is checked out and the command to resume it.
+fn waiting(repo: &gix::Repository, current: &str) -> Option<String> {
+    let now = clock::now().ok()?;
+    let mut rows = crate::commands::list::rows(repo, now).ok()?;
+    rows.retain(|r| r.error.is_none());
+    if rows.is_empty() {
+        return None;
+    }
+    rows.sort_by_key(|r| r.age_seconds.unwrap_or(i64::MAX));
+    let checkouts = repo::checkouts(repo);
+    let mut out = format!(
+        "No handoff brief for this branch ('{current}'); {} waiting:\n",
+        if rows.len() == 1 {
+            "one is".to_string()
+        } else {
+            format!("{} are", rows.len())
+        }
+    );
+    for row in rows.iter().take(NAMED) {
+        let branch = row.branch.as_deref().unwrap_or("-");
+        let place = checkouts
+            .iter()
+            .find(|c| c.branch == branch)
+            .map(|c| {
+                let root = c.root.display().to_string();
+                format!(", checked out in {root} (cd {})", drift::shell_quote(&root))
+            })
+            .unwrap_or_default();
+        let age = row
+            .age_seconds
+            .map(clock::age)
+            .unwrap_or_else(|| "-".into());
+        out.push_str(&format!(
+            "- {} (branch '{branch}'{place}, written {age} ago): `git handoff resume {}`\n",
+            row.key, row.key
+        ));
+    }
+    if rows.len() > NAMED {
+        out.push_str(&format!(
+            "+{} more: `git handoff list`\n",
+            rows.len() - NAMED
+        ));
+    }
+    Some(out)
 }
 
 fn pre_compact(input: Option<&Value>) -> Value {

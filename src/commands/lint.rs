@@ -58,13 +58,9 @@ pub fn check(repo: Option<&gix::Repository>, value: &Value) -> Vec<Finding> {
     let render_lines = serde_json::from_value::<brief::Brief>(value.clone())
         .ok()
         .map(|b| {
-            let report = drift::Report {
-                origin: drift::Origin::SameRepository,
-                warnings: Vec::new(),
-                commits: drift::Commits::Unknown,
-                unchecked: Vec::new(),
-            };
-            render::resume_text(&b, &report, &[]).lines().count()
+            render::resume_text(&b, &drift::Report::none(), &[])
+                .lines()
+                .count()
         });
     lint::lint(
         value,

@@ -32,14 +32,14 @@ pub fn run(args: Args) -> Result<Output> {
                 "No archived briefs; `git handoff prune` archives briefs not written for 30 days.\n",
             )
         } else {
-            Output::text(render::list_text(&rows))
+            Output::text(render::list_text(&rows, render::line_width()))
         });
     }
     let rows = rows(&repo, now)?;
     Ok(if args.json {
         Output::ok(render::json(&rows))
     } else {
-        Output::text(render::list_text(&rows))
+        Output::text(render::list_text(&rows, render::line_width()))
     })
 }
 

@@ -191,7 +191,7 @@ pub fn refuse_ambiguous(rows: &[crate::render::ListRow], verb: &str, json: bool)
                 &serde_json::json!({"resumed": false, "reason": "ambiguous", "briefs": rows}),
             )
         } else {
-            crate::render::list_text(rows)
+            crate::render::list_text(rows, crate::render::line_width())
         },
         code: 1,
         text: !json,

@@ -10,10 +10,13 @@ use crate::{Output, clock, render, repo};
 /// Show a brief with what has drifted since it was written
 ///
 /// Warnings come first, each on a line starting `!! `: REPO MISMATCH (another
-/// project: nothing else is printed, exit 1), BRANCH MISMATCH, STALE (older
+/// project: nothing else is printed, exit 1), BRANCH MISMATCH (naming the
+/// worktree that has the brief's branch checked out), STALE (older
 /// than GIT_HANDOFF_STALE_HOURS, else handoff.staleHours, else 24 hours),
 /// MISSING (a file to read first is gone), CHANGED (commits since touched a
-/// file to read first), DIRTY (uncommitted changes now, none then). Without
+/// file to read first), DIRTY (uncommitted changes now, none then). Drift is
+/// measured on the brief's own branch: HEAD when on it, else that branch's
+/// tip, else its remote-tracking branch, else HEAD. Without
 /// KEY: the current branch's brief; if it has none, the only brief; if several
 /// exist, they are listed and nothing is guessed (exit 1).
 #[derive(Debug, clap::Args)]
@@ -57,6 +60,8 @@ pub fn run(args: Args) -> Result<Output> {
             "in_history": in_history,
             "changed_files": changed,
             "unchecked_paths": report.unchecked,
+            "measured_on": report.measured_on,
+            "worktree": report.worktree,
             "other_keys": others,
             "prompt": brief.resume_prompt(),
             "brief": brief,

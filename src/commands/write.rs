@@ -32,8 +32,11 @@ pub struct Args {
     #[command(flatten)]
     pub checks: CheckArgs,
     /// Take the narrative entry's sections from a markdown FILE (### sections)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "no_narrative")]
     pub narrative: Option<String>,
+    /// Add no narrative entry (no file or directory is created); `git config handoff.narrative false` makes it the default
+    #[arg(long)]
+    pub no_narrative: bool,
     /// Edit the brief in your editor (the default with no input on a terminal)
     #[arg(short = 'e', long)]
     pub edit: bool,
@@ -104,17 +107,22 @@ pub fn run(args: Args) -> Result<Output> {
     let worktree = &git.worktree;
     let head = &git.head;
 
-    let narrative_path = narrative::path(&repo, &worktree.root)?;
-    let mut entry = narrative::entry_from_brief(&brief, None);
-    if let Some(md) = &narrative_md {
-        narrative::apply_markdown(&mut entry, md)?;
-    }
+    let skip_narrative = args.no_narrative || narrative::disabled(&repo);
     // Lock the narrative first so that a stored brief always gets its entry.
-    let pending = narrative::Pending::prepare(
-        &narrative_path,
-        &entry.render(),
-        narrative::lock_wait(&repo),
-    )?;
+    let pending = if skip_narrative {
+        None
+    } else {
+        let narrative_path = narrative::path(&repo, &worktree.root)?;
+        let mut entry = narrative::entry_from_brief(&brief, None);
+        if let Some(md) = &narrative_md {
+            narrative::apply_markdown(&mut entry, md)?;
+        }
+        Some(narrative::Pending::prepare(
+            &narrative_path,
+            &entry.render(),
+            narrative::lock_wait(&repo),
+        )?)
+    };
     let written = store::write(
         &repo,
         &[store::Update {
@@ -123,7 +131,7 @@ pub fn run(args: Args) -> Result<Output> {
         }],
         &format!("handoff: write {key}"),
     )?;
-    let narrative_file = pending.commit()?;
+    let narrative_file = pending.map(narrative::Pending::commit).transpose()?;
     checks.report();
     if choice.remember {
         remember(&repo, &key, head);
@@ -136,11 +144,15 @@ pub fn run(args: Args) -> Result<Output> {
         );
     }
 
-    let rel_narrative = narrative_file
-        .strip_prefix(&worktree.root)
-        .unwrap_or(&narrative_file)
-        .display()
-        .to_string();
+    let rel_narrative = narrative_file.map(|file| {
+        file.strip_prefix(&worktree.root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace(std::path::MAIN_SEPARATOR, "/")
+    });
+    let untracked = rel_narrative
+        .as_deref()
+        .filter(|rel| !narrative::tracked(&repo, rel));
     let prompt = brief.resume_prompt();
     if args.json {
         return Ok(Output::ok(render::json(&json!({
@@ -150,11 +162,19 @@ pub fn run(args: Args) -> Result<Output> {
             "previous": expected.map(|e| e.to_string()),
             "history": written.history,
             "narrative": rel_narrative,
+            "narrative_tracked": rel_narrative.as_ref().map(|_| untracked.is_none()),
             "prompt": prompt,
         }))));
     }
+    let narrated = match (&rel_narrative, untracked) {
+        (None, _) => "; no narrative entry".to_string(),
+        (Some(rel), None) => format!("; narrative entry added to {rel}"),
+        (Some(rel), Some(_)) => format!(
+            "; narrative entry added to {rel}.\n{rel} is not tracked yet: commit it with your work (`git add {rel}`)"
+        ),
+    };
     Ok(Output::ok(format!(
-        "Wrote brief '{key}' ({}, version {}); narrative entry added to {rel_narrative}.\n\n{prompt}\n",
+        "Wrote brief '{key}' ({}, version {}){narrated}.\n\n{prompt}\n",
         store::ref_name(&key),
         store::short(&id),
     )))
