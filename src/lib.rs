@@ -58,9 +58,10 @@ use clap::{Parser, Subcommand};
     propagate_version = true
 )]
 pub struct Cli {
-    /// The subcommand to run.
+    /// The subcommand to run; without one, an overview: the briefs waiting
+    /// here and the command that resumes them.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 impl Cli {
@@ -97,7 +98,7 @@ impl Cli {
             _ => return None,
         };
         Some(Cli {
-            command: Command::Hook(Args { event }),
+            command: Some(Command::Hook(Args { event })),
         })
     }
 }
@@ -243,7 +244,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Output> {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<Output> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return commands::overview::run();
+    };
+    match command {
         Command::Write(args) => commands::write::run(*args),
         Command::Recover(args) => commands::recover::run(*args),
         Command::Resume(args) => commands::resume::run(args),

@@ -133,6 +133,40 @@ fn cut_to(out: &mut String, start: usize, width: usize) {
     out.push('…');
 }
 
+/// One line per waiting brief, at most `named`, then `+N more`: its key,
+/// branch, the worktree that has the branch checked out (with the `cd`),
+/// its age and the command that resumes it.
+pub fn waiting_text(briefs: &[crate::commands::list::Waiting], named: usize) -> String {
+    let mut out = String::new();
+    for w in briefs.iter().take(named) {
+        let place = w
+            .worktree
+            .as_deref()
+            .map(|root| {
+                format!(
+                    ", checked out in {root} (cd {})",
+                    crate::drift::shell_quote(root)
+                )
+            })
+            .unwrap_or_default();
+        let age = w
+            .age_seconds
+            .map(crate::clock::age)
+            .unwrap_or_else(|| "-".into());
+        out.push_str(&format!(
+            "- {} (branch '{}'{place}, written {age} ago): `git handoff resume {}`\n",
+            w.key, w.branch, w.key
+        ));
+    }
+    if briefs.len() > named {
+        out.push_str(&format!(
+            "+{} more: `git handoff list`\n",
+            briefs.len() - named
+        ));
+    }
+    out
+}
+
 /// Any serializable value as pretty JSON with a trailing newline.
 pub fn json<T: Serialize>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).expect("serializable");

@@ -151,7 +151,7 @@ fn help_works_right_after_the_readme_install() {
 fn short_help_prints_without_a_pager() {
     let sb = Sandbox::new();
     let out = sb.handoff(sb.dir.path(), &["-h"]).success();
-    assert!(stdout(&out).contains("Usage: git handoff <COMMAND>"));
+    assert!(stdout(&out).contains("Usage: git handoff [COMMAND]"));
 }
 
 #[test]

@@ -1231,3 +1231,29 @@ fn a_hook_cwd_that_is_not_a_directory_gets_no_answer() {
     let input = r#"{"cwd":42,"source":"compact"}"#;
     assert_eq!(hook(&sb, &repo, "session-start", input), "");
 }
+
+#[test]
+fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
+    let sb = Sandbox::new();
+    let (repo, wt) = trial(&sb);
+    let wt_real = std::fs::canonicalize(&wt).unwrap().display().to_string();
+    let out = stdout(&sb.handoff(&repo, &[]).success());
+    assert!(
+        out.contains(&format!(
+            "- feat-x (branch 'feat/x', checked out in {wt_real} (cd {wt_real}), written 0m ago): `git handoff resume feat-x`\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("\nResume with: git handoff resume\n"),
+        "{out}"
+    );
+    let empty = sb.repo("empty");
+    let out = stdout(&sb.handoff(&empty, &[]).success());
+    assert!(
+        out.contains("No briefs here yet. Hand off with: git handoff write"),
+        "{out}"
+    );
+    let out = sb.handoff(sb.dir.path(), &[]).failure();
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+}

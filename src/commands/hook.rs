@@ -124,47 +124,19 @@ fn inject(
 /// its branch, where that is checked out and the command to resume it.
 fn waiting(repo: &gix::Repository, current: &str) -> Option<String> {
     let now = clock::now().ok()?;
-    let mut rows = crate::commands::list::rows(repo, now).ok()?;
-    rows.retain(|r| r.error.is_none());
-    if rows.is_empty() {
+    let briefs = crate::commands::list::waiting(repo, now).ok()?;
+    if briefs.is_empty() {
         return None;
     }
-    rows.sort_by_key(|r| r.age_seconds.unwrap_or(i64::MAX));
-    let checkouts = repo::checkouts(repo);
-    let mut out = format!(
-        "No handoff brief for this branch ('{current}'); {} waiting:\n",
-        if rows.len() == 1 {
-            "one is".to_string()
-        } else {
-            format!("{} are", rows.len())
-        }
-    );
-    for row in rows.iter().take(NAMED) {
-        let branch = row.branch.as_deref().unwrap_or("-");
-        let place = checkouts
-            .iter()
-            .find(|c| c.branch == branch)
-            .map(|c| {
-                let root = c.root.display().to_string();
-                format!(", checked out in {root} (cd {})", drift::shell_quote(&root))
-            })
-            .unwrap_or_default();
-        let age = row
-            .age_seconds
-            .map(clock::age)
-            .unwrap_or_else(|| "-".into());
-        out.push_str(&format!(
-            "- {} (branch '{branch}'{place}, written {age} ago): `git handoff resume {}`\n",
-            row.key, row.key
-        ));
-    }
-    if rows.len() > NAMED {
-        out.push_str(&format!(
-            "+{} more: `git handoff list`\n",
-            rows.len() - NAMED
-        ));
-    }
-    Some(out)
+    let count = if briefs.len() == 1 {
+        "one is".to_string()
+    } else {
+        format!("{} are", briefs.len())
+    };
+    Some(format!(
+        "No handoff brief for this branch ('{current}'); {count} waiting:\n{}",
+        render::waiting_text(&briefs, NAMED)
+    ))
 }
 
 fn pre_compact(input: Option<&Value>) -> Value {

@@ -151,3 +151,44 @@ pub fn rows_of(listed: Vec<store::Listed>, current: Option<String>, now: i64) ->
     }
     rows
 }
+
+/// A stored brief, as a session that does not know about it needs it:
+/// where its work is and how old it is.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Waiting {
+    /// The key.
+    pub key: String,
+    /// The branch it was written on.
+    pub branch: String,
+    /// The worktree that has that branch checked out, if any.
+    pub worktree: Option<String>,
+    /// Seconds since it was written, when known.
+    pub age_seconds: Option<i64>,
+    /// Whether it is the current branch's brief.
+    pub current: bool,
+}
+
+/// Every readable stored brief, newest first, with the worktree that has
+/// its branch checked out.
+pub fn waiting(repo: &gix::Repository, now: i64) -> Result<Vec<Waiting>> {
+    let mut rows = rows(repo, now)?;
+    rows.retain(|r| r.error.is_none());
+    rows.sort_by_key(|r| r.age_seconds.unwrap_or(i64::MAX));
+    let checkouts = repo::checkouts(repo);
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let branch = r.branch.unwrap_or_default();
+            Waiting {
+                worktree: checkouts
+                    .iter()
+                    .find(|c| c.branch == branch)
+                    .map(|c| c.root.display().to_string()),
+                key: r.key,
+                branch,
+                age_seconds: r.age_seconds,
+                current: r.current,
+            }
+        })
+        .collect())
+}

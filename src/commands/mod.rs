@@ -19,6 +19,7 @@ pub mod lint;
 pub mod list;
 pub mod log;
 pub mod merge_narrative;
+pub mod overview;
 pub mod pipeline;
 pub mod prune;
 pub mod push;
