@@ -40,6 +40,10 @@ pub struct Args {
     /// Print the result as JSON
     #[arg(long)]
     pub json: bool,
+    /// The narrative markdown given as text in place of --narrative FILE
+    /// (the MCP server's `narrative` argument).
+    #[arg(skip)]
+    pub narrative_text: Option<String>,
 }
 
 /// Build, validate, store and narrate the brief.
@@ -53,6 +57,7 @@ pub fn run(args: Args) -> Result<Output> {
     }
     let mut value = args.fields.input()?;
     let narrative_md = match &args.narrative {
+        None if args.narrative_text.is_some() => args.narrative_text.clone(),
         Some(path) => Some(
             std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read narrative file '{path}'"))?,
@@ -153,11 +158,17 @@ pub fn run(args: Args) -> Result<Output> {
             "prompt": prompt,
         }))));
     }
-    Ok(Output::ok(format!(
-        "Wrote brief '{key}' ({}, version {}); narrative entry added to {rel_narrative}.\n\n{prompt}\n",
-        store::ref_name(&key),
-        store::short(&id),
-    )))
+    Ok(Output::ok(written_text(&key, &id, &rel_narrative, &prompt)))
+}
+
+/// What `write` prints for a stored brief: where it went, then the
+/// resume prompt.
+pub fn written_text(key: &str, id: &gix::ObjectId, narrative: &str, prompt: &str) -> String {
+    format!(
+        "Wrote brief '{key}' ({}, version {}); narrative entry added to {narrative}.\n\n{prompt}\n",
+        store::ref_name(key),
+        store::short(id),
+    )
 }
 
 /// The editor flow: a template prefilled with the stored brief for `key`
