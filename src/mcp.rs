@@ -552,153 +552,254 @@ fn split(args: &Map<String, Value>) -> Result<CallToolResult> {
 
 /// A tool's definition: name, description, input schema, hints.
 fn definition(name: &str) -> Tool {
-    let (description, schema, read_only) = describe(name);
-    let Value::Object(schema) = schema else {
-        unreachable!("every input schema is an object")
-    };
+    let spec = SPECS
+        .iter()
+        .find(|s| s.name == name)
+        .expect("every served tool has a spec");
+    let mut properties = Map::new();
+    for (prop, kind, description) in spec.props {
+        let mut schema = match *kind {
+            "string[]" => json!({"type": "array", "items": {"type": "string"}}),
+            kind => json!({ "type": kind }),
+        };
+        schema["description"] = json!(description);
+        properties.insert(prop.to_string(), schema);
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("required".into(), json!(spec.required));
+    schema.insert("additionalProperties".into(), json!(false));
     let mut hints = ToolAnnotations::default();
-    hints.read_only_hint = Some(read_only);
+    hints.read_only_hint = Some(spec.read_only);
     hints.destructive_hint = Some(matches!(name, "drop" | "prune" | "push"));
     hints.open_world_hint = Some(matches!(name, "push" | "fetch"));
-    Tool::new(name.to_string(), description, Arc::new(schema)).with_annotations(hints)
+    Tool::new(spec.name, spec.description, Arc::new(schema)).with_annotations(hints)
 }
 
-fn key_prop(what: &str) -> Value {
-    json!({"type": "string", "description": what})
+/// A tool as listed: name, description, whether it only reads, its
+/// arguments (name, JSON type, description) and which are required.
+struct Spec {
+    name: &'static str,
+    description: &'static str,
+    read_only: bool,
+    props: &'static [(&'static str, &'static str, &'static str)],
+    required: &'static [&'static str],
 }
 
-fn schema(properties: Value, required: &[&str]) -> Value {
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    })
-}
+const KEY: (&str, &str, &str) = (
+    "key",
+    "string",
+    "The brief's key (default: the current branch's); KEY@{N} for an earlier version, KEY@REMOTE for a remote's",
+);
+const WRITE_KEY: (&str, &str, &str) = (
+    "key",
+    "string",
+    "The key (default: this worktree's sticky key, else the branch's)",
+);
+const PARTIAL: (&str, &str, &str) = (
+    "brief",
+    "object",
+    "A partial brief (JSON object): resume.done_when, resume.resume_by, state.next_acceptance_check, state.decisions, state.rejected_paths, files_read_first, …; the git state, key, timestamp and mode are filled in",
+);
+const REMOTE: (&str, &str, &str) = (
+    "remote",
+    "string",
+    "The remote (default: handoff.remote, else the branch's upstream remote, else origin)",
+);
 
-/// Description, input schema and whether the tool only reads.
-fn describe(name: &str) -> (&'static str, Value, bool) {
-    let key = key_prop(
-        "The brief's key (default: the current branch's); KEY@{N} for an earlier version, KEY@REMOTE for a remote's",
-    );
-    let partial = json!({"type": "object", "description": "A partial brief (JSON object): resume.done_when, resume.resume_by, state.next_acceptance_check, state.decisions, state.rejected_paths, files_read_first, …; the git state, key, timestamp and mode are filled in"});
-    match name {
-        "resume" => (
-            "Show the brief for this branch (or KEY) with what drifted since it was written: call this first in a session",
-            schema(json!({"key": key}), &[]),
-            true,
-        ),
-        "reground" => (
-            "Print the goal, the first five locked decisions and the files to keep in view",
-            schema(json!({"key": key}), &[]),
-            true,
-        ),
-        "brief" => (
-            "Print a subagent brief (## Task …) of at most 30 lines, never stored",
-            schema(
-                json!({"key": key, "task": {"type": "string", "description": "The subagent's task"}, "scope": {"type": "array", "items": {"type": "string"}, "description": "What the subagent may touch"}}),
-                &["task"],
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "resume",
+        description: "Show the brief for this branch (or KEY) with what drifted since it was written: call this first in a session",
+        read_only: true,
+        props: &[KEY],
+        required: &[],
+    },
+    Spec {
+        name: "reground",
+        description: "Print the goal, the first five locked decisions and the files to keep in view",
+        read_only: true,
+        props: &[KEY],
+        required: &[],
+    },
+    Spec {
+        name: "brief",
+        description: "Print a subagent brief (## Task …) of at most 30 lines, never stored",
+        read_only: true,
+        props: &[
+            KEY,
+            ("task", "string", "The subagent's task"),
+            ("scope", "string[]", "What the subagent may touch"),
+        ],
+        required: &["task"],
+    },
+    Spec {
+        name: "list",
+        description: "List the stored briefs: key, age, branch, head, done-when",
+        read_only: true,
+        props: &[("archived", "boolean", "List the archived briefs instead")],
+        required: &[],
+    },
+    Spec {
+        name: "show",
+        description: "Print a stored brief as JSON, exactly as stored",
+        read_only: true,
+        props: &[
+            KEY,
+            (
+                "version",
+                "string",
+                "A version id (or a unique prefix) from `log`",
             ),
-            true,
-        ),
-        "list" => (
-            "List the stored briefs: key, age, branch, head, done-when",
-            schema(
-                json!({"archived": {"type": "boolean", "description": "List the archived briefs instead"}}),
-                &[],
+        ],
+        required: &["key"],
+    },
+    Spec {
+        name: "log",
+        description: "List every version of a brief, newest first",
+        read_only: true,
+        props: &[KEY],
+        required: &[],
+    },
+    Spec {
+        name: "write",
+        description: "Hand off: store a brief (git state filled in, secrets redacted, linted, compare-and-swap) and add its narrative entry; replaces the whole brief",
+        read_only: false,
+        props: &[
+            PARTIAL,
+            WRITE_KEY,
+            (
+                "narrative",
+                "string",
+                "The narrative entry's sections as markdown (### sections)",
             ),
-            true,
-        ),
-        "show" => (
-            "Print a stored brief as JSON, exactly as stored",
-            schema(
-                json!({"key": key, "version": {"type": "string", "description": "A version id (or unique prefix) from `log`"}}),
-                &["key"],
+        ],
+        required: &["brief"],
+    },
+    Spec {
+        name: "recover",
+        description: "Rebuild the brief from the stored one plus the current git state (mode RECOVER), with optional corrections; the narrative is untouched",
+        read_only: false,
+        props: &[WRITE_KEY, PARTIAL],
+        required: &[],
+    },
+    Spec {
+        name: "lint",
+        description: "Check a stored brief (key) or a given one (brief) for the method's anti-patterns",
+        read_only: true,
+        props: &[KEY, PARTIAL, ("strict", "boolean", "Findings are errors")],
+        required: &[],
+    },
+    Spec {
+        name: "validate",
+        description: "Check a brief against the schema; with partial, as `write` checks it after filling in the git state",
+        read_only: true,
+        props: &[
+            ("brief", "object", "The brief to check"),
+            (
+                "partial",
+                "boolean",
+                "Check it as a partial brief for `write`",
             ),
-            true,
-        ),
-        "log" => (
-            "List every version of a brief, newest first",
-            schema(json!({"key": key}), &[]),
-            true,
-        ),
-        "write" => (
-            "Hand off: store a brief (the git state filled in, secrets redacted, linted, compare-and-swap) and add its narrative entry; replaces the whole brief",
-            schema(
-                json!({"brief": partial, "key": key_prop("The key (default: this worktree's sticky key, else the branch's)"), "narrative": {"type": "string", "description": "The narrative entry's sections as markdown (### Decisions, ### Rejected, …)"}}),
-                &["brief"],
-            ),
-            false,
-        ),
-        "recover" => (
-            "Rebuild the brief from the stored one plus the current git state (mode RECOVER), with optional corrections; the narrative is untouched",
-            schema(
-                json!({"key": key_prop("The key (default: this worktree's sticky key, else the branch's)"), "brief": partial}),
-                &[],
-            ),
-            false,
-        ),
-        "lint" => (
-            "Check a stored brief (key) or a given one (brief) for the method's anti-patterns",
-            schema(
-                json!({"key": key, "brief": partial, "strict": {"type": "boolean", "description": "Findings are errors"}}),
-                &[],
-            ),
-            true,
-        ),
-        "validate" => (
-            "Check a brief against the schema; with partial, as `write` would after filling in the git state",
-            schema(
-                json!({"brief": {"type": "object", "description": "The brief to check"}, "partial": {"type": "boolean", "description": "Check it as a partial brief for `write`"}}),
-                &["brief"],
-            ),
-            true,
-        ),
-        "usage" => (
-            "Report how full the agent session's context window is, from its transcript (Claude Code or Codex CLI)",
-            schema(
-                json!({"transcript": {"type": "string", "description": "The transcript (.jsonl); default: this directory's newest Claude Code session"}}),
-                &[],
-            ),
-            true,
-        ),
-        "push" => (
-            "Send the briefs and their history to a remote, each key with a lease",
-            schema(
-                json!({"remote": {"type": "string", "description": "The remote (default: handoff.remote, else upstream, else origin)"}}),
-                &[],
-            ),
-            false,
-        ),
-        "fetch" => (
-            "Fetch briefs and their history from a remote and reconcile them",
-            schema(
-                json!({"remote": {"type": "string", "description": "The remote (default: handoff.remote, else upstream, else origin)"}}),
-                &[],
-            ),
-            false,
-        ),
-        "split" => (
-            "Fork the work into self-contained briefs from a plan file; writes only with yes",
-            schema(
-                json!({"plan": {"type": "string", "description": "The plan (JSON) file's path"}, "yes": {"type": "boolean", "description": "Write the briefs"}}),
-                &["plan"],
-            ),
-            false,
-        ),
-        "drop" => (
-            "Delete a brief (its history stays)",
-            schema(json!({"key": key_prop("The brief's key")}), &["key"]),
-            false,
-        ),
-        "prune" => (
-            "Archive briefs not written for 30 days; delete archived ones older than 90 days",
-            schema(
-                json!({"dry_run": {"type": "boolean", "description": "Say what would be done; change nothing"}}),
-                &[],
-            ),
-            false,
-        ),
-        _ => ("", schema(json!({}), &[]), true),
+        ],
+        required: &["brief"],
+    },
+    Spec {
+        name: "usage",
+        description: "Report how full the agent session's context window is, from its transcript (Claude Code or Codex CLI)",
+        read_only: true,
+        props: &[(
+            "transcript",
+            "string",
+            "The transcript (.jsonl); default: this directory's newest Claude Code session",
+        )],
+        required: &[],
+    },
+    Spec {
+        name: "push",
+        description: "Send the briefs and their history to a remote, each key with a lease",
+        read_only: false,
+        props: &[REMOTE],
+        required: &[],
+    },
+    Spec {
+        name: "fetch",
+        description: "Fetch briefs and their history from a remote and reconcile them",
+        read_only: false,
+        props: &[REMOTE],
+        required: &[],
+    },
+    Spec {
+        name: "split",
+        description: "Fork the work into self-contained briefs from a plan file; writes only with yes",
+        read_only: false,
+        props: &[
+            ("plan", "string", "The plan (JSON) file's path"),
+            ("yes", "boolean", "Write the briefs"),
+        ],
+        required: &["plan"],
+    },
+    Spec {
+        name: "drop",
+        description: "Delete a brief (its history stays)",
+        read_only: false,
+        props: &[("key", "string", "The brief's key")],
+        required: &["key"],
+    },
+    Spec {
+        name: "prune",
+        description: "Archive briefs not written for 30 days; delete archived ones not written for 90",
+        read_only: false,
+        props: &[(
+            "dry_run",
+            "boolean",
+            "Say what would be done; change nothing",
+        )],
+        required: &[],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_a_spec_and_a_closed_schema() {
+        for name in DEFAULT_TOOLS.iter().chain(OPT_IN) {
+            let tool = definition(name);
+            assert_eq!(tool.name, *name);
+            assert_eq!(tool.input_schema["additionalProperties"], false);
+            for required in tool.input_schema["required"].as_array().unwrap() {
+                let required = required.as_str().unwrap();
+                assert!(
+                    tool.input_schema["properties"].get(required).is_some(),
+                    "{name}: {required}"
+                );
+            }
+        }
+        assert_eq!(SPECS.len(), DEFAULT_TOOLS.len() + OPT_IN.len());
+    }
+
+    #[test]
+    fn allow_takes_only_opt_in_tools() {
+        assert_eq!(Server::new(&[]).unwrap().tools().len(), DEFAULT_TOOLS.len());
+        let all: Vec<String> = OPT_IN.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            Server::new(&all).unwrap().tools().len(),
+            DEFAULT_TOOLS.len() + OPT_IN.len()
+        );
+        assert!(Server::new(&["write".into()]).is_err());
+        assert!(Server::new(&["rm".into()]).is_err());
+    }
+
+    #[test]
+    fn arguments_parse_as_the_command_line_does() {
+        let args: commands::brief::Args =
+            parse(vec!["--task=-x".into(), "--".into(), "-k".into()]).unwrap();
+        assert_eq!(args.task.as_deref(), Some("-x"));
+        assert_eq!(args.key.as_deref(), Some("-k"));
+        let err = parse::<commands::resume::Args>(vec!["--nope".into()]).unwrap_err();
+        assert!(!err.to_string().contains('\n'), "{err}");
     }
 }
