@@ -133,12 +133,30 @@ async fn write_resume_brief_lint_over_mcp_match_the_cli() {
     assert_eq!(text(&brief), cli_brief);
     assert!(cli_brief.contains("## Task"));
 
-    // lint: the findings are in the text and the structured value.
+    // lint: the CLI's --json as the structured value, the findings (which
+    // the CLI prints on stderr) in the text.
     let linted = call(&client, "lint", json!({"key": "feat"})).await;
     assert!(!is_error(&linted), "{}", text(&linted));
     let cli_lint: Value =
         serde_json::from_str(&stdout(&sb.handoff(&repo, &["lint", "feat", "--json"]))).unwrap();
+    assert!(!cli_lint["findings"].as_array().unwrap().is_empty());
+    assert!(
+        text(&linted).contains("dangling-pointer"),
+        "{}",
+        text(&linted)
+    );
     assert_eq!(linted.structured_content.unwrap(), cli_lint);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn strict_lint_list_and_log_over_mcp() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff_with(&repo, &["write", "feat", "-F", "-"], Some(EXAMPLE))
+        .success();
+    let client = connect(&sb, &repo, &[]).await;
+    // Strict findings on a given brief are a tool error.
     let vague = call(
         &client,
         "lint",
