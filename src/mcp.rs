@@ -91,6 +91,16 @@ impl Server {
                 }
             ));
         }
+        let spec = SPECS.iter().find(|s| s.name == name);
+        if let Some(unknown) = args
+            .keys()
+            .find(|k| !spec.is_some_and(|s| s.props.iter().any(|(p, _, _)| p == k)))
+        {
+            return error_text(format!(
+                "error: '{name}' takes no argument '{}'; its arguments are in tools/list",
+                crate::escape::clean(unknown)
+            ));
+        }
         match call(name, args) {
             Ok(result) => result,
             Err(e) => {

@@ -245,6 +245,16 @@ async fn an_invalid_brief_is_a_tool_error_listing_every_error_and_writes_nothing
     assert!(is_error(&answer));
     assert_eq!(text(&answer).lines().count(), 1, "{}", text(&answer));
     assert_eq!(handoff_refs(&sb, &repo), before);
+    // A misspelt argument is refused, not ignored.
+    let answer = call(
+        &client,
+        "write",
+        json!({"brief": example(), "narative": "### Decisions\n- x\n"}),
+    )
+    .await;
+    assert!(is_error(&answer));
+    assert!(text(&answer).contains("'narative'"), "{}", text(&answer));
+    assert_eq!(handoff_refs(&sb, &repo), before);
 
     // validate: the same errors, nothing needed from git.
     let checked = call(&client, "validate", json!({"brief": {"resume": {}}})).await;
