@@ -4,7 +4,7 @@
 //! working tree (`.claude/PROJECT_STATE.md`).
 //!
 //! Layers, each depending only on those below it:
-//! `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
+//! `mcp` (the MCP server, started by `commands::mcp`) → `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
 //! `sticky` / `sync` / `drift` / `lint` / `editor` / `fork` / `usage` /
 //! `summary` / `retention` / `render` → `history` → `remotes` → `store` /
 //! `repo` / `atomic` → `brief` / `keys` / `slug` / `clock` / `redact` /
@@ -24,6 +24,7 @@ pub mod keys;
 pub mod lint;
 pub mod listcache;
 pub mod manual;
+pub mod mcp;
 pub mod measure;
 pub mod narrative;
 pub mod narrative_merge;
@@ -162,6 +163,8 @@ pub enum Command {
     Usage(commands::usage::Args),
     // Answer an agent harness's session hooks (JSON on stdin and stdout)
     Hook(commands::hook::Args),
+    // Serve the commands as MCP tools over stdio (Model Context Protocol)
+    Mcp(commands::mcp::Args),
     // Merge three versions of the narrative as a log (git merge driver)
     MergeNarrative(commands::merge_narrative::Args),
     // Print the JSON Schema of a brief
@@ -231,16 +234,23 @@ impl Output {
 /// return an [`Output`] with code 1. Characters a terminal would act on
 /// are escaped ([`escape::clean`]) unless the output is verbatim.
 pub fn run(cli: Cli) -> anyhow::Result<Output> {
-    let mut output = dispatch(cli)?;
+    let mut output = cleaned(dispatch(cli)?);
+    if output.text && render::color_wanted(std::io::IsTerminal::is_terminal(&std::io::stdout())) {
+        output.stdout = render::paint(&output.stdout);
+    }
+    Ok(output)
+}
+
+/// The output with the characters a terminal would act on escaped
+/// ([`escape::clean`]), unless it is verbatim: what `run` prints, before
+/// any colour.
+pub fn cleaned(mut output: Output) -> Output {
     if !output.verbatim
         && let std::borrow::Cow::Owned(cleaned) = escape::clean(&output.stdout)
     {
         output.stdout = cleaned;
     }
-    if output.text && render::color_wanted(std::io::IsTerminal::is_terminal(&std::io::stdout())) {
-        output.stdout = render::paint(&output.stdout);
-    }
-    Ok(output)
+    output
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<Output> {
@@ -254,6 +264,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Reground(args) => commands::reground::run(args),
         Command::Brief(args) => commands::brief::run(args),
         Command::Hook(args) => commands::hook::run(args),
+        Command::Mcp(args) => commands::mcp::run(args),
         Command::Lint(args) => commands::lint::run(args),
         Command::Split(args) => commands::split::run(args),
         Command::Pipeline(args) => commands::pipeline::run(args),

@@ -1,10 +1,14 @@
 //! The context-utilization meter: how full an agent session's context
-//! window is, read from its transcript (JSON lines, the harness's format:
-//! assistant lines carry `message.usage` and `message.model`).
+//! window is, read from its transcript (JSON lines). Claude Code's
+//! assistant lines carry `message.usage` and `message.model`; Codex CLI's
+//! session files carry `event_msg` lines of `payload.type` `token_count`
+//! (`payload.info.last_token_usage`, `payload.info.model_context_window`)
+//! and `turn_context` lines naming the model.
 //!
 //! Utilization = `input_tokens + cache_read_input_tokens +
 //! cache_creation_input_tokens` of the most recent assistant message with
-//! usage, divided by the context window.
+//! usage (for Codex: the last request's input tokens, cached ones
+//! included), divided by the context window.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -39,6 +43,10 @@ pub struct Sample {
     pub cache_read_input_tokens: u64,
     /// `message.usage.cache_creation_input_tokens`.
     pub cache_creation_input_tokens: u64,
+    /// The context window the transcript records (Codex CLI's
+    /// `model_context_window`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 impl Sample {
@@ -59,10 +67,23 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 /// `message.usage` holds at least one of the three input counts. Anything
 /// else — other lines, broken JSON, a partial line — is `None`.
 pub fn parse_line(line: &[u8]) -> Option<Sample> {
+    parse_any(line).map(|(sample, _)| sample)
+}
+
+/// [`parse_line`], and whether the line is Codex CLI's.
+fn parse_any(line: &[u8]) -> Option<(Sample, bool)> {
     if !contains(line, b"usage") {
         return None;
     }
     let v: Value = serde_json::from_slice(line).ok()?;
+    if v.get("type").and_then(Value::as_str) == Some("event_msg") {
+        return codex_sample(&v).map(|s| (s, true));
+    }
+    claude_sample(&v).map(|s| (s, false))
+}
+
+/// A Claude Code assistant line's counts.
+fn claude_sample(v: &Value) -> Option<Sample> {
     let message = v.get("message")?;
     let assistant = v.get("type").and_then(Value::as_str) == Some("assistant")
         || message.get("role").and_then(Value::as_str) == Some("assistant");
@@ -91,6 +112,73 @@ pub fn parse_line(line: &[u8]) -> Option<Sample> {
         input_tokens: input.unwrap_or(0),
         cache_read_input_tokens: read.unwrap_or(0),
         cache_creation_input_tokens: creation.unwrap_or(0),
+        context_window: None,
+    })
+}
+
+/// A Codex CLI `token_count` event with counts: the last request's input
+/// (its cached part as cache reads) and the recorded window. `info` is
+/// `null` until the first response.
+fn codex_sample(v: &Value) -> Option<Sample> {
+    let payload = v.get("payload")?;
+    if payload.get("type").and_then(Value::as_str) != Some("token_count") {
+        return None;
+    }
+    let info = payload.get("info")?;
+    let last = info.get("last_token_usage")?;
+    let input = last.get("input_tokens").and_then(Value::as_u64)?;
+    let cached = last
+        .get("cached_input_tokens")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(input);
+    Some(Sample {
+        model: None,
+        input_tokens: input - cached,
+        cache_read_input_tokens: cached,
+        cache_creation_input_tokens: 0,
+        context_window: info
+            .get("model_context_window")
+            .and_then(Value::as_u64)
+            .filter(|w| *w > 0),
+    })
+}
+
+/// The model a Codex CLI `turn_context` line names.
+fn codex_model(line: &[u8]) -> Option<String> {
+    if !contains(line, b"turn_context") {
+        return None;
+    }
+    let v: Value = serde_json::from_slice(line).ok()?;
+    if v.get("type").and_then(Value::as_str) != Some("turn_context") {
+        return None;
+    }
+    let model = v.get("payload")?.get("model")?.as_str()?;
+    Some(model.to_string())
+}
+
+/// Whether the transcript is Claude Code's: one of its first lines is a
+/// user or assistant message. Such a transcript with no usage yet reads
+/// 0 %; any other without usage records none that can be read.
+pub fn is_claude_transcript(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file
+        .take(FIRST_BLOCK as u64)
+        .read_to_end(&mut head)
+        .is_err()
+    {
+        return false;
+    }
+    head.split(|b| *b == b'\n').any(|line| {
+        serde_json::from_slice::<Value>(line).is_ok_and(|v| {
+            matches!(
+                v.get("type").and_then(Value::as_str),
+                Some("user" | "assistant")
+            ) && v.get("message").is_some_and(Value::is_object)
+        })
     })
 }
 
@@ -120,6 +208,22 @@ fn last_sample_of<R: Read + Seek>(reader: &mut R, len: u64) -> std::io::Result<O
     // Bytes from `pos` to the first newline after it not yet parsed: the
     // tail of a line whose start is not read yet.
     let mut pending: Vec<u8> = Vec::new();
+    // A Codex sample names no model: the nearest `turn_context` before it
+    // does.
+    let mut found: Option<Sample> = None;
+    let mut take = |line: &[u8]| match &mut found {
+        None => match parse_any(line) {
+            Some((sample, codex)) => {
+                found = Some(sample);
+                !codex
+            }
+            None => false,
+        },
+        Some(sample) => {
+            sample.model = codex_model(line);
+            sample.model.is_some()
+        }
+    };
     loop {
         let n = (block as u64).min(pos) as usize;
         pos -= n as u64;
@@ -131,12 +235,13 @@ fn last_sample_of<R: Read + Seek>(reader: &mut R, len: u64) -> std::io::Result<O
         while let Some(i) = pending.iter().rposition(|&b| b == b'\n') {
             let line = pending.split_off(i + 1);
             pending.truncate(i);
-            if let Some(sample) = parse_line(&line) {
-                return Ok(Some(sample));
+            if take(&line) {
+                return Ok(found);
             }
         }
         if pos == 0 {
-            return Ok(parse_line(&pending));
+            take(&pending);
+            return Ok(found);
         }
         block = (block * 2).min(MAX_BLOCK);
     }
@@ -190,6 +295,8 @@ pub enum WindowSource {
     Config,
     /// The model id.
     Model,
+    /// The transcript (Codex CLI records the model's window).
+    Transcript,
     /// More tokens were in use than the model's default window holds, so
     /// the session runs with the 1M window.
     Observed,
@@ -227,7 +334,11 @@ pub fn meter(
 ) -> Meter {
     let tokens = sample.as_ref().map_or(0, Sample::tokens);
     let model = sample.as_ref().and_then(|s| s.model.clone());
-    let (window, window_source) = window.unwrap_or_else(|| {
+    let recorded = sample
+        .as_ref()
+        .and_then(|s| s.context_window)
+        .map(|w| (w, WindowSource::Transcript));
+    let (window, window_source) = window.or(recorded).unwrap_or_else(|| {
         let by_model = window_for_model(model.as_deref());
         if tokens > by_model && by_model < LARGE_WINDOW {
             (LARGE_WINDOW, WindowSource::Observed)
@@ -344,6 +455,33 @@ mod tests {
         assert_eq!(s.tokens(), 60);
         assert_eq!(last("").map(|s| s.tokens()), None);
         assert_eq!(last(&assistant("m", 5, 0, 0)).unwrap().tokens(), 5);
+    }
+
+    #[test]
+    fn codex_token_counts_take_the_model_of_their_turn() {
+        let turn = |m: &str| format!(r#"{{"type":"turn_context","payload":{{"model":"{m}"}}}}"#);
+        let count = |input: u64| {
+            format!(
+                r#"{{"type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":40}},"model_context_window":1000}}}}}}"#
+            )
+        };
+        let empty = r#"{"type":"event_msg","payload":{"type":"token_count","info":null}}"#;
+        let text = format!(
+            "{}\n{}\n{}\n{}\n{empty}\n",
+            turn("a"),
+            count(50),
+            turn("b"),
+            count(100)
+        );
+        let s = last(&text).unwrap();
+        assert_eq!((s.tokens(), s.cache_read_input_tokens), (100, 40));
+        assert_eq!(
+            (s.model.as_deref(), s.context_window),
+            (Some("b"), Some(1000))
+        );
+        // No turn_context at all: no model, still the counts.
+        assert_eq!(last(&count(7)).unwrap().model, None);
+        assert_eq!(last(empty), None);
     }
 
     #[test]

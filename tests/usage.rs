@@ -221,3 +221,58 @@ fn without_a_transcript_the_newest_session_of_this_worktree_is_read() {
         .success()
         .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
 }
+
+#[test]
+fn codex_sessions_read_their_last_token_count() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    // The last token_count with counts: 119,000 input (97,000 of them
+    // cached) of the 272,000 window Codex records; the model from the
+    // turn_context before it; a later token_count without info is skipped.
+    let path = fixture("codex-session.jsonl");
+    sb.handoff(&dir, &["usage", &path])
+        .success()
+        .stdout("context: 43% of 272k (119,000 tokens) — over 40%: time to hand off\n");
+    let v = json_of(&sb, &dir, &[&path]);
+    assert_eq!(v["tokens"], 119_000);
+    assert_eq!(v["window"], 272_000);
+    assert_eq!(v["window_source"], "transcript");
+    assert_eq!(v["model"], "gpt-5.1-codex");
+    assert_eq!(v["usage"]["cache_read_input_tokens"], 97_000);
+    // --window still wins over the recorded window.
+    sb.handoff(&dir, &["usage", "--window", "1M", &path])
+        .success()
+        .stdout("context: 11% of 1M (119,000 tokens) — under 40%\n");
+}
+
+#[test]
+fn a_transcript_with_no_token_counts_is_said_so_not_guessed() {
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    let gemini = sb.path("gemini-chat.json");
+    std::fs::write(
+        &gemini,
+        "{\"sessionId\":\"s1\",\"messages\":[{\"type\":\"user\",\"content\":\"hi\"}]}\n",
+    )
+    .unwrap();
+    for path in [
+        fixture("codex-session-nousage.jsonl"),
+        gemini.display().to_string(),
+    ] {
+        let out = sb.handoff(&dir, &["usage", &path]).code(1);
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: no usage recorded in this transcript"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(stdout(&out), "");
+    }
+    // A hook never fails: nothing on stdout, the reason on stderr, exit 0.
+    let hook = serde_json::json!({"transcript_path": fixture("codex-session-nousage.jsonl")});
+    let out = sb
+        .handoff_with(&dir, &["usage", "--hook"], Some(&hook.to_string()))
+        .success();
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("no usage recorded"));
+}

@@ -56,12 +56,16 @@ pub struct FieldArgs {
     /// Add to files_skip as PATH=WHY (repeatable)
     #[arg(long = "skip", value_name = "PATH=WHY")]
     pub skip: Vec<String>,
+    /// A partial brief given as a value in place of -F (the MCP server's
+    /// `brief` argument); it passes the same gate as -F's bytes.
+    #[arg(skip)]
+    pub value: Option<Value>,
 }
 
 impl FieldArgs {
     /// Whether neither `-F` nor any field flag was given.
     pub fn is_empty(&self) -> bool {
-        self.file.is_none() && !self.has_field_flags()
+        self.file.is_none() && self.value.is_none() && !self.has_field_flags()
     }
 
     fn has_field_flags(&self) -> bool {
@@ -78,8 +82,12 @@ impl FieldArgs {
             || !self.skip.is_empty()
     }
 
-    /// The JSON given with `-F` (an empty object without it).
+    /// The JSON given with `-F` or as [`FieldArgs::value`] (an empty object
+    /// without either).
     pub fn input(&self) -> Result<Value> {
+        if let Some(value) = &self.value {
+            return compose::parse_partial(&serde_json::to_vec(value)?);
+        }
         match &self.file {
             Some(source) => compose::parse_partial(&read_input(source)?),
             None => Ok(Value::Object(Map::new())),

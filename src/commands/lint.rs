@@ -81,6 +81,15 @@ pub fn report(findings: &[Finding], strict: bool) -> String {
         .collect()
 }
 
+/// The one-line verdict on stdout: `lint: no findings` or `lint: N findings`.
+pub fn summary(findings: &[Finding]) -> String {
+    match findings.len() {
+        0 => "lint: no findings\n".to_string(),
+        1 => "lint: 1 finding\n".to_string(),
+        n => format!("lint: {n} findings\n"),
+    }
+}
+
 /// Lint and report.
 pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd_for_reading().ok();
@@ -117,15 +126,11 @@ pub fn run(args: Args) -> Result<Output> {
         });
     }
     if findings.is_empty() {
-        return Ok(Output::text("lint: no findings\n"));
+        return Ok(Output::text(summary(&findings)));
     }
     eprint!("{}", report(&findings, strict));
     Ok(Output {
-        stdout: format!(
-            "lint: {} finding{}\n",
-            findings.len(),
-            if findings.len() == 1 { "" } else { "s" }
-        ),
+        stdout: summary(&findings),
         code,
         text: true,
         verbatim: false,

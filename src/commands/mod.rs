@@ -18,6 +18,7 @@ pub mod install_man;
 pub mod lint;
 pub mod list;
 pub mod log;
+pub mod mcp;
 pub mod merge_narrative;
 pub mod overview;
 pub mod pipeline;

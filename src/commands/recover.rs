@@ -116,15 +116,31 @@ pub fn run(args: Args) -> Result<Output> {
             "prompt": prompt,
         }))));
     }
-    let from = match expected {
-        Some(old) => format!("from version {} and", store::short(&old)),
+    Ok(Output::ok(recovered_text(
+        &key,
+        &id,
+        expected.as_ref(),
+        &prompt,
+    )))
+}
+
+/// What `recover` prints for a stored brief: where it went and what it
+/// started from, then the resume prompt.
+pub fn recovered_text(
+    key: &str,
+    id: &gix::ObjectId,
+    previous: Option<&gix::ObjectId>,
+    prompt: &str,
+) -> String {
+    let from = match previous {
+        Some(old) => format!("from version {} and", store::short(old)),
         None => "from".to_string(),
     };
-    Ok(Output::ok(format!(
+    format!(
         "Recovered brief '{key}' ({}, version {}) {from} the current git state; the narrative is untouched.\n\n{prompt}\n",
-        store::ref_name(&key),
-        store::short(&id),
-    )))
+        store::ref_name(key),
+        store::short(id),
+    )
 }
 
 /// The required fields the schema reports missing, as `resume.done_when`.

@@ -11,11 +11,13 @@ use crate::{Output, render, repo};
 
 /// Report how full the agent session's context window is
 ///
-/// Reads the transcript (JSON lines) and divides the input tokens of the
-/// most recent assistant message (input + cache read + cache creation) by
-/// the context window: --window, else git config handoff.contextWindow,
-/// else by model (1,000,000 for 1M-context variants, else 200,000). Over
-/// handoff.threshold percent (default 40) it says it is time to hand off.
+/// Reads the transcript (JSON lines: Claude Code's, or Codex CLI's session
+/// file) and divides the input tokens of the most recent assistant message
+/// (input + cache read + cache creation) by the context window: --window,
+/// else git config handoff.contextWindow, else the window the transcript
+/// records (Codex), else by model (1,000,000 for 1M-context variants, else
+/// 200,000). Over handoff.threshold percent (default 40) it says it is time
+/// to hand off. A transcript that records no token counts is an error.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The transcript; default: the newest of this directory's sessions
@@ -123,6 +125,12 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
         (None, None) => None,
     };
     let sample = usage::last_sample(&transcript)?;
+    if sample.is_none() && !usage::is_claude_transcript(&transcript) {
+        return Err(anyhow!(
+            "no usage recorded in this transcript ('{}'): `git handoff usage` reads the token counts of Claude Code transcripts and Codex CLI session files (~/.codex/sessions/…/rollout-*.jsonl)",
+            transcript.display()
+        ));
+    }
     Ok(usage::meter(sample, window, threshold, &transcript))
 }
 

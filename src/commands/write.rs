@@ -43,6 +43,10 @@ pub struct Args {
     /// Print the result as JSON
     #[arg(long)]
     pub json: bool,
+    /// The narrative markdown given as text in place of --narrative FILE
+    /// (the MCP server's `narrative` argument).
+    #[arg(skip)]
+    pub narrative_text: Option<String>,
 }
 
 /// Build, validate, store and narrate the brief.
@@ -56,6 +60,7 @@ pub fn run(args: Args) -> Result<Output> {
     }
     let mut value = args.fields.input()?;
     let narrative_md = match &args.narrative {
+        None if args.narrative_text.is_some() => args.narrative_text.clone(),
         Some(path) => Some(
             std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read narrative file '{path}'"))?,
@@ -166,18 +171,37 @@ pub fn run(args: Args) -> Result<Output> {
             "prompt": prompt,
         }))));
     }
-    let narrated = match (&rel_narrative, untracked) {
+    Ok(Output::ok(written_text(
+        &key,
+        &id,
+        rel_narrative.as_deref(),
+        untracked.is_none(),
+        &prompt,
+    )))
+}
+
+/// What `write` prints for a stored brief: where it went, the narrative
+/// entry (and, while git does not track the narrative file, to commit it),
+/// then the resume prompt.
+pub fn written_text(
+    key: &str,
+    id: &gix::ObjectId,
+    narrative: Option<&str>,
+    tracked: bool,
+    prompt: &str,
+) -> String {
+    let narrated = match (narrative, tracked) {
         (None, _) => "; no narrative entry".to_string(),
-        (Some(rel), None) => format!("; narrative entry added to {rel}"),
-        (Some(rel), Some(_)) => format!(
+        (Some(rel), true) => format!("; narrative entry added to {rel}"),
+        (Some(rel), false) => format!(
             "; narrative entry added to {rel}.\n{rel} is not tracked yet: commit it with your work (`git add {rel}`)"
         ),
     };
-    Ok(Output::ok(format!(
+    format!(
         "Wrote brief '{key}' ({}, version {}){narrated}.\n\n{prompt}\n",
-        store::ref_name(&key),
-        store::short(&id),
-    )))
+        store::ref_name(key),
+        store::short(id),
+    )
 }
 
 /// The editor flow: a template prefilled with the stored brief for `key`
