@@ -53,6 +53,21 @@ impl Key {
     }
 }
 
+/// The keys git looks up for `path` (components joined by `/`): the path
+/// and each of its leading directories, as git adds every directory of a
+/// changed path to the filter.
+pub fn path_keys(components: &[&str], settings: Settings) -> Vec<Key> {
+    (1..=components.len())
+        .map(|n| Key::new(components[..n].join("/").as_bytes(), settings))
+        .collect()
+}
+
+/// Whether `filter` says the path of `keys` (from [`path_keys`]) is
+/// definitely unchanged: one of its keys is definitely absent.
+pub fn definitely_not(filter: &[u8], keys: &[Key]) -> bool {
+    keys.iter().any(|k| !may_contain(filter, k))
+}
+
 /// Murmur3 (32-bit) as git's `bloom.c` computes it. With `signed`, each
 /// byte is widened as a C `signed char` would be (version 1 of the hash).
 pub fn murmur3(seed: u32, data: &[u8], signed: bool) -> u32 {
@@ -144,6 +159,14 @@ impl Filters {
         }
         (start == graph.num_commits() && layers.iter().any(|l| l.filters.is_some()))
             .then_some(Filters { layers })
+    }
+
+    /// Each layer's filter settings, base first (`None`: no filters).
+    pub fn settings(&self) -> Vec<Option<Settings>> {
+        self.layers
+            .iter()
+            .map(|l| l.filters.as_ref().map(|f| f.2))
+            .collect()
     }
 
     /// The filter of the commit at graph position `pos` and its layer's

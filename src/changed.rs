@@ -19,7 +19,7 @@ use crate::bloom;
 /// The answer of [`walk`].
 pub enum Walked {
     /// The brief head is an ancestor of the tip: the commits since.
-    Since(Since),
+    Since(Box<Since>),
     /// The brief head is not an ancestor of the tip.
     NotInHistory,
 }
@@ -139,12 +139,12 @@ pub fn walk(repo: &gix::Repository, brief_head: ObjectId, tip: ObjectId) -> Opti
         walk.load(id)?;
     }
     let objects = std::mem::take(&mut walk.objects);
-    Some(Walked::Since(Since {
+    Some(Walked::Since(Box::new(Since {
         graph,
         objects,
         commits,
         brief,
-    }))
+    })))
 }
 
 impl Walk<'_> {
@@ -498,12 +498,11 @@ impl Keys<'_> {
             return false;
         };
         let components = &self.paths[path];
-        let keys = self.keys.entry((settings, path)).or_insert_with(|| {
-            (1..=components.len())
-                .map(|n| bloom::Key::new(components[..n].join("/").as_bytes(), settings))
-                .collect()
-        });
-        !keys.is_empty() && keys.iter().any(|k| !bloom::may_contain(filter, k))
+        let keys = self
+            .keys
+            .entry((settings, path))
+            .or_insert_with(|| bloom::path_keys(components, settings));
+        bloom::definitely_not(filter, keys)
     }
 }
 
