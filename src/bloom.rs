@@ -202,7 +202,7 @@ impl Layer {
         // over them, never by writing in place, so the mapped file does not
         // change under us; this is how gix maps the same files.
         let data = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        if data.get(0..4)? != b"CGPH" || data[4] != 1 {
+        if data.len() < 8 || &data[0..4] != b"CGPH" || data[4] != 1 {
             return None;
         }
         let chunks = usize::from(data[6]);

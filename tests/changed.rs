@@ -487,3 +487,62 @@ fn the_bloom_reader_says_definitely_not_where_git_does() {
     }
     assert_eq!(seen_versions, [1, 2, 1], "settings are read from the file");
 }
+
+/// The byte range of chunk `id` in a commit-graph file.
+fn chunk(data: &[u8], id: &[u8; 4]) -> std::ops::Range<usize> {
+    let chunks = usize::from(data[6]);
+    let entry = |i: usize| {
+        let at = 8 + 12 * i;
+        let offset = u64::from_be_bytes(data[at + 4..at + 12].try_into().unwrap());
+        (&data[at..at + 4], offset as usize)
+    };
+    let i = (0..chunks)
+        .find(|&i| entry(i).0 == id)
+        .expect("chunk present");
+    entry(i).1..entry(i + 1).1
+}
+
+#[test]
+fn damaged_bloom_chunks_fall_back_to_trees_with_the_same_answers() {
+    let sb = Sandbox::new();
+    let dir = sb.repo("r");
+    let brief = history(&sb, &dir);
+    put_brief(&sb, &dir, "k", &brief);
+    let want: Vec<Option<u64>> = PATHS
+        .iter()
+        .map(|p| {
+            let (count, differs) = git_count(&sb, &dir, &brief, p);
+            differs.then_some(count as u64)
+        })
+        .collect();
+    sb.git(
+        &dir,
+        &["commit-graph", "write", "--reachable", "--changed-paths"],
+    );
+    let path = dir.join(".git/objects/info/commit-graph");
+    let good = std::fs::read(&path).unwrap();
+    let bidx = chunk(&good, b"BIDX");
+    let bdat = chunk(&good, b"BDAT");
+    let mut damages: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut out_of_range = good.clone();
+    out_of_range[bidx.clone()].fill(0xff);
+    damages.push(("BIDX offsets past BDAT", out_of_range));
+    let mut backwards = good.clone();
+    for (i, b) in backwards[bidx].chunks_mut(4).enumerate() {
+        b.copy_from_slice(&(1_000u32 - i as u32).to_be_bytes());
+    }
+    damages.push(("BIDX offsets going backwards", backwards));
+    let mut version = good.clone();
+    version[bdat.start..bdat.start + 4].copy_from_slice(&9u32.to_be_bytes());
+    damages.push(("unknown hash version", version));
+    let mut truncated = good.clone();
+    truncated.truncate(bdat.start + 6);
+    damages.push(("BDAT header cut short", truncated));
+    for (name, bytes) in damages {
+        std::fs::write(&path, &bytes).unwrap();
+        let ours = our_counts(&sb, &dir);
+        for (p, expected) in PATHS.iter().zip(&want) {
+            assert_eq!(ours.get(*p).copied(), *expected, "{p} with {name}");
+        }
+    }
+}
