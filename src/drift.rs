@@ -9,6 +9,7 @@ use gix::bstr::ByteSlice;
 use serde::Serialize;
 
 use crate::brief::Brief;
+use crate::changed::{Since, Walked, touched, walk};
 use crate::repo::{self, WorktreeInfo};
 use crate::{clock, measure, store};
 
@@ -82,6 +83,9 @@ pub enum Warning {
         change: String,
         /// Commits since the brief that touched it.
         commits: usize,
+        /// The newest of them: short id and subject.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        newest: Option<CommitLine>,
     },
     /// The working tree has uncommitted changes now and had none then.
     Dirty {
@@ -133,9 +137,17 @@ impl Warning {
                 path,
                 change,
                 commits,
+                newest,
             } => format!(
-                "!! CHANGED: {path} — {commits} commit{} since the brief touched it ({change})",
-                if *commits == 1 { "" } else { "s" }
+                "!! CHANGED: {path} — {commits} commit{} since the brief touched it ({change}){}",
+                if *commits == 1 { "" } else { "s" },
+                newest
+                    .as_ref()
+                    .map(|c| {
+                        let which = if *commits == 1 { ":" } else { ", newest:" };
+                        format!("{which} {} {}", c.sha7, c.subject)
+                    })
+                    .unwrap_or_default()
             ),
             Warning::Dirty { summary } => {
                 format!(
@@ -144,6 +156,30 @@ impl Warning {
             }
         }
     }
+}
+
+/// A commit as one line: short id and subject.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitLine {
+    /// The short id.
+    pub sha7: String,
+    /// The subject, cut to 72 characters.
+    pub subject: String,
+}
+
+/// The short id and subject of commit `id`, when it can be read.
+fn newest_commit(repo: &gix::Repository, id: ObjectId) -> Option<CommitLine> {
+    let commit = repo.find_commit(id).ok()?;
+    let message = commit.message_raw_sloppy().to_str_lossy().into_owned();
+    let subject = message.lines().next().unwrap_or("").trim();
+    Some(CommitLine {
+        sha7: store::short(&id),
+        subject: if subject.chars().count() > 72 {
+            format!("{}…", subject.chars().take(71).collect::<String>())
+        } else {
+            subject.to_string()
+        },
+    })
 }
 
 /// Where HEAD stands relative to the brief's head commit.
@@ -413,8 +449,14 @@ fn pointer_at(repo: &gix::Repository, tip: ObjectId, recorded: &str) -> PointerC
     if path_outside(path) {
         return PointerCheck::Outside;
     }
-    match PathAt::new(repo, path).at(tip) {
-        Some(None) => PointerCheck::Missing,
+    // What cannot be read is not reported missing.
+    let entry = repo
+        .find_commit(tip)
+        .ok()
+        .and_then(|commit| commit.tree().ok())
+        .map(|tree| tree.lookup_entry_by_path(path));
+    match entry {
+        Some(Ok(None)) => PointerCheck::Missing,
         _ => PointerCheck::Present,
     }
 }
@@ -467,11 +509,11 @@ fn commits(
         }
     }
     match walked {
-        Some(Walked::Since(commits)) => {
+        Some(Walked::Since(since)) => {
             report.commits = Commits::Since {
-                count: commits.len(),
+                count: since.count(),
             };
-            changed(repo, brief, brief_head, &commits, report);
+            changed(repo, brief, &since, report);
         }
         Some(Walked::NotInHistory) => {
             report.commits = Commits::NotInHistory {
@@ -483,29 +525,21 @@ fn commits(
     }
 }
 
-/// CHANGED: the files to read first that `commits` touched.
-fn changed(
-    repo: &gix::Repository,
-    brief: &Brief,
-    brief_head: ObjectId,
-    commits: &[ObjectId],
-    report: &mut Report,
-) {
+/// CHANGED: the files to read first that the commits since touched.
+fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Report) {
     let pointers: Vec<_> = brief
         .files_read_first
         .iter()
         .filter(|p| !path_outside(strip_lines(&p.path)))
         .collect();
     let paths: Vec<&str> = pointers.iter().map(|p| strip_lines(&p.path)).collect();
-    for (pointer, found) in pointers
-        .iter()
-        .zip(touched(repo, brief_head, commits, &paths))
-    {
-        if let Some((change, count)) = found {
+    for (pointer, found) in pointers.iter().zip(touched(repo, since, &paths)) {
+        if let Some(found) = found {
             report.warnings.push(Warning::Changed {
                 path: pointer.path.clone(),
-                change,
-                commits: count,
+                change: found.change,
+                commits: found.commits,
+                newest: found.newest.and_then(|id| newest_commit(repo, id)),
             });
         }
     }
@@ -703,448 +737,6 @@ fn resolve_pointer(base: &Path, recorded: &str) -> PointerCheck {
     } else {
         PointerCheck::Missing
     }
-}
-
-enum Walked {
-    Since(Vec<ObjectId>),
-    NotInHistory,
-}
-
-/// Reachable from HEAD.
-const VISIBLE: u8 = 1;
-/// Reachable from the brief's head.
-const HIDDEN: u8 = 2;
-/// In the queue now; a painted commit that is not queued was expanded.
-const QUEUED: u8 = 4;
-
-/// When dates order the walk: how many more commits to take once nothing
-/// visible-only is queued, in case clock skew hides an ancestry (git's
-/// `SLOP`).
-const SLOP: usize = 5;
-
-/// A commit in the walk: its position in the commit-graph when the graph
-/// has it (parents, generation and date are read from the graph, no object
-/// is decoded and no id is looked up), else its id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Node {
-    Graph(u32),
-    Object(ObjectId),
-}
-
-/// The walk's order: highest generation first (commits the commit-graph
-/// does not cover rank above all it covers, as in git), then newest.
-type Key = (u32, i64, Node);
-
-/// One walk that answers both questions git needs two commands for
-/// (`merge-base --is-ancestor` and `rev-list --count`): HEAD's history is
-/// painted visible and the brief head's hidden, in one priority queue; the
-/// commits since are those visible and not hidden. `None` when unknowable
-/// (shallow boundary in the way, missing objects).
-///
-/// When the commit-graph covers the brief's head, the queue is ordered by
-/// generation number below it, so every commit there is taken after all its
-/// descendants and its paint is final: the walk stops as soon as nothing
-/// visible-only is queued, or when the brief head is taken without being
-/// visible (not an ancestor: everything above its generation has been
-/// seen). Otherwise commit dates order the walk as they do for git: a
-/// commit found hidden after it was taken passes that on to the ancestors
-/// already seen, and the walk goes on for [`SLOP`] more commits.
-fn walk(repo: &gix::Repository, brief_head: ObjectId, head: ObjectId) -> Option<Walked> {
-    if brief_head == head {
-        return Some(Walked::Since(Vec::new()));
-    }
-    // As git does, no commit-graph in a shallow repository: its commits'
-    // parents may be missing here.
-    let graph = if repo.is_shallow().unwrap_or(true) {
-        None
-    } else {
-        repo.commit_graph_if_enabled().ok().flatten()
-    };
-    let mut walk = Walk {
-        repo,
-        flags: vec![0; graph.as_ref().map_or(0, |g| g.num_commits() as usize)],
-        graph: graph.as_ref(),
-        objects: std::collections::HashMap::new(),
-        queue: std::collections::BinaryHeap::new(),
-        pending: 0,
-    };
-    let head = walk.node(head);
-    let brief = walk.node(brief_head);
-    if !walk.paint(head, VISIBLE)? || !walk.paint(brief, HIDDEN)? {
-        return None;
-    }
-    // Generation 0 means "not computed" (commit-graphs of old gits).
-    let exact = match brief {
-        Node::Graph(pos) => walk.graph_commit(pos).generation() > 0,
-        Node::Object(_) => false,
-    };
-    let mut boundary = false;
-    let mut taken = Vec::new();
-    let mut slop = SLOP;
-    loop {
-        if walk.pending == 0 {
-            if exact || slop == 0 {
-                break;
-            }
-            slop -= 1;
-        } else {
-            slop = SLOP;
-        }
-        let Some((_, _, node)) = walk.queue.pop() else {
-            break;
-        };
-        let flags = walk.take(node);
-        if flags & (VISIBLE | HIDDEN) == VISIBLE {
-            walk.pending -= 1;
-            taken.push(node);
-        }
-        if node == brief && flags & VISIBLE == 0 && exact {
-            break;
-        }
-        let paint = flags & (VISIBLE | HIDDEN);
-        match node {
-            Node::Graph(pos) => {
-                // The graph is closed under parents: nothing can be missing.
-                for parent in walk.graph_commit(pos).iter_parents() {
-                    walk.paint(Node::Graph(parent.ok()?.0), paint)?;
-                }
-            }
-            Node::Object(_) => {
-                for parent in walk.parents(node)? {
-                    if !walk.paint(parent, paint)? {
-                        if !repo.is_shallow().unwrap_or(false) {
-                            return None;
-                        }
-                        boundary = true;
-                    }
-                }
-            }
-        }
-    }
-    if walk.flags_of(brief) & VISIBLE != 0 {
-        taken.retain(|node| walk.flags_of(*node) & HIDDEN == 0);
-        let ids = taken.into_iter().map(|node| walk.id(node)).collect();
-        Some(Walked::Since(ids))
-    } else if boundary || repo.is_shallow().unwrap_or(true) {
-        // The missing history may connect them.
-        None
-    } else {
-        Some(Walked::NotInHistory)
-    }
-}
-
-/// A commit outside the commit-graph, decoded once.
-struct ObjectCommit {
-    flags: u8,
-    time: i64,
-    parents: Vec<Node>,
-}
-
-/// The state of [`walk`].
-struct Walk<'a> {
-    repo: &'a gix::Repository,
-    graph: Option<&'a gix::commitgraph::Graph>,
-    /// Flags of the commit-graph's commits, by position.
-    flags: Vec<u8>,
-    /// The commits outside it; missing from the database: not here.
-    objects: std::collections::HashMap<ObjectId, ObjectCommit>,
-    queue: std::collections::BinaryHeap<Key>,
-    /// Queued commits that are visible and not hidden.
-    pending: usize,
-}
-
-fn visible_only(flags: u8) -> bool {
-    flags & (VISIBLE | HIDDEN) == VISIBLE
-}
-
-impl<'a> Walk<'a> {
-    fn node(&self, id: ObjectId) -> Node {
-        match self.graph.and_then(|g| g.lookup(id)) {
-            Some(pos) => Node::Graph(pos.0),
-            None => Node::Object(id),
-        }
-    }
-
-    fn graph_commit(&self, pos: u32) -> gix::commitgraph::file::Commit<'a> {
-        self.graph
-            .expect("graph nodes come from the graph")
-            .commit_at(gix::commitgraph::Position(pos))
-    }
-
-    fn id(&self, node: Node) -> ObjectId {
-        match node {
-            Node::Graph(pos) => self.graph_commit(pos).id().to_owned(),
-            Node::Object(id) => id,
-        }
-    }
-
-    fn flags_of(&self, node: Node) -> u8 {
-        match node {
-            Node::Graph(pos) => self.flags[pos as usize],
-            Node::Object(id) => self.objects.get(&id).map_or(0, |c| c.flags),
-        }
-    }
-
-    fn flags_mut(&mut self, node: Node) -> Option<&mut u8> {
-        match node {
-            Node::Graph(pos) => Some(&mut self.flags[pos as usize]),
-            Node::Object(id) => self.objects.get_mut(&id).map(|c| &mut c.flags),
-        }
-    }
-
-    /// Take `node` from the queue: its flags.
-    fn take(&mut self, node: Node) -> u8 {
-        let flags = self.flags_mut(node).expect("queued commits are known");
-        *flags &= !QUEUED;
-        *flags
-    }
-
-    fn parents(&self, node: Node) -> Option<Vec<Node>> {
-        match node {
-            Node::Graph(pos) => self
-                .graph_commit(pos)
-                .iter_parents()
-                .map(|p| p.ok().map(|p| Node::Graph(p.0)))
-                .collect(),
-            Node::Object(id) => Some(self.objects.get(&id)?.parents.clone()),
-        }
-    }
-
-    /// Decode a commit outside the commit-graph. `Some(false)` when it is
-    /// not in the database, `None` on a read error.
-    fn load(&mut self, id: ObjectId) -> Option<bool> {
-        if self.objects.contains_key(&id) {
-            return Some(true);
-        }
-        let Some(object) = self.repo.try_find_object(id).ok()? else {
-            return Some(false);
-        };
-        let commit = object.try_into_commit().ok()?;
-        let time = commit.time().ok()?.seconds;
-        let parents = commit.parent_ids().map(|p| self.node(p.detach())).collect();
-        self.objects.insert(
-            id,
-            ObjectCommit {
-                flags: 0,
-                time,
-                parents,
-            },
-        );
-        Some(true)
-    }
-
-    /// Add `paint` to the commit's flags: queue it when first seen; when
-    /// it was taken already and turns hidden, pass that on to the ancestors
-    /// seen (as git's `mark_parents_uninteresting`). `Some(false)` when the
-    /// commit is not in the database, `None` on a read error.
-    fn paint(&mut self, node: Node, paint: u8) -> Option<bool> {
-        if let Node::Object(id) = node
-            && !self.load(id)?
-        {
-            return Some(false);
-        }
-        let flags = self.flags_mut(node).expect("loaded");
-        let old = *flags;
-        let new = old | paint;
-        if new == old {
-            return Some(true);
-        }
-        *flags = new;
-        if old == 0 {
-            *flags |= QUEUED;
-            let key = match node {
-                Node::Graph(pos) => {
-                    let commit = self.graph_commit(pos);
-                    let generation = Some(commit.generation())
-                        .filter(|g| *g > 0)
-                        .unwrap_or(u32::MAX);
-                    (generation, commit.committer_timestamp() as i64, node)
-                }
-                Node::Object(id) => (u32::MAX, self.objects[&id].time, node),
-            };
-            self.queue.push(key);
-            if visible_only(new) {
-                self.pending += 1;
-            }
-        } else if old & QUEUED != 0 {
-            if visible_only(old) && !visible_only(new) {
-                self.pending -= 1;
-            }
-        } else if new & HIDDEN != 0 && old & HIDDEN == 0 {
-            self.hide_ancestors(node)?;
-        }
-        Some(true)
-    }
-
-    /// Paint hidden the seen ancestors of `node`, which was taken already.
-    /// (A late visible paint needs no such pass: through a hidden commit it
-    /// cannot reach the brief head, and hidden commits are not counted.)
-    fn hide_ancestors(&mut self, node: Node) -> Option<()> {
-        let mut stack = vec![node];
-        while let Some(node) = stack.pop() {
-            for parent in self.parents(node)? {
-                let Some(flags) = self.flags_mut(parent) else {
-                    continue;
-                };
-                let old = *flags;
-                if old == 0 || old & HIDDEN != 0 {
-                    continue;
-                }
-                *flags |= HIDDEN;
-                if old & QUEUED != 0 {
-                    if visible_only(old) {
-                        self.pending -= 1;
-                    }
-                } else {
-                    stack.push(parent);
-                }
-            }
-        }
-        Some(())
-    }
-}
-
-/// One path's entry in many commits, memoised by commit and by tree:
-/// consecutive commits share most subtrees, so a commit costs about one
-/// root-tree decode. Trees and parents come from the commit-graph when it
-/// has the commit (no commit object decoded).
-struct PathAt<'a> {
-    repo: &'a gix::Repository,
-    graph: Option<gix::commitgraph::Graph>,
-    components: Vec<&'a str>,
-    by_commit: std::collections::HashMap<ObjectId, Option<ObjectId>>,
-    by_tree: std::collections::HashMap<(usize, ObjectId), Option<ObjectId>>,
-}
-
-impl<'a> PathAt<'a> {
-    fn new(repo: &'a gix::Repository, path: &'a str) -> PathAt<'a> {
-        PathAt {
-            repo,
-            graph: if repo.is_shallow().unwrap_or(true) {
-                None
-            } else {
-                repo.commit_graph_if_enabled().ok().flatten()
-            },
-            components: path
-                .split('/')
-                .filter(|c| !c.is_empty() && *c != ".")
-                .collect(),
-            by_commit: Default::default(),
-            by_tree: Default::default(),
-        }
-    }
-
-    /// `commit`'s root tree and parents.
-    fn commit(&self, commit: ObjectId) -> Option<(ObjectId, Vec<ObjectId>)> {
-        if let Some(graph) = &self.graph
-            && let Some(c) = graph.commit_by_id(commit)
-        {
-            let parents = c
-                .iter_parents()
-                .map(|p| p.ok().map(|p| graph.id_at(p).to_owned()))
-                .collect::<Option<Vec<_>>>()?;
-            return Some((c.root_tree_id().to_owned(), parents));
-        }
-        let c = self.repo.find_commit(commit).ok()?;
-        let tree = c.tree_id().ok()?.detach();
-        Some((tree, c.parent_ids().map(|p| p.detach()).collect()))
-    }
-
-    /// The path's entry id in `commit` (`Some(None)`: absent); `None` when
-    /// unreadable.
-    fn at(&mut self, commit: ObjectId) -> Option<Option<ObjectId>> {
-        if let Some(known) = self.by_commit.get(&commit) {
-            return Some(*known);
-        }
-        let (tree, _) = self.commit(commit)?;
-        let entry = self.in_tree(tree, 0)?;
-        self.by_commit.insert(commit, entry);
-        Some(entry)
-    }
-
-    fn in_tree(&mut self, tree: ObjectId, depth: usize) -> Option<Option<ObjectId>> {
-        if self.components.is_empty() {
-            return Some(None);
-        }
-        if let Some(known) = self.by_tree.get(&(depth, tree)) {
-            return Some(*known);
-        }
-        let found = {
-            let t = self.repo.find_tree(tree).ok()?;
-            t.find_entry(self.components[depth])
-                .map(|e| (e.object_id(), e.mode().is_tree()))
-        };
-        let entry = match found {
-            None => None,
-            Some((id, _)) if depth + 1 == self.components.len() => Some(id),
-            Some((id, true)) => self.in_tree(id, depth + 1)?,
-            Some((_, false)) => None,
-        };
-        self.by_tree.insert((depth, tree), entry);
-        Some(entry)
-    }
-}
-
-/// For each of `paths` that differs between the brief's head and HEAD (the
-/// first commit of `commits`): the net change and how many of `commits`
-/// touched it (differ from every parent, as `git rev-list --count
-/// <head>..HEAD -- <path>` counts). One pass over the commits serves every
-/// path, so each commit's trees are read once (the object cache keeps them
-/// between paths).
-fn touched(
-    repo: &gix::Repository,
-    brief_head: ObjectId,
-    commits: &[ObjectId],
-    paths: &[&str],
-) -> Vec<Option<(String, usize)>> {
-    let mut out: Vec<Option<(String, usize)>> = vec![None; paths.len()];
-    let Some(&newest) = commits.first() else {
-        return out;
-    };
-    let mut active = Vec::new();
-    for (i, path) in paths.iter().enumerate() {
-        let mut at = PathAt::new(repo, path);
-        let (Some(before), Some(after)) = (at.at(brief_head), at.at(newest)) else {
-            continue;
-        };
-        if before == after {
-            continue;
-        }
-        let change = match (before, after) {
-            (None, Some(_)) => "added",
-            (Some(_), None) => "deleted",
-            _ => "modified",
-        };
-        active.push((i, at, change, 0usize, false));
-    }
-    for id in commits {
-        let Some((_, parents)) = active.first().and_then(|(_, at, ..)| at.commit(*id)) else {
-            active.iter_mut().for_each(|a| a.4 = true);
-            break;
-        };
-        for (_, at, _, count, failed) in active.iter_mut() {
-            let Some(mine) = at.at(*id) else {
-                *failed = true;
-                continue;
-            };
-            let differs = if parents.is_empty() {
-                mine.is_some()
-            } else {
-                parents
-                    .iter()
-                    .all(|p| at.at(*p).map(|e| e != mine).unwrap_or(true))
-            };
-            if differs {
-                *count += 1;
-            }
-        }
-    }
-    for (i, _, change, count, failed) in active {
-        if !failed {
-            out[i] = Some((change.to_string(), count));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

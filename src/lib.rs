@@ -6,12 +6,14 @@
 //! Layers, each depending only on those below it:
 //! `mcp` (the MCP server, started by `commands::mcp`) → `commands` → `compose` / `narrative` / `narrative_merge` / `pipeline` /
 //! `sticky` / `sync` / `drift` / `lint` / `editor` / `fork` / `usage` /
-//! `summary` / `retention` / `render` → `history` → `remotes` → `store` /
-//! `repo` / `atomic` → `brief` / `keys` / `slug` / `clock` / `redact` /
-//! `escape`.
+//! `summary` / `retention` / `render` → `changed` → `bloom` → `history` →
+//! `remotes` → `store` / `repo` / `atomic` → `brief` / `keys` / `slug` /
+//! `clock` / `redact` / `escape`.
 
 pub mod atomic;
+pub mod bloom;
 pub mod brief;
+pub mod changed;
 pub mod clock;
 pub mod commands;
 pub mod compose;

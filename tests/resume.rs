@@ -134,7 +134,11 @@ fn warnings_come_first_in_their_fixed_order() {
             .as_str(),
             "!! STALE: brief written ~31h ago (2026-11-30T12:00:00Z)",
             "!! MISSING: src/old.rs:1-2",
-            "!! CHANGED: src/old.rs:1-2 — 1 commit since the brief touched it (deleted)",
+            format!(
+                "!! CHANGED: src/old.rs:1-2 — 1 commit since the brief touched it (deleted): {} drop old",
+                sb.git(&wt, &["rev-parse", "--short=7", "HEAD"]).trim()
+            )
+            .as_str(),
         ],
         "{out}"
     );
@@ -230,10 +234,15 @@ fn commits_since_changed_files_and_a_dirty_tree() {
     assert!(out.contains("- Commits since brief written: 3\n"), "{out}");
     let count = sb.git(&repo, &["rev-list", "--count", "HEAD~3..HEAD"]);
     assert_eq!(count.trim(), "3");
+    let newest = sb.git(&repo, &["rev-parse", "--short=7", "HEAD"]);
     assert_eq!(
         warnings(&out),
         [
-            "!! CHANGED: src/auth.rs — 2 commits since the brief touched it (modified)",
+            format!(
+                "!! CHANGED: src/auth.rs — 2 commits since the brief touched it (modified), newest: {} touch auth again",
+                newest.trim()
+            )
+            .as_str(),
             "!! DIRTY: uncommitted changes now (1 file changed, 1 insertion(+), 1 deletion(-)); the brief was written on a clean tree",
         ],
         "{out}"
@@ -939,8 +948,12 @@ fn from_the_main_worktree_drift_is_measured_on_the_briefs_branch() {
     );
     assert!(
         w.iter()
-            .any(|l| l.starts_with("!! CHANGED: TASK.md — 1 commit since")),
-        "{out}"
+            .any(|l| l.starts_with("!! CHANGED: TASK.md — 1 commit since")
+                && l.ends_with(&format!(
+                    "(modified): {} spec: hours too",
+                    sb.git(&wt, &["rev-parse", "--short=7", "HEAD"]).trim()
+                ))),
+        "the commit that changed it is named: {out}"
     );
     assert!(out.contains("- Commits since brief written: 1\n"), "{out}");
     assert!(!out.contains("not in current history"), "{out}");

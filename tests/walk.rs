@@ -266,7 +266,9 @@ fn changed_counts_commits_through_merges_as_git_rev_list_does() {
         }
         let out = stdout(&sb.handoff(&dir, &["resume", "k"]).success());
         assert!(
-            out.contains("!! CHANGED: src/f.txt — 3 commits since the brief touched it (modified)"),
+            out.contains(
+                "!! CHANGED: src/f.txt — 3 commits since the brief touched it (modified), newest: "
+            ),
             "commit-graph {graph}: {out}"
         );
     }
