@@ -321,14 +321,18 @@ fn check(name: &str, secret: &str, text: &str, start: usize, end: usize) -> bool
             (10..=15).contains(&digits.len())
                 && !matches!(before, Some(c) if c.is_ascii_alphanumeric() || "-./_:".contains(c))
                 && !matches!(after, Some(c) if c.is_ascii_alphanumeric() || "-/_".contains(c))
-                && !(after == Some('.')
-                    && text[end..]
-                        .chars()
-                        .nth(1)
-                        .is_some_and(|c| c.is_ascii_digit()))
+                && !digit_beyond_separator(text[..start].chars().rev())
+                && !digit_beyond_separator(text[end..].chars())
         }
         _ => true,
     }
+}
+
+/// Whether `chars` (walking away from a match) start with one separator
+/// and then a digit: the match is part of a longer number.
+fn digit_beyond_separator(mut chars: impl Iterator<Item = char>) -> bool {
+    matches!(chars.next(), Some(' ' | '-' | '.'))
+        && chars.next().is_some_and(|c| c.is_ascii_digit())
 }
 
 /// A payment card number: 13–19 digits, a known issuer prefix, and a valid
@@ -370,7 +374,7 @@ fn ipv4_like(
     if ip.starts_with("127.") || ip == "0.0.0.0" || ip.starts_with("255.") {
         return false;
     }
-    if matches!(before, Some(c) if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '@')
+    if matches!(before, Some(c) if c.is_ascii_alphanumeric() || c == '.' || c == '-')
         || matches!(after, Some(c) if c.is_ascii_alphanumeric() || c == '-')
         || (after == Some('.')
             && text[start + ip.len()..]
