@@ -188,13 +188,13 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Options from git config: `handoff.redact.<kind>` (default true) for
-    /// every kind, and the older `handoff.redactEmails`.
+    /// Options from git config: `handoff.redact.<kind>` (default true, see
+    /// [`config_key`]) for every kind, and the older `handoff.redactEmails`.
     pub fn from_repo(repo: &gix::Repository) -> Options {
         let config = repo.config_snapshot();
         let off: Vec<&'static str> = kinds()
             .into_iter()
-            .filter(|k| config.boolean(format!("handoff.redact.{k}").as_str()) == Some(false))
+            .filter(|k| config.boolean(config_key(k).as_str()) == Some(false))
             .collect();
         let emails =
             config.boolean("handoff.redactEmails").unwrap_or(true) && !off.contains(&"email");
@@ -212,6 +212,13 @@ impl Options {
     pub fn enabled(&self, kind: &str) -> bool {
         !(self.off.contains(&kind) || (kind == "email" && !self.emails))
     }
+}
+
+/// The git config variable that switches `kind` on or off:
+/// `handoff.redact.<kind>` with `_` written `-` (git's variable names
+/// allow letters, digits and `-` only), e.g. `handoff.redact.ip-address`.
+pub fn config_key(kind: &str) -> String {
+    format!("handoff.redact.{}", kind.replace('_', "-"))
 }
 
 /// Every kind the rule set knows, sorted, without repeats.
