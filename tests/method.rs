@@ -228,3 +228,71 @@ fn item6_pipeline_templates_in_the_methods_format_are_accepted() {
     );
     assert!(!repo.join(".claude/pipelines/bad.md").exists());
 }
+
+/// The newest entry of a narrative file (from its first `## ` line to the next).
+fn newest_entry(repo: &Path) -> String {
+    let text = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let start = text.find("\n## ").unwrap() + 1;
+    let end = text[start + 3..]
+        .find("\n## ")
+        .map_or(text.len(), |i| start + 3 + i);
+    text[start..end].to_string()
+}
+
+/// Item 4: the entry pairs each decision with its why and the rejected
+/// alternatives, "What was done" lists the commits since the key's previous
+/// entry, and "Surprises / lessons" appears only when given.
+#[test]
+fn item4_the_narrative_entry_keeps_the_why() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(&sb, &repo, &[]).success();
+    for n in 1..=7 {
+        sb.commit(&repo, "f.txt", &format!("{n}\n"), &format!("step {n}"));
+    }
+    write(
+        &sb,
+        &repo,
+        &[
+            "--decision",
+            "read notes with gix — no subprocess per write",
+            "--rejected",
+            "shelling out to git notes: 40 ms a call",
+        ],
+    )
+    .success();
+    let entry = newest_entry(&repo);
+    assert!(
+        entry.contains(
+            "- **read notes with gix** — no subprocess per write. Rejected: shelling out to git notes: 40 ms a call.\n"
+        ),
+        "{entry}"
+    );
+    for n in 3..=7 {
+        assert!(entry.contains(&format!("- step {n}\n")), "{entry}");
+    }
+    assert!(!entry.contains("- step 2\n"), "at most 5 subjects: {entry}");
+    assert!(entry.contains("- … and 2 earlier commits\n"), "{entry}");
+    assert!(!entry.contains("Handoff written"), "{entry}");
+    assert!(!entry.contains("### Surprises"), "{entry}");
+
+    // The next entry of the key names only the commits since this one;
+    // a given "Surprises / lessons" section is kept, before Pointers.
+    sb.commit(&repo, "g.txt", "g\n", "step 8");
+    let md = sb.path("entry.md");
+    std::fs::write(
+        &md,
+        "### Surprises / lessons\n- gix walks hide commits cheaply\n",
+    )
+    .unwrap();
+    write(&sb, &repo, &["--narrative", md.to_str().unwrap()]).success();
+    let entry = newest_entry(&repo);
+    assert!(
+        entry.contains("- step 8\n") && !entry.contains("- step 7\n"),
+        "{entry}"
+    );
+    let surprises = entry
+        .find("### Surprises / lessons\n- gix walks")
+        .expect("kept");
+    assert!(surprises < entry.find("### Pointers").unwrap(), "{entry}");
+}

@@ -235,7 +235,11 @@ fn the_sticky_key_follows_a_branch_switch_and_says_so() {
     );
     // recover stays on the new sticky key, without a warning.
     let out = sb.handoff(&repo, &["recover"]).success();
-    assert!(!stderr(&out).contains("branch switched"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("branch switched"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stdout(&out).contains("Recovered brief 'feat-x'"));
 
     // --key-from-branch follows the branch too.

@@ -105,7 +105,15 @@ pub fn run(args: Args) -> Result<Output> {
     let head = &git.head;
 
     let narrative_path = narrative::path(&repo, &worktree.root)?;
-    let mut entry = narrative::entry_from_brief(&brief, None);
+    // "What was done": the commits since this key's previous entry.
+    let previous_head = match expected {
+        Some(_) => store::read(&repo, &key)?
+            .and_then(|stored| stored.brief().ok())
+            .and_then(|b| b.state.head_sha),
+        None => None,
+    };
+    let commits = narrative::Commits::since(&repo, previous_head.as_deref());
+    let mut entry = narrative::entry_from_brief(&brief, None, &commits);
     if let Some(md) = &narrative_md {
         narrative::apply_markdown(&mut entry, md)?;
     }
