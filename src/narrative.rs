@@ -450,6 +450,36 @@ pub fn prepend(existing: Option<&str>, entry: &str) -> String {
     }
 }
 
+/// Whether `text` ends its lines with CRLF throughout (at least one line
+/// break, every `\n` preceded by `\r`).
+pub fn is_crlf(text: &str) -> bool {
+    let lf = text.matches('\n').count();
+    lf > 0 && text.matches("\r\n").count() == lf
+}
+
+/// `text` with CRLF line breaks turned into LF; other text is unchanged.
+pub fn to_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains("\r\n") {
+        text.replace("\r\n", "\n").into()
+    } else {
+        text.into()
+    }
+}
+
+/// `text` (LF line breaks) with every line break written CRLF.
+pub fn to_crlf(text: &str) -> String {
+    text.replace('\n', "\r\n")
+}
+
+/// Prepend `entry` (LF text) to `existing` in the file's own line endings:
+/// a CRLF file gets a CRLF entry and stays CRLF throughout.
+pub fn prepend_keeping_endings(existing: Option<&str>, entry: &str) -> String {
+    match existing {
+        Some(text) if is_crlf(text) => to_crlf(&prepend(Some(&to_lf(text)), entry)),
+        _ => prepend(existing, entry),
+    }
+}
+
 /// Byte offset of the first line starting with `## `.
 fn entry_start(text: &str) -> Option<usize> {
     let mut offset = 0;
@@ -501,7 +531,7 @@ impl Pending {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        let text = prepend(existing.as_deref(), entry);
+        let text = prepend_keeping_endings(existing.as_deref(), entry);
         lock.with_mut(|f| std::io::Write::write_all(f, text.as_bytes()))
             .with_context(|| format!("cannot write {}.lock", path.display()))?;
         crate::failpoint("narrative-staged");
