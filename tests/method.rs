@@ -296,3 +296,37 @@ fn item4_the_narrative_entry_keeps_the_why() {
         .expect("kept");
     assert!(surprises < entry.find("### Pointers").unwrap(), "{entry}");
 }
+
+/// Item 7: a brief whose timestamp carries an offset (`+00:00`) is
+/// imported and validated; `write` stores it normalised to `Z`.
+#[test]
+fn item7_any_rfc3339_timestamp_is_accepted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let dir = sb.path("briefs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let brief = |key: &str, ts: &str| {
+        serde_json::json!({
+            "schema_version": "1", "key": key, "timestamp": ts, "mode": "WRITE",
+            "resume": {"done_when": "cargo test passes", "resume_by": "run cargo test"},
+            "state": {"branch": "main", "next_acceptance_check": "cargo test",
+                      "worktree": {"root": repo.display().to_string(), "is_linked": false,
+                                   "git_common_dir": std::fs::canonicalize(repo.join(".git")).unwrap().display().to_string()}}
+        })
+    };
+    let offset = brief("offset", "2026-11-30T13:00:00+01:00");
+    std::fs::write(dir.join("offset.json"), offset.to_string()).unwrap();
+    sb.handoff_with(&repo, &["validate", "-"], Some(&offset.to_string()))
+        .success()
+        .stdout("handoff-validate: OK\n");
+    let out = stdout(&sb.handoff(&repo, &["import", dir.to_str().unwrap()]).success());
+    assert!(out.contains("1 imported, 0 skipped-invalid"), "{out}");
+    let stored = self::brief(&sb, &repo, "offset");
+    assert_eq!(stored["timestamp"], "2026-11-30T13:00:00+01:00", "imported as recorded");
+
+    let mut input = brief("main", "2026-11-30T13:00:00.5+01:00");
+    input["state"].as_object_mut().unwrap().remove("worktree");
+    sb.handoff_with(&repo, &["write", "-F", "-"], Some(&input.to_string()))
+        .success();
+    assert_eq!(self::brief(&sb, &repo, "main")["timestamp"], "2026-11-30T12:00:00Z");
+}
