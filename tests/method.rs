@@ -319,14 +319,23 @@ fn item7_any_rfc3339_timestamp_is_accepted() {
     sb.handoff_with(&repo, &["validate", "-"], Some(&offset.to_string()))
         .success()
         .stdout("handoff-validate: OK\n");
-    let out = stdout(&sb.handoff(&repo, &["import", dir.to_str().unwrap()]).success());
+    let out = stdout(
+        &sb.handoff(&repo, &["import", dir.to_str().unwrap()])
+            .success(),
+    );
     assert!(out.contains("1 imported, 0 skipped-invalid"), "{out}");
     let stored = self::brief(&sb, &repo, "offset");
-    assert_eq!(stored["timestamp"], "2026-11-30T13:00:00+01:00", "imported as recorded");
+    assert_eq!(
+        stored["timestamp"], "2026-11-30T13:00:00+01:00",
+        "imported as recorded"
+    );
 
     let mut input = brief("main", "2026-11-30T13:00:00.5+01:00");
     input["state"].as_object_mut().unwrap().remove("worktree");
     sb.handoff_with(&repo, &["write", "-F", "-"], Some(&input.to_string()))
         .success();
-    assert_eq!(self::brief(&sb, &repo, "main")["timestamp"], "2026-11-30T12:00:00Z");
+    assert_eq!(
+        self::brief(&sb, &repo, "main")["timestamp"],
+        "2026-11-30T12:00:00Z"
+    );
 }
