@@ -339,3 +339,55 @@ fn item7_any_rfc3339_timestamp_is_accepted() {
         "2026-11-30T12:00:00Z"
     );
 }
+
+/// Item 9 (smaller): `reground --file` re-grounds from a brief file, and
+/// the rejected-paths lint fires on a brief with neither decisions nor
+/// rejected paths. (`split`'s entry and warning: tests/split.rs.)
+#[test]
+fn item9_reground_file_and_the_rejected_paths_lint() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(
+        &sb,
+        &repo,
+        &[
+            "--decision",
+            "keep JWT — one token format",
+            "--rejected",
+            "sessions",
+        ],
+    )
+    .success();
+    let raw = sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]);
+    let file = sb.path("HANDOFF.json");
+    std::fs::write(&file, &raw).unwrap();
+    let outside = sb.path("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let from_file = stdout(
+        &sb.handoff(&outside, &["reground", "-F", file.to_str().unwrap()])
+            .success(),
+    );
+    let stored = stdout(&sb.handoff(&repo, &["reground"]).success());
+    assert_eq!(from_file, stored);
+    assert!(from_file.contains("keep JWT"), "{from_file}");
+    let out = sb
+        .handoff_with(&outside, &["reground", "-F", "-"], Some("{}"))
+        .code(1);
+    assert!(
+        stderr(&out).contains("is not a valid brief"),
+        "{}",
+        stderr(&out)
+    );
+    sb.handoff(&repo, &["reground", "main", "-F", "x"]).code(2);
+
+    let bare = r#"{"resume":{"done_when":"cargo test passes","resume_by":"run cargo test"},"state":{"next_acceptance_check":"cargo test"}}"#;
+    let out = sb
+        .handoff_with(&repo, &["lint", "-F", "-", "--strict"], Some(bare))
+        .code(1);
+    let text = stdout(&out) + &stderr(&out);
+    assert!(text.contains("no-rejected-paths"), "{text}");
+    assert!(
+        text.contains("no decisions and no rejected paths"),
+        "{text}"
+    );
+}
