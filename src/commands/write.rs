@@ -118,9 +118,10 @@ pub fn run(args: Args) -> Result<Output> {
         narrative::apply_markdown(&mut entry, md)?;
     }
     // Lock the narrative first so that a stored brief always gets its entry.
+    // The entry holds commit subjects too: it passes the filter as a whole.
     let pending = narrative::Pending::prepare(
         &narrative_path,
-        &entry.render(),
+        &checks.redact_text(&entry.render()),
         narrative::lock_wait(&repo),
     )?;
     let written = store::write(
