@@ -366,7 +366,7 @@ fn card_like(digits: &str) -> bool {
             _ => d * 2,
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// An IPv4 address that is not a version string (`v1.2.3.4`,

@@ -70,11 +70,7 @@ fn passwords_and_generic_assignments() {
 
 #[test]
 fn provider_keys_from_the_gitleaks_set() {
-    let openai = format!(
-        "sk-proj-{}T3BlbkFJ{}",
-        "Ab3dEf6hIj9kLm2nOp5q".repeat(1),
-        "Zx8wV7uT6sR5qP4oN3mL"
-    );
+    let openai = "sk-proj-Ab3dEf6hIj9kLm2nOp5qT3BlbkFJZx8wV7uT6sR5qP4oN3mL".to_string();
     let anthropic = format!("sk-ant-api03-{}AA", "aB3dE6fH9iK2lM5nP8qR".repeat(5));
     let npm = format!("npm_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
     corpus(
