@@ -383,15 +383,19 @@ fn issues_of(validator: &jsonschema::Validator, value: &Value) -> Vec<Issue> {
 }
 
 /// The one check `write` adds to the schema's timestamp pattern, which
-/// admits 2026-13-45T99:99:99Z: a brief written here carries a real UTC time
+/// admits 2026-13-45T99:99:99Z: a brief written here carries a real time
 /// (its narrative heading, age and the merge driver need one). Stored and
 /// imported briefs are not held to it — wire compatibility with the schema —
 /// and read back with no age (no STALE line).
 pub fn timestamp_issue(value: &Value) -> Option<Issue> {
     let ts = value.get("timestamp").and_then(Value::as_str)?;
-    (ts.len() == 20 && ts.is_ascii() && crate::clock::parse(ts).is_none()).then(|| Issue {
+    // Text that is no date-time at all is the pattern's to report.
+    let shaped = ts.len() >= 20 && ts.is_ascii() && matches!(ts.as_bytes()[10], b'T' | b't');
+    (shaped && crate::clock::parse(ts).is_none()).then(|| Issue {
         path: "timestamp".into(),
-        message: format!("\"{ts}\" is not a real UTC date and time (YYYY-MM-DDTHH:MM:SSZ)"),
+        message: format!(
+            "\"{ts}\" is not a real date and time (RFC 3339, e.g. 2026-11-30T12:00:00Z)"
+        ),
     })
 }
 

@@ -40,17 +40,19 @@ pub fn format(secs: i64) -> String {
     )
 }
 
-/// Parse `YYYY-MM-DDTHH:MM:SSZ` into Unix seconds; `None` if malformed or
-/// out of range.
+/// Parse an RFC 3339 date-time into Unix seconds: `YYYY-MM-DDTHH:MM:SS`,
+/// optional fraction, then `Z` or an offset `±HH:MM` (`T`/`Z` in either
+/// case). `None` if malformed or out of range. Briefs are written with `Z`
+/// ([`format`]); the other forms are accepted on read and import.
 pub fn parse(s: &str) -> Option<i64> {
     let b = s.as_bytes();
-    if b.len() != 20
+    if b.len() < 20
+        || !s.is_ascii()
         || b[4] != b'-'
         || b[7] != b'-'
-        || b[10] != b'T'
+        || !matches!(b[10], b'T' | b't')
         || b[13] != b':'
         || b[16] != b':'
-        || b[19] != b'Z'
     {
         return None;
     }
@@ -66,7 +68,40 @@ pub fn parse(s: &str) -> Option<i64> {
     {
         return None;
     }
-    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se)
+    let mut rest = &s[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        rest = &frac[digits..];
+    }
+    let offset = match rest.as_bytes() {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let two = |p: &str| -> Option<i64> {
+                p.bytes()
+                    .all(|c| c.is_ascii_digit())
+                    .then(|| p.parse().ok())?
+            };
+            let (oh, om) = (two(&rest[1..3])?, two(&rest[4..6])?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let secs = oh * 3600 + om * 60;
+            if *sign == b'+' { secs } else { -secs }
+        }
+        _ => return None,
+    };
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
+}
+
+/// `timestamp` in the form briefs are written in (`YYYY-MM-DDTHH:MM:SSZ`,
+/// UTC), when it is a valid RFC 3339 date-time in another form.
+pub fn normalize(timestamp: &str) -> Option<String> {
+    let secs = parse(timestamp)?;
+    let z = format(secs);
+    (z != timestamp).then_some(z)
 }
 
 /// The date part (`YYYY-MM-DD`) of a brief timestamp.
@@ -148,6 +183,29 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_offsets_and_fractions_are_read_and_normalized_to_z() {
+        let z = parse("2026-11-30T12:00:00Z").unwrap();
+        assert_eq!(parse("2026-11-30T12:00:00+00:00"), Some(z));
+        assert_eq!(parse("2026-11-30T14:30:00+02:30"), Some(z));
+        assert_eq!(parse("2026-11-30T07:00:00-05:00"), Some(z));
+        assert_eq!(parse("2026-11-30t12:00:00.123456z"), Some(z));
+        assert_eq!(
+            normalize("2026-11-30T13:00:00+01:00").as_deref(),
+            Some("2026-11-30T12:00:00Z")
+        );
+        assert_eq!(normalize("2026-11-30T12:00:00Z"), None);
+        for bad in [
+            "2026-11-30T12:00:00",
+            "2026-11-30T12:00:00+0000",
+            "2026-11-30T12:00:00.Z",
+            "2026-11-30T12:00:00+24:00",
+            "2026-11-30 12:00:00Z",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn format_and_parse_round_trip() {

@@ -109,8 +109,13 @@ pub fn fill(value: &mut Value, key: &str, mode: Mode, git: &GitFacts) {
     map.insert("key".into(), json!(key));
     match mode {
         Mode::Write => {
-            map.entry("timestamp")
+            let ts = map
+                .entry("timestamp")
                 .or_insert_with(|| json!(clock::format(git.now)));
+            // Any RFC 3339 time is accepted; it is written in UTC with `Z`.
+            if let Some(z) = ts.as_str().and_then(clock::normalize) {
+                *ts = json!(z);
+            }
             map.entry("mode").or_insert_with(|| json!("WRITE"));
         }
         Mode::Recover => {

@@ -2,8 +2,10 @@
 //! the repository) that split a side task off into an independent session
 //! and bring its result back. Each file starts with a one-line header
 //! naming its kind and the repository (its canonical common git dir), so
-//! listings show only this repository's files. Files are removed only when
-//! consumed, never by age.
+//! listings show only this repository's files. Consuming a file keeps it,
+//! renamed `<name>.consumed` (a child that crashes after picking its fork up
+//! can read it again); `fork done` deletes a fork and its hand-back once
+//! the merge is confirmed. Nothing is removed by age.
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +25,16 @@ pub const HANDBACK_SUFFIX: &str = "-handback";
 /// The header line starts with this and ends with ` -->`.
 const HEADER_START: &str = "<!-- git-handoff ";
 const HEADER_END: &str = " -->";
+
+/// A consumed file keeps its name plus this suffix until `fork done`.
+pub const CONSUMED_SUFFIX: &str = ".consumed";
+
+/// Where `path` is kept once consumed.
+pub fn consumed_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(CONSUMED_SUFFIX);
+    path.with_file_name(name)
+}
 
 /// The most read from a file that claims to be a fork or hand-back.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -114,6 +126,7 @@ pub fn resolve(dir: &Path, arg: &str) -> Result<PathBuf> {
     let name = given
         .file_name()
         .and_then(|n| n.to_str())
+        .map(|n| n.strip_suffix(CONSUMED_SUFFIX).unwrap_or(n))
         .filter(|n| is_file_name(n))
         .ok_or_else(|| {
             anyhow!(
@@ -148,8 +161,13 @@ pub struct Artifact {
 pub fn read(path: &Path) -> Result<(Header, String)> {
     let shown = path.display();
     let meta = std::fs::symlink_metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound if consumed_path(path).is_file() => anyhow!(
+            "'{shown}' was consumed already; it is kept as '{}' until `git handoff fork done {}` deletes it",
+            consumed_path(path).display(),
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ),
         std::io::ErrorKind::NotFound => anyhow!(
-            "'{shown}' does not exist (consumed already?); `git handoff fork list` shows what is left"
+            "'{shown}' does not exist (done already?); `git handoff fork list` shows what is left"
         ),
         _ => anyhow!("cannot read '{shown}': {e}"),
     })?;
@@ -210,13 +228,12 @@ pub fn list(dir: &Path, repo: &str, aliases: &[String]) -> Result<Vec<Artifact>>
     Ok(out)
 }
 
-/// Print-and-delete: claim the file by renaming it to a private name (so
-/// two consumers never both get it), read it, delete it. Returns its
-/// header and the text after the header.
+/// Print-and-keep: claim the file by renaming it to `<name>.consumed` (so
+/// two consumers never both get it), then read it. It stays there until
+/// [`done`]. Returns its header and the text after the header.
 pub fn consume(path: &Path) -> Result<(Header, String)> {
     read(path)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let claimed = path.with_file_name(format!(".{name}.consuming-{}", std::process::id()));
+    let claimed = consumed_path(path);
     std::fs::rename(path, &claimed).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => anyhow!(
             "'{}' was consumed by someone else meanwhile",
@@ -224,18 +241,50 @@ pub fn consume(path: &Path) -> Result<(Header, String)> {
         ),
         _ => anyhow!("cannot consume '{}': {e}", path.display()),
     })?;
-    let read = read(&claimed);
-    match read {
-        Ok(found) => {
-            std::fs::remove_file(&claimed)
-                .with_context(|| format!("cannot delete '{}'", claimed.display()))?;
-            Ok(found)
-        }
-        Err(e) => {
-            let _ = std::fs::rename(&claimed, path);
-            Err(e)
-        }
+    read(&claimed).inspect_err(|_| {
+        let _ = std::fs::rename(&claimed, path);
+    })
+}
+
+/// The file at `path` or, consumed, at `<path>.consumed`, whichever exists.
+pub fn existing(path: &Path) -> Option<PathBuf> {
+    [path.to_path_buf(), consumed_path(path)]
+        .into_iter()
+        .find(|p| p.symlink_metadata().is_ok())
+}
+
+/// After the merge is confirmed: delete the fork file at `path` (consumed
+/// or not) and every hand-back that answers it. Only regular files with a
+/// git-handoff header are deleted. Returns the deleted paths.
+pub fn done(path: &Path) -> Result<Vec<PathBuf>> {
+    let fork = existing(path).ok_or_else(|| {
+        anyhow!(
+            "'{}' does not exist (done already?); `git handoff fork list` shows what is left",
+            path.display()
+        )
+    })?;
+    let (header, _) = read(&fork)?;
+    if header.kind != Kind::Fork {
+        bail!(
+            "'{}' is a hand-back; `fork done` takes the fork file it answers",
+            path.display()
+        );
     }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = handback_stem(name);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut doomed = vec![fork];
+    for n in 1..=99 {
+        let back = match n {
+            1 => dir.join(format!("{stem}.md")),
+            n => dir.join(format!("{stem}-{n}.md")),
+        };
+        doomed.extend(existing(&back).filter(|p| read(p).is_ok()));
+    }
+    for p in &doomed {
+        std::fs::remove_file(p).with_context(|| format!("cannot delete '{}'", p.display()))?;
+    }
+    Ok(doomed)
 }
 
 /// Create `<dir>/<stem>.md`, or `<stem>-2.md`, `-3` … when that exists,
@@ -297,6 +346,13 @@ pub struct ForkDoc {
     pub skills: Vec<String>,
     /// Key context to start.
     pub context: Vec<String>,
+    /// Decisions Made: the parent's locked decisions (from its brief).
+    pub decisions: Vec<String>,
+    /// Artifacts: what the parent's work has produced so far (changed
+    /// files, the brief).
+    pub artifacts: Vec<String>,
+    /// Current State: branch and head, uncommitted work, tests, next step.
+    pub current_state: Vec<String>,
 }
 
 fn bullets(items: &[String]) -> String {
@@ -324,8 +380,8 @@ pub fn shell_quote(s: &str) -> String {
 
 impl ForkDoc {
     /// The file's text: header, then Date, Purpose, Scope, Pointers,
-    /// Suggested Skills, Key Context to Start and, when a hand-back is
-    /// expected, Hand-Back Expected.
+    /// Suggested Skills, Key Context to Start, Decisions Made, Artifacts,
+    /// Current State and, when a hand-back is expected, Hand-Back Expected.
     /// `path` is where the file goes, for the hand-back command.
     pub fn render(&self, path: &Path) -> String {
         let h = &self.header;
@@ -358,9 +414,15 @@ impl ForkDoc {
         out.push_str(&bullets(&self.skills));
         out.push_str("\n## Key Context to Start\n");
         out.push_str(&bullets(&self.context));
+        out.push_str("\n## Decisions Made\n");
+        out.push_str(&bullets(&self.decisions));
+        out.push_str("\n## Artifacts\n");
+        out.push_str(&bullets(&self.artifacts));
+        out.push_str("\n## Current State\n");
+        out.push_str(&bullets(&self.current_state));
         if h.hand_back {
             out.push_str(&format!(
-                "\n## Hand-Back Expected\nWhen done, write the hand-back (it lands beside this file):\n\n    git handoff handback --to {} --result \"…\" [--change PATH]… [--merge-guidance \"…\"] [--open \"…\"]…\n\nthen tell the parent session its path; the parent reads it with `git handoff fork consume FILE`.\n",
+                "\n## Hand-Back Expected\nWhen done, write the hand-back (it lands beside this file):\n\n    git handoff handback --to {} --result \"…\" [--change PATH]… [--merge-guidance \"…\"] [--open \"…\"]…\n\nthen tell the parent session its path; the parent reads it with `git handoff fork consume FILE` and, once the merge is confirmed, deletes both with `git handoff fork done FORK`.\n",
                 shell_quote(&path.display().to_string())
             ));
         }

@@ -70,7 +70,7 @@ pub const RULES: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "no-rejected-paths",
-        "the brief records decisions but no rejected paths, so the next session may redo them",
+        "the brief records no rejected paths (the highest-ROI entry), so the next session may redo them",
         "\"decisions\": [\"use <=\"]",
         "\"decisions\": [\"use <=\"], \"rejected_paths\": [\"< (off by one)\"]",
     ),
@@ -189,14 +189,18 @@ pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
         .pointer("/state/rejected_paths")
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    if decisions > 0 && rejected == 0 {
+    if rejected == 0 {
         out.push(Finding::new(
             "no-rejected-paths",
             "state.rejected_paths",
-            format!(
-                "{decisions} decision{} but no rejected paths",
-                if decisions == 1 { "" } else { "s" }
-            ),
+            match decisions {
+                0 => "no decisions and no rejected paths: the highest-ROI entry is missing"
+                    .to_string(),
+                n => format!(
+                    "{n} decision{} but no rejected paths",
+                    if n == 1 { "" } else { "s" }
+                ),
+            },
             "add what was tried or considered and why it was dropped",
         ));
     }

@@ -184,22 +184,129 @@ fn bullets<'a>(items: impl IntoIterator<Item = &'a str>, prefix: &str) -> String
         .collect()
 }
 
-/// Derive an entry from a brief: what was done (state, tests, next step),
-/// decisions and rejected paths, risks, pointers. `blob` is the stored
-/// version's short id.
-pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
-    let s = &brief.state;
-    let mut done = String::new();
-    let branch = inline(&s.branch);
-    let at = match &s.head_sha {
-        Some(sha) => format!("at {} on `{branch}`", &sha[..sha.len().min(7)]),
-        None => format!("on `{branch}` (no commit yet)"),
-    };
-    done.push_str(&format!("- Handoff written {at}"));
-    if let Some(diff) = &s.diff_summary {
-        done.push_str(&format!("; uncommitted: {}", inline(diff)));
+/// The commits of a key's line of work since its previous narrative entry
+/// (the previous brief's `head_sha`): subjects, newest first, at most
+/// [`MAX_COMMITS`], and how many more there were.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Commits {
+    /// Commit subjects, newest first.
+    pub subjects: Vec<String>,
+    /// Commits beyond the subjects listed.
+    pub more: usize,
+}
+
+/// How many commit subjects an entry lists.
+pub const MAX_COMMITS: usize = 5;
+
+impl Commits {
+    /// The commits reachable from HEAD and not from `since` (the previous
+    /// brief's head); without `since`, none: a first entry has no "since".
+    /// Unreadable history yields none rather than failing the write.
+    pub fn since(repo: &gix::Repository, since: Option<&str>) -> Commits {
+        let Some(since) = since.and_then(|s| gix::ObjectId::from_hex(s.as_bytes()).ok()) else {
+            return Commits::default();
+        };
+        let Ok(head) = repo.head_id() else {
+            return Commits::default();
+        };
+        if head.detach() == since || repo.find_object(since).is_err() {
+            return Commits::default();
+        }
+        let Ok(walk) = repo.rev_walk([head.detach()]).with_hidden([since]).all() else {
+            return Commits::default();
+        };
+        let mut out = Commits::default();
+        for info in walk.take(1000).flatten() {
+            if out.subjects.len() == MAX_COMMITS {
+                out.more += 1;
+                continue;
+            }
+            let subject = info
+                .object()
+                .ok()
+                .and_then(|c| c.message().ok().map(|m| m.summary().to_string()))
+                .unwrap_or_default();
+            out.subjects.push(subject);
+        }
+        out
     }
-    done.push('\n');
+}
+
+/// A decision as the method writes it: `**<decision>** — <why>.`, from a
+/// `decision — why` (or `decision -- why`) string; a bare decision is bold
+/// alone.
+pub fn decision_line(decision: &str) -> String {
+    let decision = inline(decision);
+    let (what, why) = match decision
+        .split_once(" — ")
+        .or_else(|| decision.split_once(" -- "))
+    {
+        Some((what, why)) => (what.trim(), Some(why.trim())),
+        None => (decision.trim(), None),
+    };
+    match why.filter(|w| !w.is_empty()) {
+        Some(why) => format!("**{what}** — {}", sentence(why)),
+        None => format!("**{what}**"),
+    }
+}
+
+/// `s` ending with a full stop (unless it ends with punctuation already).
+fn sentence(s: &str) -> String {
+    let s = s.trim();
+    if s.ends_with(['.', '!', '?', ')', '`']) {
+        s.to_string()
+    } else {
+        format!("{s}.")
+    }
+}
+
+/// The Decisions section: each decision with its why; the rejected
+/// alternatives follow the decision they belong to when there is one
+/// decision, else they close the section as one `Rejected:` line.
+pub fn decisions_section(decisions: &[String], rejected: &[String]) -> String {
+    let rejected: Vec<String> = rejected
+        .iter()
+        .map(|r| inline(r).trim_end_matches('.').to_string())
+        .collect();
+    let rejected_line =
+        (!rejected.is_empty()).then(|| format!("Rejected: {}.", rejected.join("; ")));
+    let mut out = String::new();
+    for d in decisions {
+        out.push_str(&format!("- {}", decision_line(d)));
+        if decisions.len() == 1
+            && let Some(r) = &rejected_line
+        {
+            out.push_str(&format!(" {r}"));
+        }
+        out.push('\n');
+    }
+    if decisions.len() != 1
+        && let Some(r) = &rejected_line
+    {
+        out.push_str(&format!("- {r}\n"));
+    }
+    out
+}
+
+/// Derive an entry from a brief, as the method writes it: what was done
+/// (the commits since the key's previous entry, tests, uncommitted work),
+/// decisions with their why and the rejected alternatives, pointers (the
+/// brief, the next check, open risks, files to read first). "Surprises /
+/// lessons" is left out: only the writer knows them (`--narrative`).
+/// `blob` is the stored version's short id.
+pub fn entry_from_brief(brief: &Brief, blob: Option<&str>, commits: &Commits) -> Entry {
+    let s = &brief.state;
+    let mut done: String = commits
+        .subjects
+        .iter()
+        .map(|c| format!("- {}\n", inline(c)))
+        .collect();
+    if commits.more > 0 {
+        done.push_str(&format!("- … and {} earlier commits\n", commits.more));
+    }
+    if let Some(diff) = &s.diff_summary {
+        done.push_str(&format!("- Uncommitted: {}\n", inline(diff)));
+    }
     for t in &s.tests {
         done.push_str(&format!(
             "- Test `{}`: {}\n",
@@ -213,13 +320,7 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
         inline(&brief.resume.done_when)
     ));
 
-    let mut decisions = bullets(s.decisions.iter().map(String::as_str), "");
-    decisions.push_str(&bullets(
-        s.rejected_paths.iter().map(String::as_str),
-        "Rejected: ",
-    ));
-
-    let surprises = bullets(s.open_risks.iter().map(String::as_str), "Risk: ");
+    let decisions = decisions_section(&s.decisions, &s.rejected_paths);
 
     let key = inline(&brief.key);
     let mut pointers = format!("- Brief: `git handoff resume {key}`");
@@ -230,6 +331,10 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
     pointers.push_str(&format!(
         "- Next check: {}\n",
         inline(&s.next_acceptance_check)
+    ));
+    pointers.push_str(&bullets(
+        s.open_risks.iter().map(String::as_str),
+        "Open risk: ",
     ));
     for f in &brief.files_read_first {
         pointers.push_str(&format!(
@@ -245,7 +350,6 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>) -> Entry {
         sections: vec![
             (SECTIONS[0].into(), done),
             (SECTIONS[1].into(), decisions),
-            (SECTIONS[2].into(), surprises),
             (SECTIONS[3].into(), pointers),
         ],
     }
@@ -324,7 +428,23 @@ pub fn apply_markdown(entry: &mut Entry, markdown: &str) -> Result<()> {
             .find(|(t, _)| t.eq_ignore_ascii_case(&name))
         {
             Some(slot) => slot.1 = body,
-            None => entry.sections.push((name, body)),
+            // A known section goes to its place in the method's order.
+            None => match SECTIONS.iter().position(|t| t.eq_ignore_ascii_case(&name)) {
+                Some(rank) => {
+                    let at = entry
+                        .sections
+                        .iter()
+                        .position(|(t, _)| {
+                            SECTIONS
+                                .iter()
+                                .position(|k| k.eq_ignore_ascii_case(t))
+                                .is_none_or(|r| r > rank)
+                        })
+                        .unwrap_or(entry.sections.len());
+                    entry.sections.insert(at, (name, body));
+                }
+                None => entry.sections.push((name, body)),
+            },
         }
     }
     Ok(())
@@ -350,6 +470,36 @@ pub fn prepend(existing: Option<&str>, entry: &str) -> String {
         format!("{header}\n\n{entry}\n")
     } else {
         format!("{header}\n\n{entry}\n\n{rest}")
+    }
+}
+
+/// Whether `text` ends its lines with CRLF throughout (at least one line
+/// break, every `\n` preceded by `\r`).
+pub fn is_crlf(text: &str) -> bool {
+    let lf = text.matches('\n').count();
+    lf > 0 && text.matches("\r\n").count() == lf
+}
+
+/// `text` with CRLF line breaks turned into LF; other text is unchanged.
+pub fn to_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains("\r\n") {
+        text.replace("\r\n", "\n").into()
+    } else {
+        text.into()
+    }
+}
+
+/// `text` (LF line breaks) with every line break written CRLF.
+pub fn to_crlf(text: &str) -> String {
+    text.replace('\n', "\r\n")
+}
+
+/// Prepend `entry` (LF text) to `existing` in the file's own line endings:
+/// a CRLF file gets a CRLF entry and stays CRLF throughout.
+pub fn prepend_keeping_endings(existing: Option<&str>, entry: &str) -> String {
+    match existing {
+        Some(text) if is_crlf(text) => to_crlf(&prepend(Some(&to_lf(text)), entry)),
+        _ => prepend(existing, entry),
     }
 }
 
@@ -404,7 +554,7 @@ impl Pending {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        let text = prepend(existing.as_deref(), entry);
+        let text = prepend_keeping_endings(existing.as_deref(), entry);
         lock.with_mut(|f| std::io::Write::write_all(f, text.as_bytes()))
             .with_context(|| format!("cannot write {}.lock", path.display()))?;
         crate::failpoint("narrative-staged");
@@ -512,7 +662,7 @@ mod tests {
         // start a narrative line with `## ` (a forged entry), a fence that
         // swallows every older entry, or a conflict marker, and NUL made the
         // file binary; the merge driver then refused the whole narrative.
-        let entry = entry_from_brief(&hostile_brief(), None).render();
+        let entry = entry_from_brief(&hostile_brief(), None, &Commits::default()).render();
         let old = prepend(None, &entry_text("2025-12-31", "old"));
         let text = prepend(Some(&old), &entry);
         let parsed =
@@ -520,7 +670,7 @@ mod tests {
         assert_eq!(parsed.entries.len(), 2, "{text}");
         assert!(!text.contains('\0') && !text.contains('\u{1b}') && !text.contains('\r'));
         assert!(text.contains("- Next: next\\u0000step"), "{text}");
-        assert!(text.contains("- a <<<<<<< ours"), "{text}");
+        assert!(text.contains("- **a <<<<<<< ours**"), "{text}");
     }
 
     #[test]
@@ -532,7 +682,7 @@ mod tests {
         // relies on that.
         let mut brief = hostile_brief();
         brief.key = "a\n```\n## 2020-01-01 forged".into();
-        let entry = entry_from_brief(&brief, Some("abc1234")).render();
+        let entry = entry_from_brief(&brief, Some("abc1234"), &Commits::default()).render();
         let text = prepend(
             Some(&prepend(None, &entry_text("2025-12-31", "old"))),
             &entry,
@@ -551,7 +701,7 @@ mod tests {
 
     #[test]
     fn hand_written_sections_cannot_leave_a_fence_open_or_a_conflict_marker() {
-        let mut e = entry_from_brief(&hostile_brief(), None);
+        let mut e = entry_from_brief(&hostile_brief(), None, &Commits::default());
         let err = apply_markdown(&mut e, "### Notes\n```\n## inside\n").unwrap_err();
         assert!(err.to_string().contains("never closed"), "{err}");
         let err = apply_markdown(&mut e, "### Notes\n<<<<<<< HEAD\n").unwrap_err();

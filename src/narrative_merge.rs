@@ -296,12 +296,20 @@ pub fn merge_parsed(
 }
 
 /// Merge three narrative texts into the text to store, or say why they
-/// cannot be merged as a log.
+/// cannot be merged as a log. The result keeps our line endings: a file
+/// written with CRLF throughout stays CRLF throughout.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<String, MergeError> {
-    let base = parse(base, "base")?;
-    let ours = parse(ours, "ours")?;
-    let theirs = parse(theirs, "theirs")?;
-    Ok(render(&merge_parsed(&base, &ours, &theirs)?))
+    use crate::narrative::{is_crlf, to_crlf, to_lf};
+    let crlf = if ours.is_empty() {
+        is_crlf(theirs)
+    } else {
+        is_crlf(ours)
+    };
+    let base = parse(&to_lf(base), "base")?;
+    let ours = parse(&to_lf(ours), "ours")?;
+    let theirs = parse(&to_lf(theirs), "theirs")?;
+    let merged = render(&merge_parsed(&base, &ours, &theirs)?);
+    Ok(if crlf { to_crlf(&merged) } else { merged })
 }
 
 #[cfg(test)]

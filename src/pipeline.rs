@@ -174,36 +174,80 @@ pub fn check(markdown: &str) -> Vec<String> {
         }
     }
     if let Some((_, body)) = section(&all, "Stages") {
-        let mut stages: Vec<(String, String)> = Vec::new();
-        for line in body.lines() {
-            if let Some(h) = line.strip_prefix("### ") {
-                stages.push((h.trim().to_string(), String::new()));
-            } else if let Some((_, b)) = stages.last_mut() {
-                b.push_str(line);
-                b.push('\n');
-            }
-        }
+        let stages = stages(body);
         if stages.is_empty() && !body.trim().is_empty() {
-            problems.push("'## Stages' needs one '### <stage>' heading per stage".into());
+            problems.push(
+                "'## Stages' needs one '### <stage>' heading or one '1. **<stage>** (parallel|sequential|background)' item per stage".into(),
+            );
         }
-        for (name, body) in &stages {
-            match field(body, "run").map(str::to_ascii_lowercase) {
-                Some(run) if RUN_MODES.contains(&run.trim_matches('`')) => {}
-                Some(run) => problems.push(format!(
-                    "stage '{name}': run: '{run}' must be parallel, sequential or background"
-                )),
-                None => problems.push(format!(
-                    "stage '{name}': missing 'run: parallel|sequential|background'"
-                )),
-            }
-            for key in ["role", "brief contract"] {
-                if field(body, key).is_none_or(str::is_empty) {
-                    problems.push(format!("stage '{name}': missing '{key}: …'"));
-                }
-            }
+        for stage in &stages {
+            check_stage(stage, &mut problems);
         }
     }
     problems
+}
+
+/// One stage of the Stages section.
+struct Stage {
+    name: String,
+    /// The run mode in the method's numbered form (`(parallel)`); `None`
+    /// for a `### ` stage, whose mode is its `run:` line.
+    mode: Option<String>,
+    body: String,
+}
+
+/// The stages of a Stages section: `### <stage>` headings, or the method's
+/// numbered items `1. **<stage>** (parallel | sequential | background)`.
+fn stages(body: &str) -> Vec<Stage> {
+    let numbered = regex::Regex::new(r"^\s{0,3}\d+[.)]\s+\*\*(.+?)\*\*\s*(?:\(([^)]*)\))?")
+        .expect("the stage pattern compiles");
+    let mut stages: Vec<Stage> = Vec::new();
+    for line in body.lines() {
+        if let Some(h) = line.strip_prefix("### ") {
+            stages.push(Stage {
+                name: h.trim().to_string(),
+                mode: None,
+                body: String::new(),
+            });
+        } else if let Some(caps) = numbered.captures(line) {
+            stages.push(Stage {
+                name: caps[1].trim().to_string(),
+                mode: Some(caps.get(2).map_or("", |m| m.as_str()).trim().to_string()),
+                body: String::new(),
+            });
+        } else if let Some(stage) = stages.last_mut() {
+            stage.body.push_str(line);
+            stage.body.push('\n');
+        }
+    }
+    stages
+}
+
+/// The problems of one stage: a run mode that is one of [`RUN_MODES`]; a
+/// `### ` stage also needs `role:` and `brief contract:` lines (the method's
+/// numbered form describes its stage in free text).
+fn check_stage(stage: &Stage, problems: &mut Vec<String>) {
+    let name = &stage.name;
+    let run = match &stage.mode {
+        Some(mode) => Some(mode.to_ascii_lowercase()),
+        None => field(&stage.body, "run").map(str::to_ascii_lowercase),
+    };
+    match run {
+        Some(run) if RUN_MODES.contains(&run.trim_matches('`')) => {}
+        Some(run) => problems.push(format!(
+            "stage '{name}': run: '{run}' must be parallel, sequential or background"
+        )),
+        None => problems.push(format!(
+            "stage '{name}': missing 'run: parallel|sequential|background'"
+        )),
+    }
+    if stage.mode.is_none() {
+        for key in ["role", "brief contract"] {
+            if field(&stage.body, key).is_none_or(str::is_empty) {
+                problems.push(format!("stage '{name}': missing '{key}: …'"));
+            }
+        }
+    }
 }
 
 /// The first line of a template's "When to use" section, for listings.

@@ -1,6 +1,7 @@
-//! The sticky key: once a worktree has written under a key, later keyless
-//! `write`/`recover` in that worktree keep using it, even after a branch
-//! switch (and say so), instead of silently retargeting.
+//! The sticky key: once a worktree has written, resumed or recovered a key,
+//! later keyless `write`/`recover` in that worktree keep using it while the
+//! branch stays the same; after a branch switch they follow the branch (and
+//! say so), so that one branch's state never overwrites another's brief.
 //!
 //! It is remembered per worktree in the worktree's own git dir
 //! (`.git/handoff-key` for the main worktree,
@@ -79,8 +80,10 @@ pub struct Choice {
 /// Choose the key of a `write`/`recover` (`verb` names it in the warning):
 /// an explicit key (the KEY argument or the brief's `key` field) >
 /// `--key-from-branch` > `GIT_HANDOFF_KEY` > the sticky key > the branch's
-/// key. Explicit, `--key-from-branch` and branch-derived keys become the
-/// sticky key; `GIT_HANDOFF_KEY` is a per-process override and does not.
+/// key. The sticky key holds only while the branch it was chosen on is
+/// checked out; after a switch the branch's key wins, with a warning.
+/// Explicit, `--key-from-branch` and branch-derived keys become the sticky
+/// key; `GIT_HANDOFF_KEY` is a per-process override and does not.
 pub fn choose(
     repo: &gix::Repository,
     head: &HeadState,
@@ -126,21 +129,27 @@ pub fn choose(
                 Some(b) => b != head.branch_label() && branch_key != sticky.key,
                 None => branch_key != sticky.key,
             };
-            let warning = switched.then(|| {
-                format!(
-                    "branch switched: this {verb} targets '{}'{}; pass a KEY or `--key-from-branch` to follow the branch ('{branch_key}')",
-                    sticky.key,
-                    sticky
-                        .branch
-                        .as_deref()
-                        .map(|b| format!(" (chosen on '{b}')"))
-                        .unwrap_or_default(),
-                )
-            });
+            if !switched {
+                return Ok(Choice {
+                    key: sticky.key,
+                    remember: false,
+                    warning: None,
+                });
+            }
+            // The method: reuse the key unless the branch changed, and
+            // surface the change; the branch's key becomes the sticky one.
+            let was = sticky
+                .branch
+                .as_deref()
+                .map(|b| format!(" on {b}"))
+                .unwrap_or_default();
             Ok(Choice {
-                key: sticky.key,
-                remember: false,
-                warning,
+                warning: Some(format!(
+                    "branch switched: this {verb} targets '{branch_key}' (was '{}'{was}); future handoffs will target '{branch_key}'",
+                    sticky.key
+                )),
+                key: branch_key,
+                remember: true,
             })
         }
         Ok(None) => Ok(Choice {

@@ -144,6 +144,9 @@ fn fork_file_lands_in_tmpdir_and_nowhere_in_the_repo() {
             "## Pointers",
             "## Suggested Skills",
             "## Key Context to Start",
+            "## Decisions Made",
+            "## Artifacts",
+            "## Current State",
             "## Hand-Back Expected"
         ],
         "{text}"
@@ -162,8 +165,16 @@ fn fork_file_lands_in_tmpdir_and_nowhere_in_the_repo() {
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
-    // Pointers, never copies: the brief's decisions are not in the file.
-    assert!(!text.contains("use <= not <"), "{text}");
+    // The method's sections beyond the task summary, from the brief and git
+    // (issue 16 supersedes "pointers only": the decisions are copied).
+    for expected in [
+        "## Decisions Made\n- use <= not <\n",
+        "## Artifacts\n- `.claude/PROJECT_STATE.md` (uncommitted)\n- Brief `refs/handoffs/main`\n",
+        "## Current State\n- Branch main at ",
+        "- Next step: ",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
 
     // Same purpose again: a second file; the first is untouched.
     let out = fx
@@ -239,7 +250,7 @@ fn fork_list_shows_only_this_repository() {
 }
 
 #[test]
-fn consume_prints_and_deletes() {
+fn consume_prints_and_keeps_the_file_until_done() {
     let fx = Fx::new();
     let repo = fx.sb.repo("r");
     let path = stdout(&fx.run(&repo, &["fork", "--purpose", "side task"]).success());
@@ -248,11 +259,27 @@ fn consume_prints_and_deletes() {
     let printed = stdout(&out);
     assert!(printed.starts_with("# Fork — side task\n"), "{printed}");
     assert!(!printed.contains("<!-- git-handoff"), "{printed}");
-    assert!(!Path::new(path).exists(), "consumed files are deleted");
-    assert!(fx.tmp_names().is_empty(), "{:?}", fx.tmp_names());
+    assert!(!Path::new(path).exists(), "consumed files are renamed");
+    let kept = format!("{path}.consumed");
+    assert!(
+        Path::new(&kept).exists(),
+        "a crashed child can read it again"
+    );
+    let listed = stdout(&fx.run(&repo, &["fork", "list"]).success());
+    assert!(listed.starts_with("No fork or hand-back files"), "{listed}");
     // Consumed once only.
     let out = fx.run(&repo, &["fork", "consume", path]).code(1);
     one_error_line(&stderr(&out));
+    assert!(
+        stderr(&out).contains("was consumed already"),
+        "{}",
+        stderr(&out)
+    );
+    // `fork done` deletes it (by its .consumed name too).
+    let out = fx.run(&repo, &["fork", "done", &kept]).success();
+    assert_eq!(stdout(&out), format!("Deleted {kept}\n"));
+    assert!(fx.tmp_names().is_empty(), "{:?}", fx.tmp_names());
+    let out = fx.run(&repo, &["fork", "done", path]).code(1);
     assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
     // By bare name too, and from outside any repository.
     let path = stdout(&fx.run(&repo, &["fork", "--purpose", "another"]).success());
@@ -265,6 +292,7 @@ fn consume_prints_and_deletes() {
     let outside = fx.sb.path("outside");
     std::fs::create_dir_all(&outside).unwrap();
     fx.run(&outside, &["fork", "consume", &name]).success();
+    fx.run(&outside, &["fork", "done", &name]).success();
     assert!(fx.tmp_names().is_empty());
 }
 
@@ -310,7 +338,7 @@ fn hand_back_round_trip() {
     );
     let listed = stdout(&fx.run(&repo, &["fork", "list"]).success());
     assert!(listed.starts_with("hand-back  2026-11-30"), "{listed}");
-    // The parent consumes it: printed, then gone.
+    // The parent consumes it: printed, then kept until `fork done`.
     let printed = stdout(
         &fx.run(&repo, &["fork", "consume", back.to_str().unwrap()])
             .success(),
@@ -339,6 +367,16 @@ fn hand_back_round_trip() {
         );
     }
     assert!(!back.exists());
+    assert_eq!(
+        fx.tmp_names(),
+        [
+            "handoff-bisect-the-slowdown-2026-11-30-handback.md.consumed",
+            "handoff-bisect-the-slowdown-2026-11-30.md.consumed"
+        ]
+    );
+    // Once the merge is confirmed, `fork done` deletes fork and hand-back.
+    let out = stdout(&fx.run(&repo, &["fork", "done", &fork]).success());
+    assert_eq!(out.lines().count(), 2, "{out}");
     assert!(fx.tmp_names().is_empty(), "{:?}", fx.tmp_names());
 
     // With the fork file still there, the purpose comes from its header.

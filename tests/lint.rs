@@ -101,9 +101,19 @@ fn each_rule_and_its_near_miss() {
             "no-rejected-paths state.rejected_paths",
             Box::new(|b| b["state"]["rejected_paths"] = json!([])),
             Box::new(|b| {
+                b["state"]["rejected_paths"] = json!(["< (off by one)"]);
+                b["state"]["decisions"] = json!([]);
+            }),
+        ),
+        // Issue 16: a brief with neither decisions nor rejected paths no
+        // longer passes — rejected paths are the highest-ROI entry.
+        (
+            "no-rejected-paths state.rejected_paths",
+            Box::new(|b| {
                 b["state"]["rejected_paths"] = json!([]);
                 b["state"]["decisions"] = json!([]);
             }),
+            Box::new(|b| b["state"]["decisions"] = json!([])),
         ),
         (
             "over-long state.decisions",

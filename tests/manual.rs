@@ -591,3 +591,118 @@ fn the_readme_walkthrough_runs_as_written() {
         );
     }
 }
+
+/// The shipped skill and `/resume` command teach the whole method (issue
+/// 16, item 8): every mode, the key rules, READ's six steps, the PIPELINE
+/// rules, the gates and continue-or-fork — and what they show runs: each
+/// `git handoff <command>` they name exists, the method's pipeline stage
+/// format is accepted, and `/resume`'s command resumes and makes the key
+/// the session's.
+#[test]
+fn the_skill_and_resume_command_teach_the_method_as_shipped() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let read = |p: &str| std::fs::read_to_string(Path::new(ROOT).join(p)).unwrap();
+    let skill = read("contrib/claude/skills/git-handoff/SKILL.md");
+    let command = read("contrib/claude/commands/resume.md");
+    for needle in [
+        "WRITE",
+        "READ",
+        "RECOVER",
+        "REGROUND",
+        "SPLIT",
+        "BRIEF",
+        "PIPELINE",
+        "unless the branch changed",
+        "The selected key becomes the sticky",
+        "highest-ROI",
+        "Redact secrets, API keys, tokens and PII",
+        "Read the `files_read_first`",
+        "Do not open `PROJECT_STATE.md` by default",
+        "Resumed from <key>",
+        "offer to `cd`",
+        "Sprint contract",
+        "No self-grading",
+        "at most 3 iterations by default and 5 as a hard limit",
+        "stop\n  on a stall",
+        "Sequential when in doubt",
+        "never run parallel stages on overlapping\n  files",
+        "Synthesis is not concatenation",
+        "continue or fork?",
+        "Plan gate",
+        "Verification gate",
+        "Handoff gate",
+        "fork done",
+        "RECOVER instead",
+    ] {
+        assert!(
+            skill.contains(needle),
+            "the skill does not teach {needle:?}"
+        );
+    }
+    for needle in [
+        "git handoff resume $ARGUMENTS",
+        "files_read_first",
+        "Do not open `.claude/PROJECT_STATE.md` by default",
+        "Resumed from <key>",
+        "offer to `cd` there",
+        "session key",
+    ] {
+        assert!(command.contains(needle), "/resume does not say {needle:?}");
+    }
+    // Every subcommand the skill names exists.
+    let named = regex::Regex::new(r"git handoff ([a-z][a-z-]+)").unwrap();
+    let mut subs: Vec<&str> = named
+        .captures_iter(&skill)
+        .chain(named.captures_iter(&command))
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
+    subs.sort_unstable();
+    subs.dedup();
+    assert!(subs.len() >= 12, "{subs:?}");
+    for sub in subs {
+        sb.handoff(&repo, &[sub, "--help"]).success();
+    }
+    // The stage format the skill teaches is the one `pipeline save` takes.
+    let template = "## When to use\nbig features\n\n## Decomposition axis\nstage\n\n## Stages\n1. **explore** (parallel) — read-only explorers\n2. **build** (sequential) — the lead\n\n## Synthesis\nmerge and re-check\n";
+    assert!(skill.contains("`1. **<stage-name>** (parallel | sequential | background)`"));
+    sb.handoff_with(&repo, &["pipeline", "save", "p", "-F", "-"], Some(template))
+        .success();
+    // `/resume`'s command, as shipped, with a split thread as its argument.
+    let plan = r#"{"why":"w","threads":[{"key":"api-docs","resume":{"done_when":"make docs passes","resume_by":"r"},"state":{"next_acceptance_check":"make docs"}}]}"#;
+    sb.handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(plan))
+        .success();
+    let line = command
+        .lines()
+        .find(|l| l.contains("git handoff resume $ARGUMENTS"))
+        .unwrap();
+    let start = line.find("`git handoff ").unwrap() + "`git handoff ".len();
+    let end = start + line[start..].find('`').unwrap();
+    let args: Vec<String> = line[start..end]
+        .replace("$ARGUMENTS", "api-docs")
+        .split(' ')
+        .map(String::from)
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = stdout(&sb.handoff(&repo, &args).success());
+    assert!(out.contains("api-docs"), "{out}");
+    let out = sb
+        .handoff(
+            &repo,
+            &[
+                "write",
+                "--done-when",
+                "make docs passes",
+                "--resume-by",
+                "next",
+                "--next-check",
+                "make docs",
+            ],
+        )
+        .success();
+    assert!(
+        stdout(&out).contains("Wrote brief 'api-docs'"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -345,3 +345,89 @@ fn a_configured_narrative_path_with_a_space_merges_as_a_log() {
     let text = std::fs::read_to_string(repo.join(path)).unwrap();
     assert_eq!(titles(&text), ["b", "a"], "{text}");
 }
+
+/// Issue 15: a CRLF narrative keeps CRLF through the merge driver (also
+/// when base = ours = theirs) and through `write`.
+#[test]
+fn a_crlf_narrative_keeps_its_line_endings_on_merge_and_write() {
+    let sb = Sandbox::new();
+    let dir = sb.path("plain");
+    std::fs::create_dir_all(&dir).unwrap();
+    let crlf = |s: &str| s.replace('\n', "\r\n");
+    let entry = |d: &str| format!("## {d} — [k] t {d}\n\n### What was done\n- x\n- y\n");
+    let header = "# Project state\n\nA log.\n";
+    let same = crlf(&format!(
+        "{header}\n{}\n{}",
+        entry("2026-11-02"),
+        entry("2026-11-01")
+    ));
+    for f in ["O", "A", "B"] {
+        std::fs::write(dir.join(f), &same).unwrap();
+    }
+    sb.handoff(&dir, &["merge-narrative", "O", "A", "B"])
+        .success();
+    assert_eq!(std::fs::read_to_string(dir.join("A")).unwrap(), same);
+    // both sides add: the result is CRLF throughout
+    std::fs::write(
+        dir.join("O"),
+        crlf(&format!("{header}\n{}", entry("2026-11-01"))),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("A"),
+        crlf(&format!(
+            "{header}\n{}\n{}",
+            entry("2026-11-02"),
+            entry("2026-11-01")
+        )),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("B"),
+        crlf(&format!(
+            "{header}\n{}\n{}",
+            entry("2026-11-03"),
+            entry("2026-11-01")
+        )),
+    )
+    .unwrap();
+    sb.handoff(&dir, &["merge-narrative", "O", "A", "B"])
+        .success();
+    let merged = std::fs::read_to_string(dir.join("A")).unwrap();
+    assert_eq!(
+        merged,
+        crlf(&format!(
+            "{header}\n{}\n{}\n{}",
+            entry("2026-11-03"),
+            entry("2026-11-02"),
+            entry("2026-11-01")
+        ))
+    );
+
+    // write into a CRLF narrative adds a CRLF entry and keeps the rest
+    let repo = sb.repo("r");
+    let path = repo.join(".claude/PROJECT_STATE.md");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, &same).unwrap();
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--done-when",
+            "cargo test",
+            "--resume-by",
+            "next",
+            "--next-check",
+            "cargo test",
+        ],
+    )
+    .success();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text.matches('\n').count(),
+        text.matches("\r\n").count(),
+        "mixed endings: {text:?}"
+    );
+    assert!(text.ends_with(&same[crlf(header).len()..]), "{text:?}");
+    assert!(text.contains("[main] next\r\n"), "{text:?}");
+}

@@ -202,7 +202,7 @@ fn recover_bad_input_writes_nothing() {
 }
 
 #[test]
-fn the_sticky_key_survives_a_branch_switch_and_says_so() {
+fn the_sticky_key_follows_a_branch_switch_and_says_so() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let mut write = vec!["write"];
@@ -212,25 +212,37 @@ fn the_sticky_key_survives_a_branch_switch_and_says_so() {
         std::fs::read_to_string(repo.join(".git/handoff-key")).unwrap(),
         "main\nmain\n"
     );
+    let main_id = sb.git(&repo, &["rev-parse", "refs/handoffs/main"]);
 
     sb.git(&repo, &["switch", "-q", "-c", "feat/x"]);
     let out = sb.handoff(&repo, &write).success();
     let err = stderr(&out);
     assert!(
         err.contains(
-            "branch switched: this write targets 'main' (chosen on 'main'); pass a KEY or `--key-from-branch` to follow the branch ('feat-x')"
+            "branch switched: this write targets 'feat-x' (was 'main' on main); future handoffs will target 'feat-x'"
         ),
         "{err}"
     );
-    assert!(stdout(&out).contains("Wrote brief 'main'"));
-    assert_eq!(brief(&sb, &repo, "main")["state"]["branch"], "feat/x");
-    assert!(!handoff_refs(&sb, &repo).contains("refs/handoffs/feat-x"));
-    // recover follows the same key, with the same warning.
+    assert!(stdout(&out).contains("Wrote brief 'feat-x'"));
+    assert_eq!(
+        sb.git(&repo, &["rev-parse", "refs/handoffs/main"]),
+        main_id,
+        "the other branch's brief is left alone"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".git/handoff-key")).unwrap(),
+        "feat-x\nfeat/x\n"
+    );
+    // recover stays on the new sticky key, without a warning.
     let out = sb.handoff(&repo, &["recover"]).success();
-    assert!(stderr(&out).contains("this recover targets 'main'"));
-    assert!(stdout(&out).contains("Recovered brief 'main'"));
+    assert!(
+        !stderr(&out).contains("branch switched"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("Recovered brief 'feat-x'"));
 
-    // --key-from-branch follows the branch and makes it sticky.
+    // --key-from-branch follows the branch too.
     let mut follow = write.clone();
     follow.push("--key-from-branch");
     let out = sb.handoff(&repo, &follow).success();

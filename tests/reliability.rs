@@ -249,6 +249,9 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
                         "after",
                         "--next-check",
                         "cargo test next",
+                        // a complete brief: lint has nothing to add
+                        "--rejected",
+                        "retrying blindly: the lock says why",
                     ],
                 )
                 .code(1);

@@ -133,6 +133,11 @@ fn more_than_four_threads_draw_a_warning() {
         "{}",
         stderr(&out)
     );
+    assert!(
+        stderr(&out).contains("or RECOVER instead"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(handoff_refs(&sb, &repo), "");
 }
 
@@ -223,7 +228,15 @@ fn two_threads_make_two_refs_one_transaction_and_exactly_one_narrative_entry() {
         "{narrative}"
     );
     assert!(narrative.ends_with(&narrative_before[narrative_before.find("## ").unwrap()..]));
-    assert!(narrative.contains("- tokens stay JWT\n"), "{narrative}");
+    assert!(
+        narrative.contains("### Shared decisions (cross-cutting)\n- **tokens stay JWT**\n"),
+        "{narrative}"
+    );
+    // each thread's own files, as `<key>: <path>`
+    assert!(
+        narrative.contains("- api-auth: `src/auth.rs`\n"),
+        "{narrative}"
+    );
     assert!(narrative.contains("- Risk: CI clock skew\n"), "{narrative}");
     assert!(
         narrative.contains("(`git handoff resume api-auth`)"),

@@ -76,7 +76,6 @@ fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
     for section in [
         "### What was done",
         "### Decisions (with rationale)",
-        "### Surprises / lessons",
         "### Pointers",
     ] {
         assert!(
@@ -84,8 +83,11 @@ fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
             "missing {section}: {narrative}"
         );
     }
+    // The method leaves "Surprises / lessons" out when there are none, and
+    // pairs the decision with its rejected alternatives.
+    assert!(!narrative.contains("### Surprises"), "{narrative}");
     assert!(
-        narrative.contains("- Rejected: < operator (off by one)"),
+        narrative.contains("- **use <= not <** Rejected: < operator (off by one)."),
         "{narrative}"
     );
 }

@@ -35,7 +35,7 @@ pub struct FieldArgs {
     /// resume.prompt: replaces the generated resume prompt
     #[arg(long, value_name = "TEXT")]
     pub prompt: Option<String>,
-    /// Add to state.decisions (repeatable)
+    /// Add to state.decisions (repeatable); write it as 'decision — why' to keep the why
     #[arg(long = "decision", value_name = "TEXT")]
     pub decisions: Vec<String>,
     /// Add to state.rejected_paths (repeatable)

@@ -16,9 +16,11 @@ use crate::{Output, clock, narrative, repo, store};
 /// Writes <tmpdir>/handoff-<purpose>-<date>.md (the OS temp dir, TMPDIR
 /// honoured; never inside the repository) with Date, Purpose, Scope,
 /// Pointers, Suggested Skills, Key Context to Start and, with --hand-back,
-/// Hand-Back Expected, and prints its path. `fork list` shows this
-/// repository's unconsumed fork and hand-back files; `fork consume FILE`
-/// prints one and deletes it.
+/// Hand-Back Expected, plus Decisions Made, Artifacts and Current State
+/// from the current brief and git, and prints its path. `fork list` shows
+/// this repository's unconsumed fork and hand-back files; `fork consume
+/// FILE` prints one and keeps it as FILE.consumed; `fork done FILE`, once
+/// the merge is confirmed, deletes the fork and its hand-back.
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
@@ -59,9 +61,14 @@ pub enum Action {
         #[arg(long)]
         json: bool,
     },
-    /// Print a fork or hand-back file and delete it
+    /// Print a fork or hand-back file and keep it as FILE.consumed
     Consume {
         /// The file: its path in the temp dir, or its name
+        file: String,
+    },
+    /// Delete a fork file and its hand-back, once the merge is confirmed
+    Done {
+        /// The fork file (consumed or not): its path in the temp dir, or its name
         file: String,
     },
 }
@@ -71,6 +78,7 @@ pub fn run(args: Args) -> Result<Output> {
     match args.action {
         Some(Action::List { json }) => list(json),
         Some(Action::Consume { ref file }) => consume(file),
+        Some(Action::Done { ref file }) => done(file),
         None => write(&args),
     }
 }
@@ -125,6 +133,7 @@ fn write(args: &Args) -> Result<Output> {
         info.root.display(),
         head.branch_label()
     ));
+    let (decisions, artifacts, current_state) = parent_state(&repo, &head, brief.as_ref());
     let doc = ForkDoc {
         header: Header {
             kind: Kind::Fork,
@@ -139,6 +148,9 @@ fn write(args: &Args) -> Result<Output> {
         pointers: all_pointers,
         skills: args.skills.clone(),
         context,
+        decisions,
+        artifacts,
+        current_state,
     };
     let stem = fork::fork_stem(&slug, &doc.header.date);
     let path = fork::create(&dir, &stem, |p| {
@@ -290,6 +302,60 @@ fn consume(file: &str) -> Result<Output> {
             header.repo
         );
     }
-    eprintln!("Consumed and deleted {}", path.display());
+    eprintln!(
+        "Consumed {0}; kept as {0}{1} until `git handoff fork done` after the merge",
+        path.display(),
+        fork::CONSUMED_SUFFIX
+    );
     Ok(Output::ok(body))
+}
+
+fn done(file: &str) -> Result<Output> {
+    let dir = fork::dir();
+    let path = fork::resolve(&dir, file)?;
+    let deleted = fork::done(&path)?;
+    Ok(Output::ok(
+        deleted
+            .iter()
+            .map(|p| format!("Deleted {}\n", p.display()))
+            .collect::<String>(),
+    ))
+}
+
+/// The parent's state for the fork file: Decisions Made (the brief's
+/// decisions), Artifacts (uncommitted changed files, the brief) and Current
+/// State (branch and head, uncommitted summary, tests, next step).
+fn parent_state(
+    repo: &gix::Repository,
+    head: &repo::HeadState,
+    brief: Option<&crate::brief::Brief>,
+) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let decisions = brief.map(|b| b.state.decisions.clone()).unwrap_or_default();
+    let mut artifacts: Vec<String> = repo::changed_files(repo)
+        .unwrap_or_default()
+        .into_iter()
+        .take(20)
+        .map(|f| format!("`{f}` (uncommitted)"))
+        .collect();
+    if let Some(b) = brief {
+        artifacts.push(format!("Brief `refs/handoffs/{}`", b.key));
+    }
+    let mut state = vec![format!(
+        "Branch {}{}",
+        head.branch_label(),
+        head.sha()
+            .map(|s| format!(" at {}", &s[..s.len().min(7)]))
+            .unwrap_or_default()
+    )];
+    if let Some(summary) = repo::diff_stat(repo).ok().and_then(|d| d.summary()) {
+        state.push(format!("Uncommitted: {summary}"));
+    }
+    if let Some(b) = brief {
+        for t in &b.state.tests {
+            state.push(format!("Test `{}`: {}", t.cmd, t.result));
+        }
+        state.push(format!("Next step: {}", b.resume.resume_by));
+        state.push(format!("Done when: {}", b.resume.done_when));
+    }
+    (decisions, artifacts, state)
 }

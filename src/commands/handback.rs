@@ -48,8 +48,8 @@ pub fn run(args: Args) -> Result<Output> {
         .and_then(|n| n.to_str())
         .expect("resolved to a file name")
         .to_string();
-    let (repo_dir, purpose) = if fork_path.symlink_metadata().is_ok() {
-        let (header, _) = fork::read(&fork_path)?;
+    let (repo_dir, purpose) = if let Some(found) = fork::existing(&fork_path) {
+        let (header, _) = fork::read(&found)?;
         if header.kind != Kind::Fork {
             bail!(
                 "'{}' is a hand-back, not a fork file; --to takes the fork file the hand-back answers",

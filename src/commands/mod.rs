@@ -211,6 +211,28 @@ pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
     }
 }
 
+/// Make `key` this worktree's sticky key after it was resumed (the method:
+/// "the selected key becomes the sticky session key"), so that a later
+/// keyless `write` continues that thread. Not in a bare repository, and not
+/// when `GIT_HANDOFF_KEY` chose it (a per-process override never sticks).
+pub fn adopt(repo: &gix::Repository, key: &str, explicit: bool) {
+    if repo.workdir().is_none() {
+        return;
+    }
+    if !explicit && std::env::var(sticky::KEY_ENV).is_ok_and(|k| !k.is_empty()) {
+        return;
+    }
+    if let Ok(Some(current)) = sticky::read(repo)
+        && current.key == key
+    {
+        return;
+    }
+    match crate::repo::head_state(repo) {
+        Ok(head) => remember(repo, key, &head),
+        Err(e) => eprintln!("warning: this worktree's key could not be remembered: {e:#}"),
+    }
+}
+
 /// Pass text bound for a file through the redaction filter
 /// ([`crate::redact::redact_text`]); stderr says how many secrets of which
 /// kind were replaced in `what` (never the values). The caller's

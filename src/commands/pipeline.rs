@@ -15,8 +15,9 @@ use crate::{Output, atomic, render, repo};
 ///
 /// A template is markdown with four sections: When to use, Decomposition
 /// axis (concern, module or stage), Stages (one ### heading per stage with
-/// run: parallel|sequential|background, role: and brief contract: lines)
-/// and Synthesis.
+/// run: parallel|sequential|background, role: and brief contract: lines, or
+/// the method's numbered form `1. **<stage>** (parallel|sequential|background)`)
+/// and Synthesis. Secrets and personal data are redacted before saving.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What to do.
@@ -83,7 +84,7 @@ pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let root = repo::worktree_info(&repo)?.root;
     match args.action {
-        Action::Save(a) => save(&root, a),
+        Action::Save(a) => save(&root, a, crate::redact::Options::from_repo(&repo)),
         Action::List(a) => list(&root, a),
         Action::Show(a) => show(&root, a),
     }
@@ -122,10 +123,14 @@ fn read_template(source: &str) -> Result<String> {
         .map_err(|_| anyhow!("the template is not UTF-8 text; nothing was written"))
 }
 
-fn save(root: &Path, args: SaveArgs) -> Result<Output> {
+fn save(root: &Path, args: SaveArgs, redact: crate::redact::Options) -> Result<Output> {
     let path = pipeline::file(root, &args.name)?;
     let (text, skeleton) = match &args.file {
-        Some(source) => (read_template(source)?, false),
+        // A template is a committed file: no secret or personal data in it.
+        Some(source) => (
+            crate::commands::redacted(&read_template(source)?, "the template", redact),
+            false,
+        ),
         None => (pipeline::skeleton(&args.name), true),
     };
     let problems = pipeline::check(&text);

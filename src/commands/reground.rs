@@ -2,17 +2,26 @@
 
 use anyhow::Result;
 
-use crate::commands::{Selection, refuse_ambiguous, select};
+use crate::commands::{Selection, read_input, refuse_ambiguous, select};
 use crate::{Output, render, repo};
 
 /// Print the goal, the first five locked decisions and the files to keep in view
 ///
 /// Compact and read-only, with no warnings: for re-grounding a long
-/// session in what it is for.
+/// session in what it is for. With -F, from a brief file (a file-based
+/// handoff's JSON) instead of a stored brief.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The brief's key (default: the current branch's)
     pub key: Option<String>,
+    /// Re-ground from a brief file (or - for stdin) instead of a stored brief
+    #[arg(
+        short = 'F',
+        long = "file",
+        value_name = "FILE|-",
+        conflicts_with = "key"
+    )]
+    pub file: Option<String>,
     /// Print the brief's goal fields as JSON
     #[arg(long)]
     pub json: bool,
@@ -20,12 +29,20 @@ pub struct Args {
 
 /// Select and render.
 pub fn run(args: Args) -> Result<Output> {
-    let repo = repo::open_cwd_for_reading()?;
-    let stored = match select(&repo, args.key.as_deref())? {
-        Selection::Found { stored, .. } => stored,
-        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "reground", args.json)),
+    let brief = match &args.file {
+        Some(source) => crate::brief::Brief::from_slice(&read_input(source)?).map_err(|e| {
+            anyhow::anyhow!("'{source}' is not a valid brief: {e}; `git handoff validate {source}` lists every problem")
+        })?,
+        None => {
+            let repo = repo::open_cwd_for_reading()?;
+            match select(&repo, args.key.as_deref())? {
+                Selection::Found { stored, .. } => stored.brief()?,
+                Selection::Ambiguous(rows) => {
+                    return Ok(refuse_ambiguous(&rows, "reground", args.json));
+                }
+            }
+        }
     };
-    let brief = stored.brief()?;
     if args.json {
         return Ok(Output::ok(render::json(&serde_json::json!({
             "key": brief.key,

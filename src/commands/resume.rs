@@ -3,7 +3,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::commands::{Selection, refuse_ambiguous, select};
+use crate::commands::{Selection, adopt, refuse_ambiguous, select};
 use crate::drift::{self, Depth};
 use crate::{Output, clock, render, repo};
 
@@ -18,7 +18,8 @@ use crate::{Output, clock, render, repo};
 /// measured on the brief's own branch: HEAD when on it, else that branch's
 /// tip, else its remote-tracking branch, else HEAD. Without
 /// KEY: the current branch's brief; if it has none, the only brief; if several
-/// exist, they are listed and nothing is guessed (exit 1).
+/// exist, they are listed and nothing is guessed (exit 1). The resumed key
+/// becomes this worktree's sticky key: a later keyless write continues it.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The brief's key (default: the current branch's); KEY@REMOTE for a remote's version, KEY@{N} for an earlier one
@@ -39,6 +40,9 @@ pub fn run(args: Args) -> Result<Output> {
     let now = clock::now().map_err(anyhow::Error::msg)?;
     let report = drift::report(&repo, &brief, Some(stored.id), now, Depth::Full)?;
     let code = if report.is_mismatch() { 1 } else { 0 };
+    if code == 0 {
+        adopt(&repo, &brief.key, args.key.is_some());
+    }
     let stdout = if args.json {
         let (commits_since, in_history) = match &report.commits {
             drift::Commits::Since { count } => (json!(count), json!(true)),

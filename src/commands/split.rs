@@ -70,7 +70,7 @@ pub fn run(args: Args) -> Result<Output> {
     let git = GitFacts::read(&repo)?;
     if plan.threads.len() > MAX_RECOMMENDED_THREADS {
         eprintln!(
-            "warning: {} threads; fewer, coarser threads (at most {MAX_RECOMMENDED_THREADS}) are easier to resume and to merge back — consider folding some together",
+            "warning: {} threads; fewer, coarser threads (at most {MAX_RECOMMENDED_THREADS}) are easier to resume and to merge back — consider folding some together, or RECOVER instead: `git handoff recover` rebuilds one brief from the stored one and git",
             plan.threads.len()
         );
     }
@@ -370,12 +370,11 @@ fn entry(plan: &Plan, threads: &[Thread], git: &GitFacts) -> narrative::Entry {
             .map(|i| format!("- {prefix}{}\n", narrative::inline(i)))
             .collect()
     };
-    let mut decisions = bullets(strings(&plan.shared, &["state", "decisions"]), "");
-    decisions.push_str(&bullets(
-        strings(&plan.shared, &["state", "rejected_paths"]),
-        "Rejected: ",
-    ));
-    let surprises = bullets(strings(&plan.shared, &["state", "open_risks"]), "Risk: ");
+    let decisions = narrative::decisions_section(
+        &strings(&plan.shared, &["state", "decisions"]),
+        &strings(&plan.shared, &["state", "rejected_paths"]),
+    );
+    let risks = bullets(strings(&plan.shared, &["state", "open_risks"]), "Risk: ");
 
     let mut pointers = String::new();
     for t in threads {
@@ -387,6 +386,17 @@ fn entry(plan: &Plan, threads: &[Thread], git: &GitFacts) -> narrative::Entry {
             done = render::one_line(&t.brief.resume.done_when, 100),
         ));
     }
+    // Each thread's own files, as `<key>: <path>:<lines>`.
+    for t in threads {
+        for path in &t.owns {
+            pointers.push_str(&format!(
+                "- {}: `{}`\n",
+                t.brief.key,
+                narrative::inline(path)
+            ));
+        }
+    }
+    pointers.push_str(&risks);
     if let Some(shared) = plan
         .shared
         .get("files_read_first")
@@ -411,8 +421,7 @@ fn entry(plan: &Plan, threads: &[Thread], git: &GitFacts) -> narrative::Entry {
         title: plan.why.clone(),
         sections: vec![
             (narrative::SECTIONS[0].into(), done),
-            (narrative::SECTIONS[1].into(), decisions),
-            (narrative::SECTIONS[2].into(), surprises),
+            ("Shared decisions (cross-cutting)".into(), decisions),
             (narrative::SECTIONS[3].into(), pointers),
         ],
     }

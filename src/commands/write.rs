@@ -118,13 +118,22 @@ pub fn run(args: Args) -> Result<Output> {
         None
     } else {
         let narrative_path = narrative::path(&repo, &worktree.root)?;
-        let mut entry = narrative::entry_from_brief(&brief, None);
+        // "What was done": the commits since this key's previous entry.
+        let previous_head = match expected {
+            Some(_) => store::read(&repo, &key)?
+                .and_then(|stored| stored.brief().ok())
+                .and_then(|b| b.state.head_sha),
+            None => None,
+        };
+        let commits = narrative::Commits::since(&repo, previous_head.as_deref());
+        let mut entry = narrative::entry_from_brief(&brief, None, &commits);
         if let Some(md) = &narrative_md {
             narrative::apply_markdown(&mut entry, md)?;
         }
+        // The entry holds commit subjects too: it passes the filter as a whole.
         Some(narrative::Pending::prepare(
             &narrative_path,
-            &entry.render(),
+            &checks.redact_text(&entry.render()),
             narrative::lock_wait(&repo),
         )?)
     };
