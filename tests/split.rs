@@ -456,3 +456,23 @@ fn bad_plans_write_nothing() {
     assert!(!repo.join(".claude").exists());
     assert_eq!(sb.git(&repo, &["status", "--porcelain", "--ignored"]), "");
 }
+
+#[test]
+fn split_adds_no_narrative_entry_when_the_narrative_is_off() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.git(&repo, &["config", "handoff.narrative", "false"]);
+    let out = stdout(
+        &sb.handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(PLAN))
+            .success(),
+    );
+    assert!(
+        out.contains("; no narrative entry (handoff.narrative is false)."),
+        "{out}"
+    );
+    assert!(!repo.join(".claude").exists());
+    assert!(
+        sb.git(&repo, &["for-each-ref", "refs/handoffs"])
+            .contains("api-docs")
+    );
+}

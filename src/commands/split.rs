@@ -107,14 +107,19 @@ pub fn run(args: Args) -> Result<Output> {
     }
 
     let keys: Vec<&str> = threads.iter().map(|t| t.brief.key.as_str()).collect();
-    let entry = entry(&plan, &threads, &git);
-    let narrative_path = narrative::path(&repo, &git.worktree.root)?;
-    // Lock the narrative first so that stored briefs always get their entry.
-    let pending = narrative::Pending::prepare(
-        &narrative_path,
-        &entry.render(),
-        narrative::lock_wait(&repo),
-    )?;
+    // Lock the narrative first so that stored briefs always get their entry
+    // (none when `handoff.narrative` is false).
+    let pending = if narrative::disabled(&repo) {
+        None
+    } else {
+        let entry = entry(&plan, &threads, &git);
+        let narrative_path = narrative::path(&repo, &git.worktree.root)?;
+        Some(narrative::Pending::prepare(
+            &narrative_path,
+            &entry.render(),
+            narrative::lock_wait(&repo),
+        )?)
+    };
     let updates: Vec<store::Update> = threads
         .iter()
         .map(|t| store::Update {
@@ -127,7 +132,7 @@ pub fn run(args: Args) -> Result<Output> {
         &updates,
         &format!("handoff: split {}", keys.join(", ")),
     )?;
-    let narrative_file = pending.commit()?;
+    let narrative_file = pending.map(narrative::Pending::commit).transpose()?;
     checks.report();
     if !written.history {
         eprintln!(
@@ -135,11 +140,12 @@ pub fn run(args: Args) -> Result<Output> {
             git.head.branch_label()
         );
     }
-    let rel_narrative = narrative_file
-        .strip_prefix(&git.worktree.root)
-        .unwrap_or(&narrative_file)
-        .display()
-        .to_string();
+    let rel_narrative = narrative_file.map(|file| {
+        file.strip_prefix(&git.worktree.root)
+            .unwrap_or(&file)
+            .display()
+            .to_string()
+    });
     if args.json {
         let rows: Vec<Value> = threads
             .iter()
@@ -161,8 +167,11 @@ pub fn run(args: Args) -> Result<Output> {
             "threads": rows,
         }))));
     }
+    let narrated = rel_narrative
+        .map(|rel| format!("narrative entry added to {rel}"))
+        .unwrap_or_else(|| "no narrative entry (handoff.narrative is false)".to_string());
     let mut out = format!(
-        "Split into {} briefs in one transaction; narrative entry added to {rel_narrative}.\n\n",
+        "Split into {} briefs in one transaction; {narrated}.\n\n",
         threads.len()
     );
     for t in &threads {
