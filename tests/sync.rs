@@ -143,7 +143,8 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
     assert!(t.id(&t.bare, "refs/notes/handoffs").is_some());
     // A's base now records what both sides agree on.
     assert_eq!(
-        t.id(&t.a, "refs/remotes/origin/handoffs/feat").as_deref(),
+        t.id(&t.a, "refs/handoff-remotes/origin/briefs/feat")
+            .as_deref(),
         Some(v1.as_str())
     );
 
@@ -161,11 +162,12 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
         Some(v1.as_str())
     );
     assert_eq!(
-        t.id(&t.b, "refs/remotes/origin/handoffs/feat").as_deref(),
+        t.id(&t.b, "refs/handoff-remotes/origin/briefs/feat")
+            .as_deref(),
         Some(v1.as_str())
     );
     assert_eq!(
-        t.id(&t.b, "refs/notes/remotes/origin/handoffs"),
+        t.id(&t.b, "refs/handoff-remotes/origin/notes"),
         t.id(&t.bare, "refs/notes/handoffs")
     );
     // B reads it as A stored it, and its history too.
@@ -268,7 +270,8 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
         );
         // The base stays on the last version both agreed on.
         assert_eq!(
-            t.id(&t.b, "refs/remotes/origin/handoffs/feat").as_deref(),
+            t.id(&t.b, "refs/handoff-remotes/origin/briefs/feat")
+                .as_deref(),
             Some(base.as_str())
         );
     }
@@ -402,12 +405,30 @@ fn a_key_the_remote_changed_after_the_fetch_is_rejected_by_name_and_the_others_g
         t.id(&t.a, "refs/handoffs/one").as_deref(),
         Some(one2.as_str())
     );
-    let out = t.run(&t.a, &["fetch"]).code(1);
+    // What the remote now holds is not a brief: reported as ignored, never
+    // as a divergence that `resolve --take-remote` could store.
+    let out = t.run(&t.a, &["fetch"]).success();
     assert!(
-        stdout(&out).contains("diverged: one (local"),
+        stdout(&out).contains(&format!(
+            "ignored: one ('origin' holds {}, which is not a valid brief; nothing taken",
+            short(intruder_id.trim())
+        )),
         "{}",
         stdout(&out)
     );
+    let out = t.run(&t.a, &["resolve", "one", "--take-remote"]).code(1);
+    assert!(
+        stderr(&out).contains("which is not a valid brief of this key; nothing was changed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/one").as_deref(),
+        Some(one2.as_str())
+    );
+    // The next push repairs the remote, with a lease on the garbage.
+    t.run(&t.a, &["push"]).success();
+    assert_eq!(t.remote_id("one").as_deref(), Some(one2.as_str()));
 }
 
 #[test]
@@ -542,7 +563,9 @@ fn a_brief_or_history_holding_a_secret_is_not_pushed() {
         "{text}"
     );
     assert!(
-        text.contains("history: refused, not pushed (1 version of 'leaky' holds secrets; `git handoff redact --history` removes them)"),
+        text.contains(
+            "history: refused, not pushed (1 history line holds secrets: key 'leaky' version "
+        ) && text.contains(" (github_token); `git handoff redact --history` removes them)"),
         "{text}"
     );
     assert!(!text.contains(token), "the secret is never echoed: {text}");
@@ -606,7 +629,7 @@ fn drop_then_push_prune_deletes_remotely_and_only_with_a_lease() {
     );
     assert_eq!(t.remote_id("gone"), None);
     assert!(t.remote_id("kept").is_some());
-    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/gone"), None);
+    assert_eq!(t.id(&t.a, "refs/handoff-remotes/origin/briefs/gone"), None);
 
     // B learns of it on fetch, but keeps its copy (never deleted by fetch).
     let out = t.run(&t.b, &["fetch"]).success();
@@ -690,7 +713,7 @@ fn refs_on_the_remote_that_are_not_briefs_are_not_taken() {
     let out = t.run(&t.b, &["fetch"]).success();
     assert!(
         stdout(&out).contains(&format!(
-            "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken)",
+            "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken;",
             short(&junk)
         )),
         "{}",
@@ -701,16 +724,26 @@ fn refs_on_the_remote_that_are_not_briefs_are_not_taken() {
 
 #[test]
 fn lost_bases_are_recovered_from_the_histories() {
-    // `git fetch --prune` with the default refspec removes the bases under
-    // refs/remotes/origin/handoffs/; the next handoff fetch decides from the
-    // notes histories instead.
+    // A base that is lost (deleted by hand; `git fetch --prune` no longer
+    // reaches them, they are outside refs/remotes/): the next handoff
+    // fetch decides from the notes histories instead.
     let t = team();
     let v1 = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).success();
     t.sb.git(&t.a, &["fetch", "-q", "--prune"]);
     t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
-    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/k"), None);
+    assert_eq!(
+        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k")
+            .as_deref(),
+        Some(v1.as_str())
+    );
+    for dir in [&t.a, &t.b] {
+        t.sb.git(
+            dir,
+            &["update-ref", "-d", "refs/handoff-remotes/origin/briefs/k"],
+        );
+    }
 
     // A is ahead: the remote's version is in A's history.
     let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");

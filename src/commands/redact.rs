@@ -40,7 +40,16 @@ pub fn redact_note(data: &[u8], options: Options, counts: &mut Counts) -> Option
         };
         let replaced = match serde_json::from_slice::<Value>(body) {
             Ok(mut value) if value.is_object() => {
-                let found = redact::redact_json(&mut value, options);
+                let mut found = redact::redact_json(&mut value, options);
+                // The key too: a line whose key holds a secret (refused
+                // on write since, but older or hand-made) must not keep it.
+                if let Some(Value::String(key)) = value.get_mut("key") {
+                    let (text, in_key) = redact::redact(key, options);
+                    if !in_key.is_empty() {
+                        *key = text;
+                        redact::merge(&mut found, in_key);
+                    }
+                }
                 (!found.is_empty()).then(|| {
                     redact::merge(counts, found);
                     serde_json::to_vec(&value).expect("JSON serializes")
@@ -101,6 +110,9 @@ pub fn run(args: Args) -> Result<Output> {
     } else {
         None
     };
+    if rewritten.as_ref().is_some_and(|r| r.tips.is_some()) && !args.dry_run {
+        crate::gate::mark_history_redacted(&repo)?;
+    }
     if args.json {
         return Ok(Output::ok(render::json(&serde_json::json!({
             "dry_run": args.dry_run,

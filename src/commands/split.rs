@@ -74,8 +74,9 @@ pub fn run(args: Args) -> Result<Output> {
             plan.threads.len()
         );
     }
-    let threads = compose_threads(&repo, &plan, &git)?;
-    for thread in &threads {
+    let mut threads = compose_threads(&repo, &plan, &git)?;
+    for thread in &mut threads {
+        thread.brief = checks.redact_brief(thread.brief.clone());
         checks.lint(&repo, &thread.brief)?;
     }
     let proposal = SplitProposal {
@@ -112,7 +113,7 @@ pub fn run(args: Args) -> Result<Output> {
     // Lock the narrative first so that stored briefs always get their entry.
     let pending = narrative::Pending::prepare(
         &narrative_path,
-        &entry.render(),
+        &checks.redact_text(&entry.render()),
         narrative::lock_wait(&repo),
     )?;
     let updates: Vec<store::Update> = threads
