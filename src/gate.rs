@@ -160,9 +160,13 @@ impl std::fmt::Display for Finding {
 }
 
 /// The key as it may be shown: redacted when it holds a secret.
+pub fn redacted_key(key: &str, options: Options) -> String {
+    redact::redact(key, options).0
+}
+
+/// [`redacted_key`], quoted and with control characters escaped.
 pub fn shown_key(key: &str, options: Options) -> String {
-    let (text, _) = redact::redact(key, options);
-    format!("'{}'", crate::escape::clean(&text))
+    format!("'{}'", crate::escape::clean(&redacted_key(key, options)))
 }
 
 fn finding_in_line(

@@ -328,3 +328,65 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
     }
     Ok(())
 }
+
+/// Delete these refs (each only if it still holds the id given), in one
+/// transaction.
+fn delete_refs(repo: &gix::Repository, refs: Vec<(String, ObjectId)>, what: &str) -> Result<()> {
+    use gix::refs::Target;
+    use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
+    if refs.is_empty() {
+        return Ok(());
+    }
+    let mut edits = Vec::new();
+    for (name, id) in refs {
+        edits.push(RefEdit {
+            change: Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(id)),
+                log: RefLog::AndReference,
+            },
+            name: name
+                .as_str()
+                .try_into()
+                .map_err(|_| anyhow!("'{name}' is not a valid ref name"))?,
+            deref: false,
+        });
+    }
+    repo.edit_references(edits)
+        .map_err(|e| anyhow!("cannot remove {what}: {e}; run again"))?;
+    Ok(())
+}
+
+/// Forget what `git fetch` staged from `remote` (a fetch refused after
+/// staging it): nothing of it is read until the next fetch.
+pub fn forget_staged(repo: &gix::Repository, remote: &str) -> Result<()> {
+    let prefix = format!("{STAGING_PREFIX}{remote}/");
+    let refs = ids_under(repo, &prefix)?
+        .into_iter()
+        .map(|(rest, id)| (format!("{prefix}{rest}"), id))
+        .collect();
+    delete_refs(repo, refs, &format!("what was fetched from '{remote}'"))
+}
+
+/// After `redact --history`: forget what the remotes held as of their last
+/// fetch (every staged ref and every remote's notes history: they hold the
+/// versions just redacted, and `log` reads them) and every base that holds
+/// a secret. The next fetch brings them back only through the secret gate.
+pub fn forget_remote_secrets(repo: &gix::Repository) -> Result<()> {
+    migrate(repo)?;
+    let options = crate::redact::Options::from_repo(repo);
+    let mut refs: Vec<(String, ObjectId)> = ids_under(repo, STAGING_PREFIX)?
+        .into_iter()
+        .map(|(rest, id)| (format!("{STAGING_PREFIX}{rest}"), id))
+        .collect();
+    for (rest, id) in ids_under(repo, REMOTES_PREFIX)? {
+        let name = format!("{REMOTES_PREFIX}{rest}");
+        let secret = || {
+            repo.find_blob(id)
+                .is_ok_and(|b| !crate::redact::find_in_line(&b.data, options).is_empty())
+        };
+        if notes_ref_remote(&name).is_some() || secret() {
+            refs.push((name, id));
+        }
+    }
+    delete_refs(repo, refs, "what the remotes held as of their last fetch")
+}

@@ -525,7 +525,12 @@ pub fn fetch_with(
     crate::failpoint("fetch-staged");
     let staged = staged_notes(repo, remote)?;
     if !options.allow_secrets && crate::gate::history_redacted(repo) {
-        crate::gate::refuse_returning_secrets(repo, remote, staged.valid(), local_notes_before)?;
+        if let Err(refused) =
+            crate::gate::refuse_returning_secrets(repo, remote, staged.valid(), local_notes_before)
+        {
+            remotes::forget_staged(repo, remote)?;
+            return Err(refused);
+        }
     }
     let remote_notes = publish_remote_notes(repo, remote, staged)?;
     // The history first: every version a brief ref is about to take from
@@ -609,7 +614,7 @@ pub fn fetch_with(
             continue;
         }
         keys.push(KeyReport {
-            key,
+            key: crate::gate::redacted_key(&key, redact::Options::from_repo(repo)),
             status,
             local: info(repo, if took { r } else { l }),
             remote: info(repo, r),
@@ -1132,9 +1137,7 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
                     redact::key_rule(&key, redact::Options::from_repo(repo)) =>
             {
                 keys.push(PushedKey {
-                    key: crate::gate::shown_key(&key, redact::Options::from_repo(repo))
-                        .trim_matches('\'')
-                        .to_string(),
+                    key: crate::gate::redacted_key(&key, redact::Options::from_repo(repo)),
                     outcome: Outcome::Refused,
                     lease,
                     new: None,

@@ -221,3 +221,30 @@ fn without_a_transcript_the_newest_session_of_this_worktree_is_read() {
         .success()
         .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
 }
+
+#[test]
+fn a_fifo_is_refused_at_once_never_read() {
+    // Opening a FIFO for reading blocks until a writer appears: `usage`
+    // must refuse it before opening, not hang.
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    let fifo = sb.path("transcript.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut cmd = sb.command("git", &dir);
+    cmd.args(["handoff", "usage", fifo.to_str().unwrap()]);
+    let out = assert_cmd::Command::from_std(cmd)
+        .timeout(std::time::Duration::from_secs(10))
+        .assert()
+        .code(1);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("is a special file (a FIFO, socket or device), not a regular file"),
+        "{err}"
+    );
+    assert_eq!(stdout(&out), "");
+}

@@ -15,6 +15,10 @@ use crate::{Output, render, repo, store};
 /// With --history, refs/notes/handoffs is rewritten commit by commit with the
 /// filter applied to every version: this is a history rewrite, like
 /// `git filter-branch` — clones that already fetched the old history keep it.
+/// Once it removed something, `fetch` refuses to merge those secrets back in
+/// from a remote that still holds them (`fetch --allow-secrets` overrides),
+/// and what the remotes held as of their last fetch is forgotten until the
+/// next fetch.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Also rewrite the notes history (every version of every brief)
@@ -112,6 +116,7 @@ pub fn run(args: Args) -> Result<Output> {
     };
     if rewritten.as_ref().is_some_and(|r| r.tips.is_some()) && !args.dry_run {
         crate::gate::mark_history_redacted(&repo)?;
+        crate::remotes::forget_remote_secrets(&repo)?;
     }
     if args.json {
         return Ok(Output::ok(render::json(&serde_json::json!({

@@ -262,21 +262,33 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
                 ));
                 None
             }
-            Some(k) => match keys::validate(k) {
-                Err(e) => {
-                    issues.push(issue("key", e.to_string()));
-                    None
-                }
-                Ok(()) => {
-                    if let Some(first) = seen.insert(k.clone(), n + 1) {
+            Some(k) => {
+                match keys::validate(k) {
+                    Ok(())
+                        if let Some(rule) =
+                            crate::redact::key_rule(k, crate::redact::Options::from_repo(repo)) =>
+                    {
                         issues.push(issue(
+                        "key",
+                        format!("the key holds a secret ({rule}); name the thread with a key without it"),
+                    ));
+                        None
+                    }
+                    Err(e) => {
+                        issues.push(issue("key", e.to_string()));
+                        None
+                    }
+                    Ok(()) => {
+                        if let Some(first) = seen.insert(k.clone(), n + 1) {
+                            issues.push(issue(
                             "key",
                             format!("'{k}' is repeated in the plan (thread {first} has it too); each thread needs its own key"),
                         ));
+                        }
+                        Some(k.clone())
                     }
-                    Some(k.clone())
                 }
-            },
+            }
         };
         let mut value = plan.shared.clone();
         compose::merge(&mut value, thread.clone(), Lists::Append);
