@@ -259,6 +259,12 @@ fn legacy_refs(repo: &gix::Repository) -> Result<Vec<Legacy>> {
     Ok(out)
 }
 
+/// How many refs of the old layout (bases and remote histories under
+/// `refs/remotes/` and `refs/notes/remotes/`) this repository still holds.
+pub fn legacy_count(repo: &gix::Repository) -> Result<usize> {
+    Ok(legacy_refs(repo)?.len())
+}
+
 /// Move the refs of the old layout (`refs/remotes/<remote>/handoffs/<key>`,
 /// `refs/notes/remotes/<remote>/handoffs`) into `refs/handoff-remotes/`,
 /// once. Crash-safe: each ref is created under its new name before the

@@ -1515,3 +1515,34 @@ fn history_push_contention_says_to_push_again_not_to_resolve() {
         stdout(&out)
     );
 }
+
+#[test]
+fn init_check_names_bases_of_an_earlier_version_and_init_moves_them() {
+    let t = team();
+    let v1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.sb.git(
+        &t.a,
+        &["update-ref", "refs/remotes/origin/handoffs/k1", &v1],
+    );
+    t.sb.git(
+        &t.a,
+        &["update-ref", "-d", "refs/handoff-remotes/origin/briefs/k1"],
+    );
+    let out = t.run(&t.a, &["init", "--check"]).code(1);
+    assert!(
+        stdout(&out).lines().any(|l| l.starts_with("missing  refs/handoff-remotes/ ")
+            && l.ends_with(" 1 ref of an earlier version under refs/remotes/*/handoffs/ or refs/notes/remotes/, where git's own branches land")),
+        "{}",
+        stdout(&out)
+    );
+    // --check only reports.
+    assert!(t.id(&t.a, "refs/remotes/origin/handoffs/k1").is_some());
+    t.run(&t.a, &["init"]).success();
+    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/k1"), None);
+    assert_eq!(
+        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k1")
+            .as_deref(),
+        Some(v1.as_str())
+    );
+}
