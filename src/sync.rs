@@ -524,13 +524,13 @@ pub fn fetch_with(
     git_fetch(repo, remote, true)?;
     crate::failpoint("fetch-staged");
     let staged = staged_notes(repo, remote)?;
-    if !options.allow_secrets && crate::gate::history_redacted(repo) {
-        if let Err(refused) =
+    if !options.allow_secrets
+        && crate::gate::history_redacted(repo)
+        && let Err(refused) =
             crate::gate::refuse_returning_secrets(repo, remote, staged.valid(), local_notes_before)
-        {
-            remotes::forget_staged(repo, remote)?;
-            return Err(refused);
-        }
+    {
+        remotes::forget_staged(repo, remote)?;
+        return Err(refused);
     }
     let remote_notes = publish_remote_notes(repo, remote, staged)?;
     // The history first: every version a brief ref is about to take from
@@ -574,34 +574,12 @@ pub fn fetch_with(
             let in_local = r.zip(local).is_some_and(|(id, ids)| ids.contains(&id));
             Ok((in_remote, in_local))
         };
-        let (mut status, mut action) = classify(l, b, r, &mut histories)?;
-        if action == Action::TakeRemote
-            && let (Some(l), Some(r)) = (l, r)
-            && older_version(local_history.as_ref().and_then(|h| h.get(&key)), l, r)
-        {
-            (status, action) = (Status::RolledBack, Action::SetBase(r));
-        }
-        if matches!(action, Action::TakeRemote) || status == Status::Diverged {
-            if !is_brief(repo, r, &key) {
-                (status, action) = (Status::Invalid, Action::Nothing);
-            }
-        }
-        let base_name = base_ref(remote, &key);
-        let edits = match action {
-            Action::Nothing => vec![],
-            Action::SetBase(id) => vec![set(&base_name, previous(b), id, &message)?],
-            Action::DeleteBase => vec![delete(&base_name, previous(b))?],
-            Action::TakeRemote => {
-                let r = r.expect("taking the remote's value needs one");
-                // The brief before the base (refs are committed in order):
-                // killed between the two, the next fetch finds local =
-                // remote (up to date), never a base ahead of the brief.
-                vec![
-                    set(&store::ref_name(&key), previous(l), r, &message)?,
-                    set(&base_name, previous(b), r, &message)?,
-                ]
-            }
-        };
+        let (mut status, action) = classify(l, b, r, &mut histories)?;
+        let local_versions = local_history.as_ref().and_then(|h| h.get(&key));
+        let (status_now, action) =
+            check_remote_value(repo, &key, (l, r), local_versions, (status, action));
+        status = status_now;
+        let edits = reconcile_edits(&key, remote, (l, b, r), action, &message)?;
         let changes = !edits.is_empty();
         if !transaction(repo, edits)? {
             status = Status::Conflict;
@@ -626,6 +604,55 @@ pub fn fetch_with(
         remote: remote.to_string(),
         keys,
         history,
+    })
+}
+
+/// The remote's value checked before it is taken: an older version of
+/// the key already in the local history is a rollback (keep local, move
+/// the base so that push repairs the remote); a value that is not a brief
+/// of the key is ignored, never taken and never called diverged.
+fn check_remote_value(
+    repo: &gix::Repository,
+    key: &str,
+    (l, r): (Option<ObjectId>, Option<ObjectId>),
+    local_versions: Option<&Vec<ObjectId>>,
+    (status, action): (Status, Action),
+) -> (Status, Action) {
+    if action == Action::TakeRemote
+        && let (Some(l), Some(r)) = (l, r)
+        && older_version(local_versions, l, r)
+    {
+        return (Status::RolledBack, Action::SetBase(r));
+    }
+    if (action == Action::TakeRemote || status == Status::Diverged) && !is_brief(repo, r, key) {
+        return (Status::Invalid, Action::Nothing);
+    }
+    (status, action)
+}
+
+/// The ref edits of one key's reconciliation.
+fn reconcile_edits(
+    key: &str,
+    remote: &str,
+    (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
+    action: Action,
+    message: &str,
+) -> Result<Vec<RefEdit>> {
+    let base_name = base_ref(remote, key);
+    Ok(match action {
+        Action::Nothing => vec![],
+        Action::SetBase(id) => vec![set(&base_name, previous(b), id, message)?],
+        Action::DeleteBase => vec![delete(&base_name, previous(b))?],
+        Action::TakeRemote => {
+            let r = r.expect("taking the remote's value needs one");
+            // The brief before the base (refs are committed in order):
+            // killed between the two, the next fetch finds local = remote
+            // (up to date), never a base ahead of the brief.
+            vec![
+                set(&store::ref_name(key), previous(l), r, message)?,
+                set(&base_name, previous(b), r, message)?,
+            ]
+        }
     })
 }
 
@@ -1076,34 +1103,19 @@ fn accepted(flag: char) -> bool {
     matches!(flag, ' ' | '+' | '-' | '*' | '=')
 }
 
-/// Push: fetch first (so leases are current), then send each key that is
-/// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
-/// diverged one, delete dropped keys with `prune`, and push the merged
-/// notes history (fast-forward only). With `dry_run` nothing is fetched or
-/// changed: the plan comes from the last fetch and `git push --dry-run`
-/// checks the leases.
-pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
-    remotes::migrate(repo)?;
-    let fetch_report = if options.dry_run {
-        None
-    } else {
-        Some(fetch(repo, remote)?)
-    };
-    let sides = Sides::read(repo, remote)?;
-    let all = sides.keys();
-    let selected: Vec<String> = if options.keys.is_empty() {
-        all.into_iter().collect()
-    } else {
-        for key in &options.keys {
-            if !all.contains(key) {
-                bail!(
-                    "no brief '{key}' here or on '{remote}'; `git handoff list` shows the keys; nothing was pushed"
-                );
-            }
-        }
-        options.keys.clone()
-    };
+/// The keys a push sends (or deletes), each with its plan.
+type Sends = Vec<(String, Plan)>;
 
+/// Each selected key's plan: sent (or deleted), or held with a reason.
+/// A remote value that is not a brief of the key is replaced; a key or a
+/// brief holding a secret is refused.
+fn plan_keys(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &Sides,
+    selected: Vec<String>,
+    options: &PushOptions,
+) -> Result<(Vec<PushedKey>, Sends)> {
     let mut keys = Vec::new();
     let mut sends: Vec<(String, Plan)> = Vec::new();
     for key in selected {
@@ -1166,6 +1178,38 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
         }
     }
 
+    Ok((keys, sends))
+}
+
+/// Push: fetch first (so leases are current), then send each key that is
+/// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
+/// diverged one, delete dropped keys with `prune`, and push the merged
+/// notes history (fast-forward only). With `dry_run` nothing is fetched or
+/// changed: the plan comes from the last fetch and `git push --dry-run`
+/// checks the leases.
+pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
+    remotes::migrate(repo)?;
+    let fetch_report = if options.dry_run {
+        None
+    } else {
+        Some(fetch(repo, remote)?)
+    };
+    let sides = Sides::read(repo, remote)?;
+    let all = sides.keys();
+    let selected: Vec<String> = if options.keys.is_empty() {
+        all.into_iter().collect()
+    } else {
+        for key in &options.keys {
+            if !all.contains(key) {
+                bail!(
+                    "no brief '{key}' here or on '{remote}'; `git handoff list` shows the keys; nothing was pushed"
+                );
+            }
+        }
+        options.keys.clone()
+    };
+
+    let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
     let local_notes = history::peel(repo, NOTES_REF)?;
     let remote_notes = history::peel(repo, &remotes::notes_ref(remote))?;
     let mut notes_to_push = match local_notes {
