@@ -34,11 +34,26 @@ pub struct NotesWalk {
 }
 
 impl NotesWalk {
-    /// Mark everything reachable from `tip` as known: [`NotesWalk::add`]
-    /// neither reports nor walks it again. A damaged known history is
-    /// marked as far as it can be read.
+    /// Mark the history at `tip` as known: its commits (all of them) and
+    /// the notes of its tip tree, which [`NotesWalk::add`] then neither
+    /// reports nor walks again. Only the tip's tree is read, so that this
+    /// costs a commit walk, not a walk of every tree of a long history. A
+    /// damaged known history is marked as far as it can be read.
     pub fn mark_known(&mut self, repo: &gix::Repository, tip: ObjectId) {
-        let _ = self.walk(repo, tip, false);
+        let mut queue = vec![tip];
+        while let Some(id) = queue.pop() {
+            if !self.commits.insert(id) {
+                continue;
+            }
+            if let Ok(commit) = repo.find_commit(id) {
+                if id == tip
+                    && let Ok(tree) = commit.tree_id()
+                {
+                    let _ = self.tree(repo, tree.detach(), 0, false);
+                }
+                queue.extend(commit.parent_ids().map(|p| p.detach()));
+            }
+        }
     }
 
     /// Walk the history at `tip`, recording its new note blobs and commit
@@ -48,15 +63,6 @@ impl NotesWalk {
         &mut self,
         repo: &gix::Repository,
         tip: ObjectId,
-    ) -> Result<std::result::Result<(), String>> {
-        self.walk(repo, tip, true)
-    }
-
-    fn walk(
-        &mut self,
-        repo: &gix::Repository,
-        tip: ObjectId,
-        record: bool,
     ) -> Result<std::result::Result<(), String>> {
         let mut queue = vec![tip];
         while let Some(id) = queue.pop() {
@@ -77,12 +83,10 @@ impl NotesWalk {
             let Ok(tree) = commit.tree_id() else {
                 return Ok(Err(format!("commit {} has no tree", store::short(&id))));
             };
-            if record {
-                let message = commit.message_raw().map(|m| m.to_vec()).unwrap_or_default();
-                self.messages.push((id, message));
-            }
+            let message = commit.message_raw().map(|m| m.to_vec()).unwrap_or_default();
+            self.messages.push((id, message));
             queue.extend(commit.parent_ids().map(|p| p.detach()));
-            if let Err(why) = self.tree(repo, tree.detach(), 0, record)? {
+            if let Err(why) = self.tree(repo, tree.detach(), 0, true)? {
                 return Ok(Err(format!("commit {}: {why}", store::short(&id))));
             }
         }

@@ -238,17 +238,17 @@ fn legacy_refs(repo: &gix::Repository) -> Result<Vec<Legacy>> {
                 continue;
             };
             let rest = &name[prefix.len()..];
-            let kind = repo.find_header(id).ok().map(|h| h.kind());
+            let kind = || repo.find_header(id).ok().map(|h| h.kind());
             let new = if prefix == LEGACY_NOTES {
                 let Some(remote) = rest.strip_suffix("/handoffs") else {
                     continue;
                 };
-                (kind == Some(gix::object::Kind::Commit)).then(|| notes_ref(remote))
+                (kind() == Some(gix::object::Kind::Commit)).then(|| notes_ref(remote))
             } else {
                 let Some((remote, key)) = rest.rsplit_once("/handoffs/") else {
                     continue;
                 };
-                if kind != Some(gix::object::Kind::Blob) || crate::keys::validate(key).is_err() {
+                if crate::keys::validate(key).is_err() || kind() != Some(gix::object::Kind::Blob) {
                     continue;
                 }
                 Some(base_ref(remote, key))

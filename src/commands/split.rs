@@ -241,7 +241,13 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
             .and_then(Value::as_str)
             .map(str::to_string);
         let label = match &raw_key {
-            Some(k) => format!("thread {} '{}'", n + 1, k.escape_debug()),
+            // Redacted: a key holding a secret is refused, never echoed.
+            Some(k) => format!(
+                "thread {} '{}'",
+                n + 1,
+                crate::gate::redacted_key(k, crate::redact::Options::from_repo(repo))
+                    .escape_debug()
+            ),
             None => format!("thread {} (no key)", n + 1),
         };
         if !thread.is_object() {
