@@ -610,14 +610,13 @@ fn from_remote(
     stored_id: Option<ObjectId>,
 ) -> Option<String> {
     let platform = repo.references().ok()?;
-    let iter = platform.prefixed("refs/remotes/").ok()?;
-    let suffix = format!("/handoffs/{}", brief.key);
+    let iter = platform.prefixed(crate::remotes::REMOTES_PREFIX).ok()?;
     for reference in iter.flatten() {
         let name = reference.name().as_bstr().to_str_lossy().into_owned();
-        let Some(rest) = name.strip_prefix("refs/remotes/") else {
+        let Some((remote, key)) = crate::remotes::base_ref_parts(&name) else {
             continue;
         };
-        if let Some(remote) = rest.strip_suffix(&suffix)
+        if key == brief.key
             && !remote.contains('/')
             && stored_id.is_some()
             && reference.target().try_id().map(|id| id.to_owned()) == stored_id
@@ -629,12 +628,13 @@ fn from_remote(
     let sha = ObjectId::from_hex(brief.state.head_sha.as_deref()?.as_bytes()).ok()?;
     let line = brief.to_compact_json();
     let platform = repo.references().ok()?;
-    for reference in platform.prefixed("refs/notes/remotes/").ok()?.flatten() {
+    for reference in platform
+        .prefixed(crate::remotes::REMOTES_PREFIX)
+        .ok()?
+        .flatten()
+    {
         let name = reference.name().as_bstr().to_str_lossy().into_owned();
-        let Some(remote) = name
-            .strip_prefix("refs/notes/remotes/")
-            .and_then(|r| r.strip_suffix("/handoffs"))
-        else {
+        let Some(remote) = crate::remotes::notes_ref_remote(&name) else {
             continue;
         };
         let Ok(notes) = repo.notes().and_then(|n| n.with_refs([name.as_str()])) else {

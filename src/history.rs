@@ -1,6 +1,6 @@
 //! Every version of a brief, read out of the history: the notes commit
 //! chain of `refs/notes/handoffs` (and of each remote's
-//! `refs/notes/remotes/<remote>/handoffs`), plus the refs that hold a
+//! `refs/handoff-remotes/<remote>/notes`), plus the refs that hold a
 //! version right now (the brief itself, each remote's last fetched value and
 //! each base).
 //!
@@ -26,9 +26,6 @@ use serde::Deserialize;
 
 use crate::brief::Brief;
 use crate::store;
-
-/// Where each remote's notes history is kept after a fetch; `*` is the remote.
-pub const REMOTE_NOTES_GLOB: &str = "refs/notes/remotes/*/handoffs";
 
 /// One version of a brief.
 #[derive(Debug, Clone)]
@@ -85,21 +82,23 @@ pub fn version_id(repo: &gix::Repository, pretty: &str) -> Result<ObjectId> {
 }
 
 /// The tips of every notes history this repository holds:
-/// `refs/notes/handoffs` and each `refs/notes/remotes/<remote>/handoffs`.
+/// `refs/notes/handoffs` and each remote's (`refs/handoff-remotes/<remote>/notes`).
 pub fn notes_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
+    crate::remotes::migrate(repo)?;
     let mut tips = Vec::new();
     if let Some(id) = peel(repo, store::NOTES_REF)? {
         tips.push(id);
     }
     let platform = repo.references().context("cannot read references")?;
+    let prefix = crate::remotes::REMOTES_PREFIX;
     for reference in platform
-        .prefixed("refs/notes/remotes/")
-        .context("cannot read refs/notes/remotes")?
+        .prefixed(prefix)
+        .with_context(|| format!("cannot read {prefix}"))?
     {
         let mut reference =
-            reference.map_err(|e| anyhow!("cannot read a ref under refs/notes/remotes: {e}"))?;
+            reference.map_err(|e| anyhow!("cannot read a ref under {prefix}: {e}"))?;
         let name = reference.name().as_bstr().to_str_lossy().into_owned();
-        if !name.ends_with("/handoffs") {
+        if crate::remotes::notes_ref_remote(&name).is_none() {
             continue;
         }
         let id = reference

@@ -21,6 +21,7 @@ pub mod drift;
 pub mod editor;
 pub mod escape;
 pub mod fork;
+pub mod gate;
 pub mod history;
 pub mod keys;
 pub mod lint;

@@ -510,6 +510,50 @@ pub fn summary(counts: &Counts) -> Option<String> {
     ))
 }
 
+/// The kinds of secret in `text` (with their counts), for checks that
+/// refuse rather than rewrite (a key, a ref name, a line that leaves or
+/// arrives). Never the secret itself.
+pub fn find_in_text(text: &str, options: Options) -> Counts {
+    scan(text, options)
+}
+
+/// The secrets in every string of `value`: object keys and the brief's
+/// `key` field included (what [`redact_json`] leaves alone), for the
+/// checks on what leaves or enters the repository.
+pub fn find_in_json(value: &Value, options: Options) -> Counts {
+    let mut counts = Counts::new();
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => merge(&mut counts, scan(s, options)),
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    merge(&mut counts, scan(k, options));
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    counts
+}
+
+/// The secrets in one line of a history note: a JSON object string by
+/// string ([`find_in_json`]), anything else as text.
+pub fn find_in_line(line: &[u8], options: Options) -> Counts {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(value) if value.is_object() => find_in_json(&value, options),
+        _ => scan(&String::from_utf8_lossy(line), options),
+    }
+}
+
+/// The rule a key matches, if any: a key becomes a ref name and part of
+/// every history line, so one with a secret is refused, never redacted.
+pub fn key_rule(key: &str, options: Options) -> Option<&'static str> {
+    scan(key, options).into_keys().next()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! updated in compare-and-swap ref transactions, with every version appended
 //! to the notes history `refs/notes/handoffs` in the same transaction.
 
-use anyhow::{Context, anyhow};
+use anyhow::{Context, anyhow, bail};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::refs::Target;
@@ -259,7 +259,9 @@ pub fn write(
     updates: &[Update],
     reflog: &str,
 ) -> Result<Written, StoreError> {
+    let options = crate::redact::Options::from_repo(repo);
     for update in updates {
+        refuse_secret_key(&update.brief.key, options)?;
         if let Some(issue) = update.brief.stored_size_issue() {
             return Err(anyhow!(
                 "brief '{}': {}; nothing was written",
@@ -346,6 +348,17 @@ pub fn write(
                 std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 3));
             }
             Err(err) => {
+                // A ref moved, vanished or was locked by a concurrent
+                // writer while this transaction locked it: a conflict when
+                // a brief changed, else a moment's contention worth a retry.
+                let lost = changed_keys(repo, updates.iter().map(|u| (&u.brief.key, u.expected)))?;
+                if !lost.is_empty() {
+                    return Err(StoreError::Conflict(lost));
+                }
+                if attempt < RACE_RETRIES {
+                    std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 5));
+                    continue;
+                }
                 let names = updates
                     .iter()
                     .map(|u| ref_name(&u.brief.key))
@@ -468,14 +481,95 @@ pub fn apply_moves(repo: &gix::Repository, moves: &[Move], reflog: &str) -> Resu
         .iter()
         .map(|e| e.name.as_bstr().to_str_lossy().into_owned())
         .collect();
-    match repo.edit_references(edits) {
-        Ok(_) => Ok(()),
-        Err(err) if err.is_conflict() => Err(StoreError::Conflict(
-            moves.iter().map(|m| m.key().to_string()).collect(),
-        )),
-        Err(err) => Err(lock_error(repo, names)
-            .unwrap_or_else(|| anyhow!("cannot update the handoff refs: {err}").into())),
+    let keys: Vec<String> = moves.iter().map(|m| m.key().to_string()).collect();
+    edit_racing(repo, edits, &keys, names)
+}
+
+/// How often a ref transaction that failed for a reason other than a lost
+/// compare-and-swap (a ref locked or removed by a concurrent writer while
+/// this one locked it) is tried again.
+const RACE_RETRIES: usize = 5;
+
+/// The keys of `expected` whose brief is no longer the value expected.
+fn changed_keys<'a>(
+    repo: &gix::Repository,
+    expected: impl IntoIterator<Item = (&'a String, Option<ObjectId>)>,
+) -> anyhow::Result<Vec<String>> {
+    let mut lost = Vec::new();
+    for (key, id) in expected {
+        if current_id(repo, key)? != id {
+            lost.push(key.clone());
+        }
     }
+    Ok(lost)
+}
+
+/// Apply `edits` (which touch the briefs or archives of `keys`) as one
+/// transaction. Any failure caused by a concurrent writer (a lost
+/// compare-and-swap, a ref that moved or vanished while being locked, a
+/// lock held for a moment) becomes [`StoreError::Conflict`] — the
+/// documented "changed while writing; run again" — after a few retries; a
+/// lock file that stays is named with its fix.
+fn edit_racing(
+    repo: &gix::Repository,
+    edits: Vec<RefEdit>,
+    keys: &[String],
+    names: Vec<String>,
+) -> Result<(), StoreError> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match repo.edit_references(edits.clone()) {
+            Ok(_) => return Ok(()),
+            Err(err) if err.is_conflict() => return Err(StoreError::Conflict(keys.to_vec())),
+            Err(_) if attempt < RACE_RETRIES => {
+                std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 5));
+            }
+            // Retried and still failing: a lock file that stays is named; a
+            // ref that no longer holds the value expected was changed by
+            // another writer.
+            Err(err) => {
+                if let Some(locked) = lock_error(repo, names) {
+                    return Err(locked);
+                }
+                if stale(repo, &edits) {
+                    return Err(StoreError::Conflict(keys.to_vec()));
+                }
+                return Err(anyhow!("cannot update the handoff refs: {err}").into());
+            }
+        }
+    }
+}
+
+/// Whether a ref of `edits` no longer holds the value the edit expects.
+fn stale(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
+    edits.iter().any(|edit| {
+        let expected = match &edit.change {
+            Change::Update { expected, .. } | Change::Delete { expected, .. } => expected,
+        };
+        let current = repo
+            .try_find_reference(edit.name.as_ref())
+            .ok()
+            .map(|r| r.and_then(|r| r.target().try_id().map(ToOwned::to_owned)));
+        match (expected, current) {
+            (_, None) => false,
+            (PreviousValue::MustExistAndMatch(Target::Object(id)), Some(now)) => now != Some(*id),
+            (PreviousValue::MustNotExist, Some(now)) => now.is_some(),
+            _ => false,
+        }
+    })
+}
+
+/// Refuse a key that a redaction rule matches: a key becomes a ref name
+/// and part of every history line, so it is never redacted, only refused
+/// (naming the rule, never the value).
+pub fn refuse_secret_key(key: &str, options: crate::redact::Options) -> anyhow::Result<()> {
+    if let Some(rule) = crate::redact::key_rule(key, options) {
+        bail!(
+            "the key holds a secret ({rule}); nothing was written. Keys become ref names and history lines: name the brief with a key without it (`git handoff write KEY`)"
+        );
+    }
+    Ok(())
 }
 
 /// Delete `key`'s ref if it still points at `expected`. The history stays.
@@ -488,12 +582,7 @@ pub fn delete(repo: &gix::Repository, key: &str, expected: ObjectId) -> Result<(
         name: ref_name(key).try_into().expect("keys are validated"),
         deref: false,
     };
-    match repo.edit_reference(edit) {
-        Ok(_) => Ok(()),
-        Err(err) if err.is_conflict() => Err(StoreError::Conflict(vec![key.to_string()])),
-        Err(err) => Err(lock_error(repo, [ref_name(key)])
-            .unwrap_or_else(|| anyhow!("cannot delete {}: {err}", ref_name(key)).into())),
-    }
+    edit_racing(repo, vec![edit], &[key.to_string()], vec![ref_name(key)])
 }
 
 fn log(message: &str) -> LogChange {
@@ -826,10 +915,11 @@ pub fn replace(
         name: ref_name(&brief.key).try_into().expect("keys are validated"),
         deref: false,
     };
-    match repo.edit_reference(edit) {
-        Ok(_) => Ok(id),
-        Err(err) if err.is_conflict() => Err(StoreError::Conflict(vec![brief.key.clone()])),
-        Err(err) => Err(lock_error(repo, [ref_name(&brief.key)])
-            .unwrap_or_else(|| anyhow!("cannot update {}: {err}", ref_name(&brief.key)).into())),
-    }
+    edit_racing(
+        repo,
+        vec![edit],
+        std::slice::from_ref(&brief.key),
+        vec![ref_name(&brief.key)],
+    )?;
+    Ok(id)
 }

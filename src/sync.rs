@@ -32,16 +32,13 @@ const NOTES_RETRIES: usize = 5;
 
 /// The check every brief (and every version of the history) passes before
 /// it leaves the machine: it must hold no secret the redaction rules find
-/// (`crate::redact`, with `handoff.redactEmails`). JSON is checked field by
-/// field as `git handoff redact` would rewrite it (the `key` field is left
-/// alone); other text as text. A brief that fails is not pushed and the
+/// (`crate::redact`, with `handoff.redactEmails`). JSON is checked string
+/// by string, the `key` field and object keys included; other text as
+/// text. A brief that fails is not pushed and the
 /// error names what was found, never the secret itself.
 pub fn check_pushable(repo: &gix::Repository, brief_text: &str) -> Result<()> {
     let options = redact::Options::from_repo(repo);
-    let counts = match serde_json::from_str::<serde_json::Value>(brief_text) {
-        Ok(mut value) => redact::redact_json(&mut value, options),
-        Err(_) => redact::scan(brief_text, options),
-    };
+    let counts = redact::find_in_line(brief_text.as_bytes(), options);
     let total: usize = counts.values().sum();
     if total == 0 {
         return Ok(());
@@ -109,6 +106,13 @@ pub enum Status {
     Conflict,
     /// The remote's value is not a valid brief; nothing was taken from it.
     Invalid,
+    /// The remote holds an older version of this key, one already in the
+    /// local history (a stale clone's plain push rolled it back): the
+    /// local brief is kept and the next push repairs the remote.
+    RolledBack,
+    /// The remote's key holds a secret: nothing was taken (the key shown
+    /// is redacted).
+    SecretKey,
 }
 
 /// One key's result of a fetch.
@@ -143,6 +147,9 @@ pub enum NotesMerge {
     FastForwarded(#[serde(serialize_with = "hex")] ObjectId),
     /// Both had new versions: a merge commit with both as parents.
     Merged(#[serde(serialize_with = "hex")] ObjectId),
+    /// The remote's notes ref is not a notes history (not a commit, or a
+    /// tree holding more than notes): nothing was taken from it.
+    Ignored(#[serde(serialize_with = "hex")] ObjectId),
 }
 
 /// The result of a fetch.
@@ -437,6 +444,8 @@ struct Sides {
     local: BTreeMap<String, ObjectId>,
     base: BTreeMap<String, ObjectId>,
     remote: BTreeMap<String, ObjectId>,
+    /// The remote's keys that hold a secret, redacted: never taken.
+    secret_keys: Vec<String>,
 }
 
 impl Sides {
@@ -448,10 +457,21 @@ impl Sides {
             ids.retain(|key, _| crate::keys::validate(key).is_ok());
             Ok(ids)
         };
+        let options = redact::Options::from_repo(repo);
+        let mut theirs = keys_under(&tip_prefix(remote))?;
+        let mut secret_keys = Vec::new();
+        theirs.retain(|key, _| {
+            let secret = redact::key_rule(key, options).is_some();
+            if secret {
+                secret_keys.push(crate::gate::shown_key(key, options));
+            }
+            !secret
+        });
         Ok(Sides {
             local: keys_under(REF_PREFIX)?,
             base: keys_under(&base_prefix(remote))?,
-            remote: keys_under(&tip_prefix(remote))?,
+            remote: theirs,
+            secret_keys,
         })
     }
 
@@ -476,63 +496,90 @@ impl Sides {
 // ---------------------------------------------------------------------------
 // Fetch
 
+/// What `fetch` was asked to do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FetchOptions {
+    /// Take history lines and briefs that carry a secret even after
+    /// `redact --history` was run here.
+    pub allow_secrets: bool,
+}
+
 /// Fetch `remote`'s briefs into the staging namespace and its notes into
-/// `refs/notes/remotes/<remote>/handoffs`, merge the notes history (union
-/// of lines), then reconcile every key three-way, each key in its own
-/// transaction (brief and base together). Never deletes a local brief.
+/// `refs/handoff-remotes/<remote>/notes` (once validated), merge the notes
+/// history (union of lines), then reconcile every key three-way, each key
+/// in its own transaction (brief and base together). Never deletes a local
+/// brief.
 pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
+    fetch_with(repo, remote, FetchOptions::default())
+}
+
+/// [`fetch`], with options.
+pub fn fetch_with(
+    repo: &gix::Repository,
+    remote: &str,
+    options: FetchOptions,
+) -> Result<FetchReport> {
+    remotes::migrate(repo)?;
     let local_notes_before = history::peel(repo, NOTES_REF)?;
     git_fetch(repo, remote, true)?;
     crate::failpoint("fetch-staged");
-    let remote_notes = publish_remote_notes(repo, remote)?;
+    let staged = staged_notes(repo, remote)?;
+    if !options.allow_secrets
+        && crate::gate::history_redacted(repo)
+        && let Err(refused) =
+            crate::gate::refuse_returning_secrets(repo, remote, staged.valid(), local_notes_before)
+    {
+        remotes::forget_staged(repo, remote)?;
+        return Err(refused);
+    }
+    let remote_notes = publish_remote_notes(repo, remote, staged)?;
     // The history first: every version a brief ref is about to take from
     // the remote is then already in the local history, so that a fetch
     // killed between two keys never leaves a brief whose version `log`
     // cannot show. The three-way rules read the pre-merge histories.
-    let history = merge_notes(repo, remote, remote_notes)?;
+    let history = match staged {
+        Staged::Invalid(id) => NotesMerge::Ignored(id),
+        Staged::Valid(_) => merge_notes(repo, remote, remote_notes)?,
+    };
     crate::failpoint("fetch-history-merged");
 
     let sides = Sides::read(repo, remote)?;
-    let mut local_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
+    let mut local_history: Option<BTreeMap<String, Vec<ObjectId>>> = None;
     let mut remote_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
     let message = format!("handoff: fetch {remote}");
-    let mut keys = Vec::new();
+    let mut keys: Vec<KeyReport> = sides
+        .secret_keys
+        .iter()
+        .map(|shown| KeyReport {
+            key: shown.clone(),
+            status: Status::SecretKey,
+            local: None,
+            remote: None,
+            replaced: None,
+        })
+        .collect();
     for key in sides.keys() {
         let (l, b, r) = sides.get(&key);
+        if local_history.is_none() && r.is_some() && l.is_some() && l != r {
+            local_history = Some(versions_by_key(repo, local_notes_before)?);
+        }
         let mut histories = || -> Result<(bool, bool)> {
             if remote_history.is_none() {
                 remote_history = Some(history::ids_by_key(repo, remote_notes)?);
             }
-            if local_history.is_none() {
-                local_history = Some(history::ids_by_key(repo, local_notes_before)?);
-            }
-            let contains = |h: &Option<HashMap<String, HashSet<ObjectId>>>,
-                            id: Option<ObjectId>| {
-                id.zip(h.as_ref().and_then(|h| h.get(&key)))
-                    .is_some_and(|(id, ids)| ids.contains(&id))
-            };
-            Ok((contains(&remote_history, l), contains(&local_history, r)))
+            let local = local_history.as_ref().and_then(|h| h.get(&key));
+            let in_remote = l
+                .zip(remote_history.as_ref().and_then(|h| h.get(&key)))
+                .is_some_and(|(id, ids)| ids.contains(&id));
+            let in_local = r.zip(local).is_some_and(|(id, ids)| ids.contains(&id));
+            Ok((in_remote, in_local))
         };
-        let (mut status, mut action) = classify(l, b, r, &mut histories)?;
-        if action == Action::TakeRemote && !is_brief(repo, r, &key) {
-            (status, action) = (Status::Invalid, Action::Nothing);
-        }
-        let base_name = base_ref(remote, &key);
-        let edits = match action {
-            Action::Nothing => vec![],
-            Action::SetBase(id) => vec![set(&base_name, previous(b), id, &message)?],
-            Action::DeleteBase => vec![delete(&base_name, previous(b))?],
-            Action::TakeRemote => {
-                let r = r.expect("taking the remote's value needs one");
-                // The brief before the base (refs are committed in order):
-                // killed between the two, the next fetch finds local =
-                // remote (up to date), never a base ahead of the brief.
-                vec![
-                    set(&store::ref_name(&key), previous(l), r, &message)?,
-                    set(&base_name, previous(b), r, &message)?,
-                ]
-            }
-        };
+        let (mut status, action) = classify(l, b, r, &mut histories)?;
+        let local_versions = local_history.as_ref().and_then(|h| h.get(&key));
+        let (status_now, action) =
+            check_remote_value(repo, &key, (l, r), local_versions, (status, action));
+        status = status_now;
+        let edits = reconcile_edits(&key, remote, (l, b, r), action, &message)?;
         let changes = !edits.is_empty();
         if !transaction(repo, edits)? {
             status = Status::Conflict;
@@ -545,13 +592,14 @@ pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
             continue;
         }
         keys.push(KeyReport {
-            key,
+            key: crate::gate::redacted_key(&key, redact::Options::from_repo(repo)),
             status,
             local: info(repo, if took { r } else { l }),
             remote: info(repo, r),
             replaced: if took { info(repo, l) } else { None },
         });
     }
+    keys.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(FetchReport {
         remote: remote.to_string(),
         keys,
@@ -559,9 +607,137 @@ pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
     })
 }
 
-/// Copy the staged notes tip to `refs/notes/remotes/<remote>/handoffs`.
-fn publish_remote_notes(repo: &gix::Repository, remote: &str) -> Result<Option<ObjectId>> {
-    let staged = history::peel(repo, &remotes::staged_notes_ref(remote))?;
+/// The remote's value checked before it is taken: an older version of
+/// the key already in the local history is a rollback (keep local, move
+/// the base so that push repairs the remote); a value that is not a brief
+/// of the key is ignored, never taken and never called diverged.
+fn check_remote_value(
+    repo: &gix::Repository,
+    key: &str,
+    (l, r): (Option<ObjectId>, Option<ObjectId>),
+    local_versions: Option<&Vec<ObjectId>>,
+    (status, action): (Status, Action),
+) -> (Status, Action) {
+    if action == Action::TakeRemote
+        && let (Some(l), Some(r)) = (l, r)
+        && older_version(local_versions, l, r)
+    {
+        return (Status::RolledBack, Action::SetBase(r));
+    }
+    if (action == Action::TakeRemote || status == Status::Diverged) && !is_brief(repo, r, key) {
+        return (Status::Invalid, Action::Nothing);
+    }
+    (status, action)
+}
+
+/// The ref edits of one key's reconciliation.
+fn reconcile_edits(
+    key: &str,
+    remote: &str,
+    (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
+    action: Action,
+    message: &str,
+) -> Result<Vec<RefEdit>> {
+    let base_name = base_ref(remote, key);
+    Ok(match action {
+        Action::Nothing => vec![],
+        Action::SetBase(id) => vec![set(&base_name, previous(b), id, message)?],
+        Action::DeleteBase => vec![delete(&base_name, previous(b))?],
+        Action::TakeRemote => {
+            let r = r.expect("taking the remote's value needs one");
+            // The brief before the base (refs are committed in order):
+            // killed between the two, the next fetch finds local = remote
+            // (up to date), never a base ahead of the brief.
+            vec![
+                set(&store::ref_name(key), previous(l), r, message)?,
+                set(&base_name, previous(b), r, message)?,
+            ]
+        }
+    })
+}
+
+/// Each key's versions in the notes history reachable from `tip`, newest
+/// first.
+fn versions_by_key(
+    repo: &gix::Repository,
+    tip: Option<ObjectId>,
+) -> Result<BTreeMap<String, Vec<ObjectId>>> {
+    let Some(tip) = tip else {
+        return Ok(BTreeMap::new());
+    };
+    Ok(history::collect(repo, &[tip], None)?
+        .into_iter()
+        .map(|(key, versions)| (key, versions.into_iter().map(|v| v.id).collect()))
+        .collect())
+}
+
+/// Whether `remote` is an older version than `local` in this key's local
+/// history (newest first): the remote was rolled back, not moved on.
+fn older_version(history: Option<&Vec<ObjectId>>, local: ObjectId, remote: ObjectId) -> bool {
+    let Some(history) = history else {
+        return false;
+    };
+    match (
+        history.iter().position(|id| *id == local),
+        history.iter().position(|id| *id == remote),
+    ) {
+        (Some(l), Some(r)) => r > l,
+        (None, Some(_)) => true,
+        _ => false,
+    }
+}
+
+/// The remote's notes tip as fetched into the staging namespace.
+#[derive(Debug, Clone, Copy)]
+enum Staged {
+    /// A notes history (or none at all).
+    Valid(Option<ObjectId>),
+    /// Something else: never published, never merged.
+    Invalid(ObjectId),
+}
+
+impl Staged {
+    fn valid(self) -> Option<ObjectId> {
+        match self {
+            Staged::Valid(id) => id,
+            Staged::Invalid(_) => None,
+        }
+    }
+}
+
+/// Read and validate the staged notes tip: a chain of commits whose trees
+/// hold only notes. What was already validated (the published remote
+/// notes, the local history) is not walked again.
+fn staged_notes(repo: &gix::Repository, remote: &str) -> Result<Staged> {
+    let Some(tip) = history::peel(repo, &remotes::staged_notes_ref(remote))? else {
+        return Ok(Staged::Valid(None));
+    };
+    let mut walk = crate::gate::NotesWalk::default();
+    for known in [
+        history::peel(repo, &remotes::notes_ref(remote))?,
+        history::peel(repo, NOTES_REF)?,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        walk.mark_known(repo, known);
+    }
+    Ok(match walk.add(repo, tip)? {
+        Ok(()) => Staged::Valid(Some(tip)),
+        Err(_) => Staged::Invalid(tip),
+    })
+}
+
+/// Copy a validated staged notes tip to `refs/handoff-remotes/<remote>/notes`;
+/// an invalid one is left where `git fetch` put it.
+fn publish_remote_notes(
+    repo: &gix::Repository,
+    remote: &str,
+    staged: Staged,
+) -> Result<Option<ObjectId>> {
+    let Staged::Valid(staged) = staged else {
+        return history::peel(repo, &remotes::notes_ref(remote));
+    };
     mirror(
         repo,
         &remotes::notes_ref(remote),
@@ -927,43 +1103,38 @@ fn accepted(flag: char) -> bool {
     matches!(flag, ' ' | '+' | '-' | '*' | '=')
 }
 
-/// Push: fetch first (so leases are current), then send each key that is
-/// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
-/// diverged one, delete dropped keys with `prune`, and push the merged
-/// notes history (fast-forward only). With `dry_run` nothing is fetched or
-/// changed: the plan comes from the last fetch and `git push --dry-run`
-/// checks the leases.
-pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
-    let fetch_report = if options.dry_run {
-        None
-    } else {
-        Some(fetch(repo, remote)?)
-    };
-    let sides = Sides::read(repo, remote)?;
-    let all = sides.keys();
-    let selected: Vec<String> = if options.keys.is_empty() {
-        all.into_iter().collect()
-    } else {
-        for key in &options.keys {
-            if !all.contains(key) {
-                bail!(
-                    "no brief '{key}' here or on '{remote}'; `git handoff list` shows the keys; nothing was pushed"
-                );
-            }
-        }
-        options.keys.clone()
-    };
+/// The keys a push sends (or deletes), each with its plan.
+type Sends = Vec<(String, Plan)>;
 
+/// Each selected key's plan: sent (or deleted), or held with a reason.
+/// A remote value that is not a brief of the key is replaced; a key or a
+/// brief holding a secret is refused.
+fn plan_keys(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &Sides,
+    selected: Vec<String>,
+    options: &PushOptions,
+) -> Result<(Vec<PushedKey>, Sends)> {
     let mut keys = Vec::new();
     let mut sends: Vec<(String, Plan)> = Vec::new();
     for key in selected {
-        let p = plan(
-            &key,
-            remote,
-            sides.get(&key),
-            !options.keys.is_empty(),
-            options.prune,
-        );
+        let p = match sides.get(&key) {
+            // The remote holds something that is not a brief of this key
+            // (fetch reported it as ignored): the local brief replaces it,
+            // with a lease on exactly that value.
+            (Some(l), _, Some(r)) if l != r && !is_brief(repo, Some(r), &key) => Plan::Send {
+                lease: Some(r),
+                new: l,
+            },
+            sides_of_key => plan(
+                &key,
+                remote,
+                sides_of_key,
+                !options.keys.is_empty(),
+                options.prune,
+            ),
+        };
         match p {
             Plan::UpToDate => {}
             Plan::Hold(outcome, reason) => keys.push(PushedKey {
@@ -973,6 +1144,20 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
                 new: None,
                 reason: Some(reason),
             }),
+            Plan::Send { lease, new: _ }
+                if let Some(rule) =
+                    redact::key_rule(&key, redact::Options::from_repo(repo)) =>
+            {
+                keys.push(PushedKey {
+                    key: crate::gate::redacted_key(&key, redact::Options::from_repo(repo)),
+                    outcome: Outcome::Refused,
+                    lease,
+                    new: None,
+                    reason: Some(format!(
+                        "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
+                    )),
+                })
+            }
             Plan::Send { lease, new } => {
                 let text = repo
                     .find_blob(new)
@@ -993,6 +1178,38 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
         }
     }
 
+    Ok((keys, sends))
+}
+
+/// Push: fetch first (so leases are current), then send each key that is
+/// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
+/// diverged one, delete dropped keys with `prune`, and push the merged
+/// notes history (fast-forward only). With `dry_run` nothing is fetched or
+/// changed: the plan comes from the last fetch and `git push --dry-run`
+/// checks the leases.
+pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
+    remotes::migrate(repo)?;
+    let fetch_report = if options.dry_run {
+        None
+    } else {
+        Some(fetch(repo, remote)?)
+    };
+    let sides = Sides::read(repo, remote)?;
+    let all = sides.keys();
+    let selected: Vec<String> = if options.keys.is_empty() {
+        all.into_iter().collect()
+    } else {
+        for key in &options.keys {
+            if !all.contains(key) {
+                bail!(
+                    "no brief '{key}' here or on '{remote}'; `git handoff list` shows the keys; nothing was pushed"
+                );
+            }
+        }
+        options.keys.clone()
+    };
+
+    let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
     let local_notes = history::peel(repo, NOTES_REF)?;
     let remote_notes = history::peel(repo, &remotes::notes_ref(remote))?;
     let mut notes_to_push = match local_notes {
@@ -1156,41 +1373,21 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
     })
 }
 
-/// Why the versions in `ours` that `theirs` lacks may not be pushed, if
-/// any of them holds a secret.
+/// Why the history in `ours` that `theirs` lacks may not be pushed, if
+/// any line of it (a brief or not) or any commit message holds a secret.
 fn unpushable_history(
     repo: &gix::Repository,
     ours: ObjectId,
     theirs: Option<ObjectId>,
 ) -> Result<Option<String>> {
-    let known: HashSet<ObjectId> = match theirs {
-        Some(t) => history::collect(repo, &[t], None)?
-            .into_values()
-            .flatten()
-            .map(|v| v.id)
-            .collect(),
-        None => HashSet::new(),
-    };
-    let mut bad_keys = BTreeSet::new();
-    let mut bad = 0;
-    for (key, versions) in history::collect(repo, &[ours], None)? {
-        for v in versions.iter().filter(|v| !known.contains(&v.id)) {
-            if check_pushable(repo, &v.pretty).is_err() {
-                bad += 1;
-                bad_keys.insert(key.clone());
-            }
-        }
-    }
-    Ok((bad > 0).then(|| {
+    let found = crate::gate::outgoing_history(repo, ours, theirs)?;
+    Ok((!found.is_empty()).then(|| {
         format!(
-            "{bad} version{} of {} hold{} secrets; `git handoff redact --history` removes them",
-            if bad == 1 { "" } else { "s" },
-            bad_keys
-                .iter()
-                .map(|k| format!("'{k}'"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if bad == 1 { "s" } else { "" },
+            "{} history line{} hold{} secrets: {}; `git handoff redact --history` removes them",
+            found.len(),
+            if found.len() == 1 { "" } else { "s" },
+            if found.len() == 1 { "s" } else { "" },
+            crate::gate::list(&found),
         )
     }))
 }
@@ -1221,7 +1418,14 @@ fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<HistoryPush> {
     let mut last = String::new();
     for _ in 0..NOTES_RETRIES {
         git_fetch(repo, remote, false)?;
-        let theirs = publish_remote_notes(repo, remote)?;
+        let staged = staged_notes(repo, remote)?;
+        if let Staged::Invalid(id) = staged {
+            return Ok(HistoryPush::Rejected(format!(
+                "'{remote}' holds {} at {NOTES_REF}, which is not a notes history",
+                id.to_hex_with_len(7)
+            )));
+        }
+        let theirs = publish_remote_notes(repo, remote, staged)?;
         merge_notes(repo, remote, theirs)?;
         let Some(ours) = history::peel(repo, NOTES_REF)? else {
             return Ok(HistoryPush::None);
@@ -1289,6 +1493,7 @@ pub fn resolve(
     key: &str,
     resolution: Resolution,
 ) -> Result<Resolved> {
+    remotes::migrate(repo)?;
     let sides = Sides::read(repo, remote)?;
     let (l, b, r) = sides.get(key);
     let diverged = match (l, b, r) {
@@ -1302,6 +1507,12 @@ pub fn resolve(
         );
     }
     let (l, r) = (l.expect("diverged"), r.expect("diverged"));
+    if resolution == Resolution::TakeRemote && !is_brief(repo, Some(r), key) {
+        bail!(
+            "'{remote}' holds {} for '{key}', which is not a valid brief of this key; nothing was changed. Keep yours with `git handoff resolve {key} --keep-local` (the next push replaces it there)",
+            r.to_hex_with_len(7)
+        );
+    }
     let message = format!("handoff: resolve {key} with {remote}");
     let base_name = base_ref(remote, key);
     // The brief before the base (refs are committed in order): a resolve

@@ -187,15 +187,29 @@ pub fn is_claude_transcript(path: &Path) -> bool {
 /// error.
 pub fn last_sample(path: &Path) -> Result<Option<Sample>> {
     let shown = path.display();
+    // Checked before opening: opening a FIFO for reading blocks until a
+    // writer appears, and a device may never end.
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(anyhow!(
+            "'{shown}' is {}, not a regular file; pass the session's .jsonl transcript",
+            if meta.is_dir() {
+                "a directory"
+            } else {
+                "a special file (a FIFO, socket or device)"
+            }
+        ));
+    }
     let mut file = File::open(path).map_err(|e| {
         anyhow!("cannot read the transcript '{shown}': {e}; pass the session's .jsonl transcript")
     })?;
     let meta = file
         .metadata()
         .with_context(|| format!("cannot read the transcript '{shown}'"))?;
-    if meta.is_dir() {
+    if !meta.is_file() {
         return Err(anyhow!(
-            "'{shown}' is a directory; pass the session's .jsonl transcript"
+            "'{shown}' is not a regular file; pass the session's .jsonl transcript"
         ));
     }
     last_sample_of(&mut file, meta.len())

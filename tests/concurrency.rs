@@ -235,3 +235,72 @@ fn walk(dir: &std::path::Path) -> Vec<String> {
     }
     out
 }
+
+#[test]
+fn writes_racing_drops_of_the_same_key_fail_only_with_the_documented_message() {
+    // Issue 15, item 6: a write racing a drop of the same key surfaced the
+    // library's "Could not prepare reference edit" instead of the
+    // documented message.
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let write = |i: usize| -> Vec<String> {
+        [
+            "handoff",
+            "write",
+            "k1",
+            "--done-when",
+            &format!("writer {i} done"),
+            "--resume-by",
+            "r",
+            "--next-check",
+            "c",
+            "--no-lint",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    sb.handoff(
+        &repo,
+        &write(0)
+            .iter()
+            .skip(1)
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    )
+    .success();
+    let documented = [
+        "error: brief 'k1' changed while writing; run again",
+        "error: no brief for key 'k1'",
+    ];
+    for round in 0..6 {
+        let mut children = Vec::new();
+        for i in 0..6 {
+            let args: Vec<String> = match i % 3 {
+                0 => vec!["handoff".into(), "drop".into(), "k1".into()],
+                1 => vec!["handoff".into(), "recover".into(), "k1".into()],
+                _ => write(round * 6 + i),
+            };
+            let mut cmd = sb.command("git", &repo);
+            cmd.args(&args).stdout(Stdio::null()).stderr(Stdio::piped());
+            children.push((args.join(" "), cmd.spawn().unwrap()));
+        }
+        for (what, child) in children {
+            let out = child.wait_with_output().unwrap();
+            if out.status.success() {
+                continue;
+            }
+            let err = String::from_utf8_lossy(&out.stderr);
+            let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+            assert_eq!(errors.len(), 1, "{what}: {err}");
+            assert!(
+                documented.iter().any(|d| errors[0].starts_with(d))
+                    || errors[0].starts_with("error: no stored brief for 'k1'"),
+                "{what}: {err}"
+            );
+            assert!(!err.contains("Could not prepare"), "{what}: {err}");
+        }
+    }
+    let fsck = sb.git_out(&repo, &["fsck", "--strict"]);
+    assert!(fsck.status.success());
+}

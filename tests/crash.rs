@@ -480,7 +480,11 @@ impl Team {
                     k.to_string(),
                     (
                         id(&self.sb, dir, &format!("refs/handoffs/{k}")),
-                        id(&self.sb, dir, &format!("refs/remotes/origin/handoffs/{k}")),
+                        id(
+                            &self.sb,
+                            dir,
+                            &format!("refs/handoff-remotes/origin/briefs/{k}"),
+                        ),
                     ),
                 )
             })

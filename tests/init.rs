@@ -92,7 +92,7 @@ fn init_sets_up_the_driver_and_running_it_twice_changes_nothing() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     let out = sb.handoff(&repo, &["init"]).success();
     let text = stdout(&out);
-    assert_eq!(text.matches("ok  ").count(), 5, "{text}");
+    assert_eq!(text.matches("ok  ").count(), 6, "{text}");
     assert!(text.contains("nothing to change"), "{text}");
     assert_eq!(snapshot(&repo.join(".git/config")), config);
     assert_eq!(snapshot(&repo.join(".gitattributes")), attributes);
@@ -101,7 +101,7 @@ fn init_sets_up_the_driver_and_running_it_twice_changes_nothing() {
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["ok"], true);
     assert_eq!(v["changed"], false);
-    assert_eq!(v["items"].as_array().unwrap().len(), 5);
+    assert_eq!(v["items"].as_array().unwrap().len(), 6);
     assert_eq!(v["items"][1]["name"], "merge.handoff-narrative.driver");
     assert_eq!(v["items"][1]["status"], "ok");
 }

@@ -342,10 +342,13 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
             "fetch",
             "-q",
             "origin",
-            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
+            "+refs/handoffs/*:refs/handoff-remotes/origin/briefs/*",
         ],
     );
-    let id = sb.git(&b, &["rev-parse", "refs/remotes/origin/handoffs/main"]);
+    let id = sb.git(
+        &b,
+        &["rev-parse", "refs/handoff-remotes/origin/briefs/main"],
+    );
     sb.git(&b, &["update-ref", "refs/handoffs/main", id.trim()]);
     let out = stdout(&sb.handoff(&b, &["resume"]).success());
     assert!(!out.contains("REPO MISMATCH"), "{out}");
@@ -376,10 +379,13 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
             "fetch",
             "-q",
             "origin",
-            "+refs/handoffs/*:refs/remotes/origin/handoffs/*",
+            "+refs/handoffs/*:refs/handoff-remotes/origin/briefs/*",
         ],
     );
-    let id = sb.git(&b, &["rev-parse", "refs/remotes/origin/handoffs/teammate"]);
+    let id = sb.git(
+        &b,
+        &["rev-parse", "refs/handoff-remotes/origin/briefs/teammate"],
+    );
     sb.git(&b, &["update-ref", "refs/handoffs/teammate", id.trim()]);
     let out = stdout(&sb.handoff(&b, &["resume", "teammate"]).success());
     assert!(!out.contains("REPO MISMATCH"), "{out}");

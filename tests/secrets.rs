@@ -286,3 +286,48 @@ fn strict_lint_writes_nothing_and_warnings_never_block() {
     sb.handoff(&repo, &["recover", "--done-when", "finish"])
         .code(1);
 }
+
+#[test]
+fn a_key_holding_a_secret_is_refused_by_split_and_import_never_echoed() {
+    // Issue 15, item 3 (b): a key becomes a ref name and part of every
+    // history line; it is refused by every way in, naming the rule.
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let plan = format!(
+        r#"{{"why":"w","threads":[{{"key":"{token}","resume":{{"done_when":"d","resume_by":"r"}},"state":{{"next_acceptance_check":"c"}}}}]}}"#
+    );
+    let out = sb
+        .handoff_with(
+            &repo,
+            &["split", "--plan", "-", "--yes", "--no-lint"],
+            Some(&plan),
+        )
+        .code(1);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "thread 1 '[REDACTED:github_token]':\n  - key: the key holds a secret (github_token)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains(token), "{err}");
+    assert_eq!(handoff_refs(&sb, &repo), "");
+
+    let dir = sb.path("import");
+    std::fs::create_dir_all(&dir).unwrap();
+    let brief = format!(
+        r#"{{"schema_version":"1","key":"{token}","timestamp":"2026-11-30T00:00:00Z","mode":"WRITE","resume":{{"done_when":"d","resume_by":"r"}},"state":{{"branch":"main","next_acceptance_check":"c","worktree":{{"root":"/x","is_linked":false,"git_common_dir":"/x/.git"}}}}}}"#
+    );
+    std::fs::write(dir.join(format!("{token}.json")), brief).unwrap();
+    let out = sb
+        .handoff(&repo, &["import", dir.to_str().unwrap()])
+        .code(1);
+    assert!(
+        stdout(&out).contains("the key holds a secret (github_token); nothing was written"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(handoff_refs(&sb, &repo), "");
+    assert_eq!(sb.git(&repo, &["for-each-ref", "refs/notes"]), "");
+}

@@ -143,7 +143,8 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
     assert!(t.id(&t.bare, "refs/notes/handoffs").is_some());
     // A's base now records what both sides agree on.
     assert_eq!(
-        t.id(&t.a, "refs/remotes/origin/handoffs/feat").as_deref(),
+        t.id(&t.a, "refs/handoff-remotes/origin/briefs/feat")
+            .as_deref(),
         Some(v1.as_str())
     );
 
@@ -161,11 +162,12 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
         Some(v1.as_str())
     );
     assert_eq!(
-        t.id(&t.b, "refs/remotes/origin/handoffs/feat").as_deref(),
+        t.id(&t.b, "refs/handoff-remotes/origin/briefs/feat")
+            .as_deref(),
         Some(v1.as_str())
     );
     assert_eq!(
-        t.id(&t.b, "refs/notes/remotes/origin/handoffs"),
+        t.id(&t.b, "refs/handoff-remotes/origin/notes"),
         t.id(&t.bare, "refs/notes/handoffs")
     );
     // B reads it as A stored it, and its history too.
@@ -268,7 +270,8 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
         );
         // The base stays on the last version both agreed on.
         assert_eq!(
-            t.id(&t.b, "refs/remotes/origin/handoffs/feat").as_deref(),
+            t.id(&t.b, "refs/handoff-remotes/origin/briefs/feat")
+                .as_deref(),
             Some(base.as_str())
         );
     }
@@ -402,12 +405,30 @@ fn a_key_the_remote_changed_after_the_fetch_is_rejected_by_name_and_the_others_g
         t.id(&t.a, "refs/handoffs/one").as_deref(),
         Some(one2.as_str())
     );
-    let out = t.run(&t.a, &["fetch"]).code(1);
+    // What the remote now holds is not a brief: reported as ignored, never
+    // as a divergence that `resolve --take-remote` could store.
+    let out = t.run(&t.a, &["fetch"]).success();
     assert!(
-        stdout(&out).contains("diverged: one (local"),
+        stdout(&out).contains(&format!(
+            "ignored: one ('origin' holds {}, which is not a valid brief; nothing taken",
+            short(intruder_id.trim())
+        )),
         "{}",
         stdout(&out)
     );
+    let out = t.run(&t.a, &["resolve", "one", "--take-remote"]).code(1);
+    assert!(
+        stderr(&out).contains("which is not a valid brief of this key; nothing was changed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/one").as_deref(),
+        Some(one2.as_str())
+    );
+    // The next push repairs the remote, with a lease on the garbage.
+    t.run(&t.a, &["push"]).success();
+    assert_eq!(t.remote_id("one").as_deref(), Some(one2.as_str()));
 }
 
 #[test]
@@ -542,7 +563,9 @@ fn a_brief_or_history_holding_a_secret_is_not_pushed() {
         "{text}"
     );
     assert!(
-        text.contains("history: refused, not pushed (1 version of 'leaky' holds secrets; `git handoff redact --history` removes them)"),
+        text.contains(
+            "history: refused, not pushed (1 history line holds secrets: key 'leaky' version "
+        ) && text.contains(" (github_token); `git handoff redact --history` removes them)"),
         "{text}"
     );
     assert!(!text.contains(token), "the secret is never echoed: {text}");
@@ -606,7 +629,7 @@ fn drop_then_push_prune_deletes_remotely_and_only_with_a_lease() {
     );
     assert_eq!(t.remote_id("gone"), None);
     assert!(t.remote_id("kept").is_some());
-    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/gone"), None);
+    assert_eq!(t.id(&t.a, "refs/handoff-remotes/origin/briefs/gone"), None);
 
     // B learns of it on fetch, but keeps its copy (never deleted by fetch).
     let out = t.run(&t.b, &["fetch"]).success();
@@ -690,7 +713,7 @@ fn refs_on_the_remote_that_are_not_briefs_are_not_taken() {
     let out = t.run(&t.b, &["fetch"]).success();
     assert!(
         stdout(&out).contains(&format!(
-            "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken)",
+            "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken;",
             short(&junk)
         )),
         "{}",
@@ -701,16 +724,26 @@ fn refs_on_the_remote_that_are_not_briefs_are_not_taken() {
 
 #[test]
 fn lost_bases_are_recovered_from_the_histories() {
-    // `git fetch --prune` with the default refspec removes the bases under
-    // refs/remotes/origin/handoffs/; the next handoff fetch decides from the
-    // notes histories instead.
+    // A base that is lost (deleted by hand; `git fetch --prune` no longer
+    // reaches them, they are outside refs/remotes/): the next handoff
+    // fetch decides from the notes histories instead.
     let t = team();
     let v1 = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).success();
     t.sb.git(&t.a, &["fetch", "-q", "--prune"]);
     t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
-    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/k"), None);
+    assert_eq!(
+        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k")
+            .as_deref(),
+        Some(v1.as_str())
+    );
+    for dir in [&t.a, &t.b] {
+        t.sb.git(
+            dir,
+            &["update-ref", "-d", "refs/handoff-remotes/origin/briefs/k"],
+        );
+    }
 
     // A is ahead: the remote's version is in A's history.
     let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
@@ -1017,4 +1050,501 @@ fn init_writes_only_safe_config_and_git_push_still_works() {
 fn make_executable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Hostile conditions (issue 15): plain git mixed with `git handoff`.
+
+impl Team {
+    /// Every byte the bare remote holds: every object and every ref name.
+    fn remote_bytes(&self) -> String {
+        let objects = self
+            .sb
+            .git_out(&self.bare, &["cat-file", "--batch-all-objects", "--batch"])
+            .stdout;
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&objects),
+            self.sb.git(&self.bare, &["for-each-ref"])
+        )
+    }
+
+    /// A commit on a new branch `name` in `dir`; its id.
+    fn branch_commit(&self, dir: &Path, name: &str) -> String {
+        self.sb.git(dir, &["checkout", "-q", "-b", name]);
+        self.sb
+            .commit(dir, "branch.txt", name, &format!("on {name}"));
+        let id = self.sb.git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+        self.sb.git(dir, &["checkout", "-q", "main"]);
+        id
+    }
+}
+
+const TOKEN: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+
+#[test]
+fn a_teammates_branch_named_handoffs_never_touches_the_bases() {
+    // Item 1: bases lived under refs/remotes/<remote>/handoffs/<key>, where
+    // git puts a teammate's branch `handoffs/<key>`.
+    let t = team();
+    let v1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(
+        t.id(&t.b, "refs/handoff-remotes/origin/briefs/k1")
+            .as_deref(),
+        Some(v1.as_str())
+    );
+    assert!(t.id(&t.b, "refs/handoff-remotes/origin/notes").is_some());
+    assert!(!t.refs(&t.b).contains("refs/remotes/origin/handoffs"));
+    assert!(!t.refs(&t.b).contains("refs/notes/remotes/"));
+    // B drops k1; A pushes a branch named handoffs/k1 with plain git.
+    t.run(&t.b, &["drop", "k1"]).success();
+    let branch = t.branch_commit(&t.a, "handoffs/k1");
+    // (By its full name: in a clone that holds the brief k1, the short name
+    // `handoffs/k1` also matches refs/handoffs/k1, git's `refs/<name>` rule.)
+    t.sb.git(&t.a, &["push", "-q", "origin", "refs/heads/handoffs/k1"]);
+    // A plain fetch in B works and puts the branch where git puts it.
+    t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
+    assert_eq!(
+        t.id(&t.b, "refs/remotes/origin/handoffs/k1").as_deref(),
+        Some(branch.as_str())
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/handoff-remotes/origin/briefs/k1")
+            .as_deref(),
+        Some(v1.as_str()),
+        "the base survives a plain `git fetch --prune`"
+    );
+    // `git branch -r` lists branches only.
+    let branches = t.sb.git(&t.b, &["branch", "-r"]);
+    assert_eq!(
+        branches.split_whitespace().collect::<Vec<_>>(),
+        [
+            "origin/HEAD",
+            "->",
+            "origin/main",
+            "origin/handoffs/k1",
+            "origin/main"
+        ]
+    );
+    // Nothing changed on the remote: the dropped brief stays dropped.
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(text.contains("dropped here: k1"), "{text}");
+    assert!(!text.contains("restored"), "{text}");
+    assert_eq!(t.id(&t.b, "refs/handoffs/k1"), None);
+    // B, which dropped the brief, names the branch by its short name.
+    t.sb.git(&t.b, &["checkout", "-q", "handoffs/k1"]);
+    t.sb.git(&t.b, &["push", "-q", "origin", "handoffs/k1"]);
+}
+
+#[test]
+fn bases_of_an_earlier_version_are_moved_once_and_safely() {
+    let t = team();
+    let v1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    let v2 = t.write(&t.a, "k2", "2026-11-30T09:00:00Z", "v2");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let notes = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
+    // Rebuild the old layout in B: k1's base only under its old name, k2's
+    // under both (a migration killed between its two steps), plus a real
+    // branch `handoffs/feature` that must stay git's.
+    let old = |k: &str| format!("refs/remotes/origin/handoffs/{k}");
+    let new = |k: &str| format!("refs/handoff-remotes/origin/briefs/{k}");
+    t.sb.git(&t.b, &["update-ref", &old("k1"), &v1]);
+    t.sb.git(&t.b, &["update-ref", "-d", &new("k1")]);
+    t.sb.git(&t.b, &["update-ref", &old("k2"), &v2]);
+    let head = t.sb.git(&t.b, &["rev-parse", "HEAD"]).trim().to_string();
+    t.sb.git(&t.b, &["update-ref", &old("feature"), &head]);
+    t.sb.git(
+        &t.b,
+        &["update-ref", "refs/notes/remotes/origin/handoffs", &notes],
+    );
+    t.sb.git(
+        &t.b,
+        &["update-ref", "-d", "refs/handoff-remotes/origin/notes"],
+    );
+
+    // The next command that reads them moves them.
+    t.run(&t.b, &["log", "k1"]).success();
+    assert_eq!(t.id(&t.b, &new("k1")).as_deref(), Some(v1.as_str()));
+    assert_eq!(t.id(&t.b, &new("k2")).as_deref(), Some(v2.as_str()));
+    assert_eq!(t.id(&t.b, &old("k1")), None);
+    assert_eq!(t.id(&t.b, &old("k2")), None);
+    assert_eq!(
+        t.id(&t.b, "refs/handoff-remotes/origin/notes").as_deref(),
+        Some(notes.as_str())
+    );
+    assert_eq!(t.id(&t.b, "refs/notes/remotes/origin/handoffs"), None);
+    assert_eq!(
+        t.id(&t.b, &old("feature")).as_deref(),
+        Some(head.as_str()),
+        "a branch is git's, never moved"
+    );
+    // Reconciliation reads the moved bases: nothing changed anywhere.
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains("briefs: up to date"),
+        "{}",
+        stdout(&out)
+    );
+    t.sb.git(&t.b, &["fsck", "--strict", "--no-progress"]);
+}
+
+#[test]
+fn a_stale_clones_mirror_push_is_a_rollback_not_a_fast_forward() {
+    // Item 2.
+    let t = team();
+    let old = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "old");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let new = t.write(&t.a, "k1", "2026-11-30T10:00:00Z", "new");
+    t.run(&t.a, &["push"]).success();
+    // B is stale and pushes everything it has with plain git.
+    t.sb.git(&t.b, &["push", "-q", "--mirror", "origin"]);
+    assert_eq!(t.remote_id("k1").as_deref(), Some(old.as_str()));
+
+    let out = t.run(&t.a, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "rolled back on 'origin': k1: the remote holds an older version ({} 2026-11-30T09:00:00Z); kept {} 2026-11-30T10:00:00Z; `git handoff push origin` repairs it",
+            short(&old),
+            short(&new)
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("fast-forwarded"), "{text}");
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/k1").as_deref(),
+        Some(new.as_str())
+    );
+    // The next push repairs the remote, with a lease on the old value.
+    let out = t.run(&t.a, &["push"]).success();
+    assert!(
+        stdout(&out).contains(&format!("push: k1 ({} -> {})", short(&old), short(&new))),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(t.remote_id("k1").as_deref(), Some(new.as_str()));
+    // And the stale clone catches up instead of spreading the rollback.
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains("fast-forwarded: k1"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/handoffs/k1").as_deref(),
+        Some(new.as_str())
+    );
+}
+
+#[test]
+fn a_secret_never_leaves_by_any_way() {
+    // Item 3 (a), (b): a history line that is no brief, a key, a ref name.
+    let t = team();
+    t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
+    // (a) a line added with plain git notes travels unparsed.
+    t.sb.git(
+        &t.a,
+        &[
+            "notes",
+            "--ref=handoffs",
+            "append",
+            "-m",
+            &format!("deploy with {TOKEN}"),
+            "HEAD",
+        ],
+    );
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("history: refused, not pushed (1 history line holds secrets: a history line that is not a brief version "),
+        "{text}"
+    );
+    assert!(text.contains("(github_token)"), "{text}");
+    assert!(!text.contains(TOKEN), "{text}");
+    assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), None);
+
+    // (b) a key holding a secret is refused on write, naming the rule.
+    let mut cmd = t.sb.command("git", &t.a);
+    cmd.args([
+        "handoff",
+        "write",
+        TOKEN,
+        "--done-when",
+        "d",
+        "--resume-by",
+        "r",
+        "--next-check",
+        "c",
+    ]);
+    let out = assert_cmd::Command::from_std(cmd).assert().failure();
+    let err = stderr(&out);
+    assert!(
+        err.contains("the key holds a secret (github_token)"),
+        "{err}"
+    );
+    assert!(!err.contains(TOKEN), "{err}");
+    assert!(!t.refs(&t.a).contains(TOKEN));
+    // One planted with plain git is never pushed as a ref name.
+    let blob = t.sb.git(&t.a, &["rev-parse", "refs/handoffs/clean"]);
+    t.sb.git(
+        &t.a,
+        &["update-ref", &format!("refs/handoffs/{TOKEN}"), blob.trim()],
+    );
+    let out = t.run(&t.a, &["push", "--json"]).code(1);
+    assert!(!stdout(&out).contains(TOKEN), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("the key holds a secret (github_token)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!t.remote_bytes().contains(TOKEN));
+    assert!(t.remote_id("clean").is_some(), "the clean key still went");
+
+    // A key the remote holds with a secret is never taken.
+    t.sb.git(
+        &t.bare,
+        &["update-ref", &format!("refs/handoffs/{TOKEN}"), blob.trim()],
+    );
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains("ignored: '[REDACTED:github_token]' (the key holds a secret"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains(TOKEN));
+    assert!(!t.refs(&t.b).contains(&format!("refs/handoffs/{TOKEN}")));
+}
+
+#[test]
+fn a_branch_name_with_a_secret_never_reaches_the_narrative() {
+    // Item 3 (d).
+    let t = team();
+    t.sb.git(&t.a, &["checkout", "-q", "-b", &format!("fix-{TOKEN}")]);
+    // Its key would carry the token: refused.
+    let mut cmd = t.sb.command("git", &t.a);
+    cmd.args([
+        "handoff",
+        "write",
+        "--done-when",
+        "d",
+        "--resume-by",
+        "r",
+        "--next-check",
+        "c",
+    ]);
+    let out = assert_cmd::Command::from_std(cmd).assert().failure();
+    assert!(
+        stderr(&out).contains("the key holds a secret (github_token)"),
+        "{}",
+        stderr(&out)
+    );
+    // Under a clean key, the branch is redacted in the brief and the entry.
+    let mut cmd = t.sb.command("git", &t.a);
+    cmd.args([
+        "handoff",
+        "write",
+        "fix",
+        "--done-when",
+        "d",
+        "--resume-by",
+        "r",
+        "--next-check",
+        "c",
+    ]);
+    assert_cmd::Command::from_std(cmd).assert().success();
+    let narrative = std::fs::read_to_string(t.a.join(".claude/PROJECT_STATE.md")).unwrap();
+    // (the entry's format names no branch today; whatever it names is
+    // filtered as a whole)
+    assert!(!narrative.contains(TOKEN), "{narrative}");
+    let brief = t.sb.git(&t.a, &["cat-file", "-p", "refs/handoffs/fix"]);
+    assert!(!brief.contains(TOKEN), "{brief}");
+    assert!(brief.contains("[REDACTED:github_token]"), "{brief}");
+    t.run(&t.a, &["push"]).success();
+    assert!(!t.remote_bytes().contains(TOKEN));
+}
+
+#[test]
+fn after_redact_history_a_fetch_never_merges_the_secret_back() {
+    // Item 3 (c): the secret reached the remote with plain git.
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", &format!("uses {TOKEN}"));
+    t.sb.git(
+        &t.a,
+        &[
+            "push",
+            "-q",
+            "origin",
+            "refs/notes/handoffs",
+            "refs/handoffs/k1",
+        ],
+    );
+    t.run(&t.b, &["fetch"]).success();
+    t.run(&t.b, &["redact", "--history"]).success();
+    let clean_notes = t.id(&t.b, "refs/notes/handoffs").unwrap();
+    let log = stdout(&t.run(&t.b, &["log", "k1", "--json"]).success());
+    assert!(!log.contains(TOKEN), "{log}");
+
+    let out = t.run(&t.b, &["fetch"]).failure();
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("not fetched from 'origin': it would bring back")
+            && err.contains("key 'k1' version ")
+            && err.contains("(github_token)")
+            && err.contains("`git handoff fetch --allow-secrets origin`"),
+        "{err}"
+    );
+    assert!(!err.contains(TOKEN), "{err}");
+    assert_eq!(
+        t.id(&t.b, "refs/notes/handoffs").as_deref(),
+        Some(clean_notes.as_str())
+    );
+    assert_eq!(t.id(&t.b, "refs/handoff-remotes/origin/notes"), None);
+    let log = stdout(&t.run(&t.b, &["log", "k1", "--json"]).success());
+    assert!(!log.contains(TOKEN), "{log}");
+    // Knowingly: the override merges the history (the brief, redacted
+    // here, now differs from the remote's: a divergence to resolve).
+    let out = t.run(&t.b, &["fetch", "--allow-secrets"]).code(1);
+    assert!(
+        stdout(&out).contains("history: merged with 'origin'"),
+        "{}",
+        stdout(&out)
+    );
+    let log = stdout(&t.run(&t.b, &["log", "k1", "--json"]).success());
+    assert!(log.contains(TOKEN), "{log}");
+}
+
+#[test]
+fn a_remote_whose_notes_ref_is_a_blob_damages_nothing() {
+    // Item 4.
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    t.write(&t.a, "k1", "2026-11-30T10:00:00Z", "v2");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
+    let mut cmd = t.sb.command("git", &t.bare);
+    cmd.args(["hash-object", "-w", "--stdin"]);
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin("not a notes history\n")
+        .assert()
+        .success();
+    let blob = stdout(&out).trim().to_string();
+    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &blob]);
+
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains(&format!(
+            "history: ignored ('origin' holds {} at refs/notes/handoffs, which is not a notes history; nothing taken)",
+            short(&blob)
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/handoff-remotes/origin/notes").as_deref(),
+        Some(good.as_str()),
+        "nothing unvalidated is published"
+    );
+    t.run(&t.b, &["log", "k1"]).success();
+    t.run(&t.b, &["diff", "k1"]).success();
+
+    // A tree holding more than notes is no notes history either.
+    let mut cmd = t.sb.command("git", &t.bare);
+    cmd.args(["mktree"]);
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin(format!("100644 blob {blob}\tREADME\n"))
+        .assert()
+        .success();
+    let tree = stdout(&out).trim().to_string();
+    let commit =
+        t.sb.git(&t.bare, &["commit-tree", &tree, "-m", "not notes"])
+            .trim()
+            .to_string();
+    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &commit]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(
+        stdout(&out).contains("history: ignored"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        t.id(&t.b, "refs/handoff-remotes/origin/notes").as_deref(),
+        Some(good.as_str())
+    );
+
+    // The damage an earlier version left (the blob copied to the old
+    // remote-notes ref) is repaired on the next read.
+    t.sb.git(
+        &t.b,
+        &["update-ref", "refs/notes/remotes/origin/handoffs", &blob],
+    );
+    t.run(&t.b, &["log", "k1"]).success();
+    t.run(&t.b, &["diff", "k1"]).success();
+    assert_eq!(t.id(&t.b, "refs/notes/remotes/origin/handoffs"), None);
+}
+
+#[test]
+fn history_push_contention_says_to_push_again_not_to_resolve() {
+    // Item 6, second half: others keep moving the remote's history.
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    let hook = t.a.join(".git/hooks/pre-push");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\ngit --git-dir='{bare}' notes --ref=handoffs append -m \"line $(date +%s%N)\" main\n",
+            bare = t.bare.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hook);
+    let out = t.run(&t.a, &["push"]).code(1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("the history on 'origin' kept moving while others pushed; nothing is lost: run `git handoff push origin` again"),
+        "{err}"
+    );
+    assert!(!err.contains("resolve"), "{err}");
+    assert!(
+        stdout(&out).contains("history: rejected ("),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn init_check_names_bases_of_an_earlier_version_and_init_moves_them() {
+    let t = team();
+    let v1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.sb.git(
+        &t.a,
+        &["update-ref", "refs/remotes/origin/handoffs/k1", &v1],
+    );
+    t.sb.git(
+        &t.a,
+        &["update-ref", "-d", "refs/handoff-remotes/origin/briefs/k1"],
+    );
+    let out = t.run(&t.a, &["init", "--check"]).code(1);
+    assert!(
+        stdout(&out).lines().any(|l| l.starts_with("missing  refs/handoff-remotes/ ")
+            && l.ends_with(" 1 ref of an earlier version under refs/remotes/*/handoffs/ or refs/notes/remotes/, where git's own branches land")),
+        "{}",
+        stdout(&out)
+    );
+    // --check only reports.
+    assert!(t.id(&t.a, "refs/remotes/origin/handoffs/k1").is_some());
+    t.run(&t.a, &["init"]).success();
+    assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/k1"), None);
+    assert_eq!(
+        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k1")
+            .as_deref(),
+        Some(v1.as_str())
+    );
 }

@@ -276,3 +276,30 @@ fn a_transcript_with_no_token_counts_is_said_so_not_guessed() {
     assert_eq!(stdout(&out), "");
     assert!(stderr(&out).contains("no usage recorded"));
 }
+
+#[test]
+fn a_fifo_is_refused_at_once_never_read() {
+    // Opening a FIFO for reading blocks until a writer appears: `usage`
+    // must refuse it before opening, not hang.
+    let sb = Sandbox::new();
+    let dir = plain_dir(&sb);
+    let fifo = sb.path("transcript.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut cmd = sb.command("git", &dir);
+    cmd.args(["handoff", "usage", fifo.to_str().unwrap()]);
+    let out = assert_cmd::Command::from_std(cmd)
+        .timeout(std::time::Duration::from_secs(10))
+        .assert()
+        .code(1);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("is a special file (a FIFO, socket or device), not a regular file"),
+        "{err}"
+    );
+    assert_eq!(stdout(&out), "");
+}

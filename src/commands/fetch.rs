@@ -13,12 +13,18 @@ use crate::{Output, remotes, render, repo};
 /// key compares local, remote and base (the last version both sides agreed
 /// on): unchanged here → fast-forward; unchanged there → local is ahead;
 /// both changed → diverged, reported on every fetch until `resolve`, both
-/// versions readable. Never deletes a local brief. Exit 1 when a key
-/// diverged.
+/// versions readable. A remote that holds an older version of a key (a
+/// rollback by a stale clone's plain push) never replaces the local one.
+/// Nothing from the remote is published here before it is validated; after
+/// `redact --history`, secrets are not merged back in. Never deletes a
+/// local brief. Exit 1 when a key diverged.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The remote (default: handoff.remote, else the branch's upstream remote, else origin)
     pub remote: Option<String>,
+    /// Merge history lines and briefs that carry a secret even after `redact --history` was run here
+    #[arg(long)]
+    pub allow_secrets: bool,
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,
@@ -31,7 +37,13 @@ pub fn run(args: Args) -> Result<Output> {
         Some(r) => remotes::checked_remote(&repo, r)?,
         None => remotes::default_remote(&repo)?,
     };
-    let report = sync::fetch(&repo, &remote)?;
+    let report = sync::fetch_with(
+        &repo,
+        &remote,
+        sync::FetchOptions {
+            allow_secrets: args.allow_secrets,
+        },
+    )?;
     let code = conflicts(&report);
     let stdout = if args.json {
         render::json(&report)
@@ -130,8 +142,16 @@ pub fn text(report: &FetchReport, with_pushable: bool) -> String {
             Status::Conflict => {
                 format!("changed while fetching: {key} (left as it was; fetch again)")
             }
+            Status::RolledBack => format!(
+                "rolled back on '{remote}': {key}: the remote holds an older version ({}); kept {}; `git handoff push {remote}` repairs it",
+                stamped(&k.remote),
+                stamped(&k.local)
+            ),
+            Status::SecretKey => {
+                format!("ignored: {key} (the key holds a secret; nothing taken, never stored here)")
+            }
             Status::Invalid => format!(
-                "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken)",
+                "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
                 short(&k.remote)
             ),
         };
@@ -143,6 +163,10 @@ pub fn text(report: &FetchReport, with_pushable: bool) -> String {
         NotesMerge::Created(id) | NotesMerge::FastForwarded(id) => {
             format!("history: fast-forwarded to {}", id.to_hex_with_len(7))
         }
+        NotesMerge::Ignored(id) => format!(
+            "history: ignored ('{remote}' holds {} at refs/notes/handoffs, which is not a notes history; nothing taken)",
+            id.to_hex_with_len(7)
+        ),
         NotesMerge::Merged(id) => format!(
             "history: merged with '{remote}' ({}, union of both)",
             id.to_hex_with_len(7)

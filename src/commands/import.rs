@@ -289,6 +289,8 @@ fn classify(
         ));
     }
     keys::validate(&brief.key).map_err(|e| e.to_string())?;
+    store::refuse_secret_key(&brief.key, crate::redact::Options::from_repo(repo))
+        .map_err(|e| e.to_string())?;
     if let Some(issue) = brief.stored_size_issue() {
         return Err(issue.message);
     }

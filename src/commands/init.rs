@@ -103,6 +103,7 @@ pub fn items(ctx: &Context) -> Vec<Box<dyn Item>> {
             key: "notes.handoffs.mergeStrategy",
             value: "cat_sort_uniq".to_string(),
         }),
+        Box::new(RemoteBases),
     ];
     if let Some(remote) = &ctx.remote {
         items.push(Box::new(ConfigValue {
@@ -361,6 +362,33 @@ impl Item for NarrativeAttribute {
         let line = Self::line(ctx)?;
         let file = ctx.root.join(".gitattributes");
         append_line(&file, &line)
+    }
+}
+
+/// The bases and remote histories live under `refs/handoff-remotes/`, not
+/// where earlier versions kept them (`refs/remotes/<remote>/handoffs/`,
+/// `refs/notes/remotes/<remote>/handoffs`, where git's own branches land).
+struct RemoteBases;
+
+impl Item for RemoteBases {
+    fn name(&self) -> String {
+        remotes::REMOTES_PREFIX.to_string()
+    }
+
+    fn check(&self, ctx: &Context) -> Result<Status> {
+        let repo = gix::discover(&ctx.root).context("cannot open the repository")?;
+        Ok(match remotes::legacy_count(&repo)? {
+            0 => Status::Done("the bases are outside refs/remotes/".to_string()),
+            n => Status::Missing(format!(
+                "{n} ref{} of an earlier version under refs/remotes/*/handoffs/ or refs/notes/remotes/, where git's own branches land",
+                if n == 1 { "" } else { "s" }
+            )),
+        })
+    }
+
+    fn apply(&self, ctx: &Context) -> Result<()> {
+        let repo = gix::discover(&ctx.root).context("cannot open the repository")?;
+        remotes::migrate(&repo)
     }
 }
 

@@ -274,6 +274,7 @@ pub fn choose_key(
         (None, inner) => inner,
     };
     let choice = crate::sticky::choose(repo, head, explicit, from_branch, verb)?;
+    crate::store::refuse_secret_key(&choice.key, crate::redact::Options::from_repo(repo))?;
     if let Some(warning) = &choice.warning {
         eprintln!("warning: {warning}");
     }

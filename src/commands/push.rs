@@ -100,10 +100,16 @@ fn refused(report: &PushReport) -> u8 {
         all.push("the history");
     }
     let mut hints = Vec::new();
-    if !conflicts.is_empty() || matches!(report.history, HistoryPush::Rejected(_)) {
+    if !conflicts.is_empty() {
         hints.push(format!(
             "`git handoff fetch {}` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence",
             report.remote
+        ));
+    }
+    if matches!(report.history, HistoryPush::Rejected(_)) {
+        hints.push(format!(
+            "the history on '{}' kept moving while others pushed; nothing is lost: run `git handoff push {}` again",
+            report.remote, report.remote
         ));
     }
     if !secrets.is_empty() || history {
@@ -163,7 +169,7 @@ pub fn text(report: &PushReport) -> String {
         HistoryPush::UpToDate => Some("history: up to date".to_string()),
         HistoryPush::Pushed(_) => Some(format!("history: {would}push (fast-forward)")),
         HistoryPush::Rejected(why) => Some(format!(
-            "history: rejected ({why}); `git handoff fetch {remote}`, then push again"
+            "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
         )),
         HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
         HistoryPush::WouldMerge => Some(format!(

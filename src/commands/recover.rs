@@ -83,6 +83,7 @@ pub fn run(args: Args) -> Result<Output> {
             }
         }
     };
+    let brief = checks.redact_brief(brief);
     checks.lint(&repo, &brief)?;
     let expected = stored.as_ref().map(|s| s.id);
     let written = store::write(

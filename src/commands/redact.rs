@@ -15,6 +15,10 @@ use crate::{Output, render, repo, store};
 /// With --history, refs/notes/handoffs is rewritten commit by commit with the
 /// filter applied to every version: this is a history rewrite, like
 /// `git filter-branch` — clones that already fetched the old history keep it.
+/// Once it removed something, `fetch` refuses to merge those secrets back in
+/// from a remote that still holds them (`fetch --allow-secrets` overrides),
+/// and what the remotes held as of their last fetch is forgotten until the
+/// next fetch.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Also rewrite the notes history (every version of every brief)
@@ -40,7 +44,16 @@ pub fn redact_note(data: &[u8], options: Options, counts: &mut Counts) -> Option
         };
         let replaced = match serde_json::from_slice::<Value>(body) {
             Ok(mut value) if value.is_object() => {
-                let found = redact::redact_json(&mut value, options);
+                let mut found = redact::redact_json(&mut value, options);
+                // The key too: a line whose key holds a secret (refused
+                // on write since, but older or hand-made) must not keep it.
+                if let Some(Value::String(key)) = value.get_mut("key") {
+                    let (text, in_key) = redact::redact(key, options);
+                    if !in_key.is_empty() {
+                        *key = text;
+                        redact::merge(&mut found, in_key);
+                    }
+                }
                 (!found.is_empty()).then(|| {
                     redact::merge(counts, found);
                     serde_json::to_vec(&value).expect("JSON serializes")
@@ -101,6 +114,10 @@ pub fn run(args: Args) -> Result<Output> {
     } else {
         None
     };
+    if rewritten.as_ref().is_some_and(|r| r.tips.is_some()) && !args.dry_run {
+        crate::gate::mark_history_redacted(&repo)?;
+        crate::remotes::forget_remote_secrets(&repo)?;
+    }
     if args.json {
         return Ok(Output::ok(render::json(&serde_json::json!({
             "dry_run": args.dry_run,

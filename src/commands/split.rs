@@ -74,8 +74,9 @@ pub fn run(args: Args) -> Result<Output> {
             plan.threads.len()
         );
     }
-    let threads = compose_threads(&repo, &plan, &git)?;
-    for thread in &threads {
+    let mut threads = compose_threads(&repo, &plan, &git)?;
+    for thread in &mut threads {
+        thread.brief = checks.redact_brief(thread.brief.clone());
         checks.lint(&repo, &thread.brief)?;
     }
     let proposal = SplitProposal {
@@ -116,7 +117,7 @@ pub fn run(args: Args) -> Result<Output> {
         let narrative_path = narrative::path(&repo, &git.worktree.root)?;
         Some(narrative::Pending::prepare(
             &narrative_path,
-            &entry.render(),
+            &checks.redact_text(&entry.render()),
             narrative::lock_wait(&repo),
         )?)
     };
@@ -249,7 +250,13 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
             .and_then(Value::as_str)
             .map(str::to_string);
         let label = match &raw_key {
-            Some(k) => format!("thread {} '{}'", n + 1, k.escape_debug()),
+            // Redacted: a key holding a secret is refused, never echoed.
+            Some(k) => format!(
+                "thread {} '{}'",
+                n + 1,
+                crate::gate::redacted_key(k, crate::redact::Options::from_repo(repo))
+                    .escape_debug()
+            ),
             None => format!("thread {} (no key)", n + 1),
         };
         if !thread.is_object() {
@@ -270,21 +277,33 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
                 ));
                 None
             }
-            Some(k) => match keys::validate(k) {
-                Err(e) => {
-                    issues.push(issue("key", e.to_string()));
-                    None
-                }
-                Ok(()) => {
-                    if let Some(first) = seen.insert(k.clone(), n + 1) {
+            Some(k) => {
+                match keys::validate(k) {
+                    Ok(())
+                        if let Some(rule) =
+                            crate::redact::key_rule(k, crate::redact::Options::from_repo(repo)) =>
+                    {
                         issues.push(issue(
+                        "key",
+                        format!("the key holds a secret ({rule}); name the thread with a key without it"),
+                    ));
+                        None
+                    }
+                    Err(e) => {
+                        issues.push(issue("key", e.to_string()));
+                        None
+                    }
+                    Ok(()) => {
+                        if let Some(first) = seen.insert(k.clone(), n + 1) {
+                            issues.push(issue(
                             "key",
                             format!("'{k}' is repeated in the plan (thread {first} has it too); each thread needs its own key"),
                         ));
+                        }
+                        Some(k.clone())
                     }
-                    Some(k.clone())
                 }
-            },
+            }
         };
         let mut value = plan.shared.clone();
         compose::merge(&mut value, thread.clone(), Lists::Append);

@@ -108,6 +108,10 @@ pub fn run(args: Args) -> Result<Output> {
             );
         }
     };
+    // What git recorded (the branch name, the diff summary) goes through
+    // the same filter as what was given, before the brief and its
+    // narrative entry are written.
+    let brief = checks.redact_brief(brief);
     checks.lint(&repo, &brief)?;
     let worktree = &git.worktree;
     let head = &git.head;
