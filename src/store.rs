@@ -541,8 +541,9 @@ fn edit_racing(
     }
 }
 
-/// Whether a ref of `edits` no longer holds the value the edit expects.
-fn stale(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
+/// Whether a ref of `edits` no longer holds the value the edit expects
+/// (another writer moved or removed it).
+pub fn stale(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
     edits.iter().any(|edit| {
         let expected = match &edit.change {
             Change::Update { expected, .. } | Change::Delete { expected, .. } => expected,

@@ -371,15 +371,34 @@ fn transaction(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<bool> {
         return Ok(true);
     }
     let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
-    match repo.edit_references(edits) {
-        Ok(_) => Ok(true),
-        Err(err) if err.is_conflict() => Ok(false),
-        Err(err) => Err(match store::lock_error(repo, names) {
-            Some(locked) => locked.into(),
-            None => anyhow!("cannot update the handoff refs: {err}"),
-        }),
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match repo.edit_references(edits.clone()) {
+            Ok(_) => return Ok(true),
+            Err(err) if err.is_conflict() => return Ok(false),
+            // A ref moved, vanished or was locked by a concurrent writer
+            // while this transaction locked it: retried, then a lost
+            // compare-and-swap like any other.
+            Err(_) if attempt < RACE_RETRIES => {
+                std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 5));
+            }
+            Err(err) => {
+                if let Some(locked) = store::lock_error(repo, names) {
+                    return Err(locked.into());
+                }
+                if store::stale(repo, &edits) {
+                    return Ok(false);
+                }
+                return Err(anyhow!("cannot update the handoff refs: {err}"));
+            }
+        }
     }
 }
+
+/// How often a ref transaction that failed for a reason other than a lost
+/// compare-and-swap is tried again.
+const RACE_RETRIES: usize = 5;
 
 /// The lock file git could not create because it exists (a git process
 /// killed earlier left it), from git's stderr.

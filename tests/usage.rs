@@ -289,8 +289,12 @@ fn a_fifo_is_refused_at_once_never_read() {
         .status()
         .unwrap();
     assert!(made.success());
-    let mut cmd = sb.command("git", &dir);
-    cmd.args(["handoff", "usage", fifo.to_str().unwrap()]);
+    // The binary itself, not through `git`: on timeout the process that
+    // holds the FIFO is the one killed.
+    let mut cmd = std::process::Command::new(common::bin_dir().join("git-handoff"));
+    cmd.current_dir(&dir);
+    common::hermetic(&mut cmd, &sb.home());
+    cmd.args(["usage", fifo.to_str().unwrap()]);
     let out = assert_cmd::Command::from_std(cmd)
         .timeout(std::time::Duration::from_secs(10))
         .assert()
