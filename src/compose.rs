@@ -7,7 +7,7 @@
 //! `import` stores briefs as they were recorded and only checks them with
 //! [`Brief::from_slice`]; it composes nothing.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::{Map, Value, json};
 
 use crate::brief::{self, Brief, Issue};
@@ -44,7 +44,7 @@ impl GitFacts {
             head: repo::head_state(repo)?,
             worktree: repo::worktree_info(repo)?,
             diff_summary: repo::diff_stat(repo)?.summary(),
-            now: clock::now().map_err(anyhow::Error::msg)?,
+            now: clock::now().map_err(crate::refused)?,
         })
     }
 }
@@ -53,10 +53,10 @@ impl GitFacts {
 pub fn parse_partial(data: &[u8]) -> Result<Value> {
     match brief::parse_json(data) {
         Ok(Value::Object(map)) => Ok(Value::Object(map)),
-        Ok(_) => bail!(
+        Ok(_) => crate::refuse!(
             "the brief must be a JSON object ({{\"resume\": …, \"state\": …}}); nothing was written"
         ),
-        Err(e) => bail!("{e}; nothing was written"),
+        Err(e) => crate::refuse!("{e}; nothing was written"),
     }
 }
 

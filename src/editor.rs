@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::{Map, Value, json};
 
 /// The fields `write` fills in itself; they are left out of the template.
@@ -116,7 +116,7 @@ pub fn edit(editor: &str, path: &Path) -> Result<()> {
         .status()
         .with_context(|| format!("cannot start the editor '{editor}'"))?;
     if !status.success() {
-        bail!("the editor '{editor}' exited with {status}; nothing was written");
+        crate::refuse!("the editor '{editor}' exited with {status}; nothing was written");
     }
     Ok(())
 }

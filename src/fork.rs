@@ -129,7 +129,7 @@ pub fn resolve(dir: &Path, arg: &str) -> Result<PathBuf> {
         .map(|n| n.strip_suffix(CONSUMED_SUFFIX).unwrap_or(n))
         .filter(|n| is_file_name(n))
         .ok_or_else(|| {
-            anyhow!(
+            crate::refusal!(
                 "'{arg}' is not a fork or hand-back file name (handoff-<purpose>-<date>.md); `git handoff fork list` shows them"
             )
         })?;
@@ -137,7 +137,7 @@ pub fn resolve(dir: &Path, arg: &str) -> Result<PathBuf> {
     if let Some(parent) = parent
         && canonical(parent) != dir
     {
-        bail!(
+        crate::refuse!(
             "'{arg}' is not in the temp dir {}; fork and hand-back files live only there",
             dir.display()
         );
@@ -161,12 +161,12 @@ pub struct Artifact {
 pub fn read(path: &Path) -> Result<(Header, String)> {
     let shown = path.display();
     let meta = std::fs::symlink_metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound if consumed_path(path).is_file() => anyhow!(
+        std::io::ErrorKind::NotFound if consumed_path(path).is_file() => crate::refusal!(
             "'{shown}' was consumed already; it is kept as '{}' until `git handoff fork done {}` deletes it",
             consumed_path(path).display(),
             path.file_name().unwrap_or_default().to_string_lossy()
         ),
-        std::io::ErrorKind::NotFound => anyhow!(
+        std::io::ErrorKind::NotFound => crate::refusal!(
             "'{shown}' does not exist (done already?); `git handoff fork list` shows what is left"
         ),
         _ => anyhow!("cannot read '{shown}': {e}"),
@@ -181,7 +181,7 @@ pub fn read(path: &Path) -> Result<(Header, String)> {
         .with_context(|| format!("cannot read '{shown}' as UTF-8 text"))?;
     let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
     let header = Header::parse(first).ok_or_else(|| {
-        anyhow!(
+        crate::refusal!(
             "'{shown}' is not a fork or hand-back file (no git-handoff header); it was left untouched"
         )
     })?;
@@ -258,7 +258,7 @@ pub fn existing(path: &Path) -> Option<PathBuf> {
 /// git-handoff header are deleted. Returns the deleted paths.
 pub fn done(path: &Path) -> Result<Vec<PathBuf>> {
     let fork = existing(path).ok_or_else(|| {
-        anyhow!(
+        crate::refusal!(
             "'{}' does not exist (done already?); `git handoff fork list` shows what is left",
             path.display()
         )

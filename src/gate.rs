@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
@@ -318,7 +318,7 @@ pub fn refuse_returning_secrets(
     if found.is_empty() {
         return Ok(());
     }
-    bail!(
+    crate::refuse!(
         "not fetched from '{remote}': it would bring back {} secret{} that `git handoff redact --history` removed here: {}; nothing was taken. Replace '{remote}''s history with the redacted one (`git push --force {remote} {}`), or take it anyway with `git handoff fetch --allow-secrets {remote}`",
         found.len(),
         if found.len() == 1 { "" } else { "s" },

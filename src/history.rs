@@ -341,7 +341,7 @@ pub fn parse_key_spec(repo: &gix::Repository, spec: &str) -> Result<(String, Sel
         let key = &spec[..open];
         let n = &spec[open + 2..spec.len() - 1];
         let n: usize = n.parse().map_err(|_| {
-            anyhow!("'{spec}': in KEY@{{N}}, N is a number (0 is the newest version)")
+            crate::refusal!("'{spec}': in KEY@{{N}}, N is a number (0 is the newest version)")
         })?;
         return Ok((key.to_string(), Selector::Index(n)));
     }
@@ -382,7 +382,7 @@ pub fn parse_selector(repo: &gix::Repository, key: &str, arg: &str) -> Result<Se
     if rest.len() >= 4 && rest.len() <= 64 && rest.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(Selector::Id(rest.to_ascii_lowercase()));
     }
-    bail!(
+    crate::refuse!(
         "'{arg}' names no version; use @{{N}} (0 is the newest), a version id from `git handoff log {key}`, or @REMOTE"
     )
 }
@@ -404,7 +404,7 @@ pub fn select<'a>(
             None if log.versions.is_empty() => Err(anyhow!(
                 "no version of '{key}' in the history; `git handoff list` shows the keys"
             )),
-            None => Err(anyhow!(
+            None => Err(crate::refusal!(
                 "'{key}' has {} version{} (@{{0}} to @{{{}}}); `git handoff log {key}` lists them",
                 log.versions.len(),
                 if log.versions.len() == 1 { "" } else { "s" },
@@ -421,7 +421,7 @@ pub fn select<'a>(
                 .collect();
             match matches.as_slice() {
                 [i] => Ok((Some(*i), &log.versions[*i])),
-                [] => Err(anyhow!(
+                [] => Err(crate::refusal!(
                     "no version {prefix} of '{key}'; `git handoff log {key}` lists the version ids"
                 )),
                 _ => Err(anyhow!(

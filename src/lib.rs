@@ -180,13 +180,67 @@ pub enum Command {
     Demo(commands::demo::Args),
 }
 
+/// Exit code: the check's answer is no (invalid, conflict, diverged,
+/// mismatch, missing key, strict lint).
+pub const EXIT_NO: u8 = 1;
+/// Exit code: a fatal error, as git's own `die()` (not a repository, I/O,
+/// corrupt data, network, anything unexpected).
+pub const EXIT_FATAL: u8 = 128;
+
+/// An error that is the check's answer "no" rather than a failure: the
+/// input is invalid, a compare-and-swap lost, a key has no brief, strict
+/// lint refused. `main` exits [`EXIT_NO`] for it (and for the typed
+/// refusals of lower layers, see [`exit_code_of`]); every other error is
+/// fatal ([`EXIT_FATAL`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+/// Return early with a [`Refused`] error, formatted as `format!` does (the
+/// refusal's `bail!`).
+#[macro_export]
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        return Err($crate::refused(format!($($arg)*)))
+    };
+}
+
+/// A [`Refused`] error, formatted as `format!` does (the refusal's
+/// `anyhow!`).
+#[macro_export]
+macro_rules! refusal {
+    ($($arg:tt)*) => {
+        $crate::refused(format!($($arg)*))
+    };
+}
+
+/// A [`Refused`] error with this message.
+pub fn refused(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Refused(message.into()))
+}
+
+/// The exit code of an error: [`EXIT_NO`] when anything in its chain is a
+/// refusal (a [`Refused`], an invalid key, a lost compare-and-swap), else
+/// [`EXIT_FATAL`].
+pub fn exit_code_of(err: &anyhow::Error) -> u8 {
+    let no = err.chain().any(|e| {
+        e.is::<Refused>()
+            || e.is::<keys::InvalidKey>()
+            || matches!(
+                e.downcast_ref::<store::StoreError>(),
+                Some(store::StoreError::Conflict(_))
+            )
+    });
+    if no { EXIT_NO } else { EXIT_FATAL }
+}
+
 /// What a command produced: the text for stdout and the exit code. Warnings
 /// and notes go to stderr as they happen.
 #[derive(Debug, Default)]
 pub struct Output {
     /// Everything for stdout.
     pub stdout: String,
-    /// 0 success, 1 a check failed.
+    /// 0 success, [`EXIT_NO`] the check's answer is no.
     pub code: u8,
     /// Human text that may be coloured on a terminal (never JSON).
     pub text: bool,

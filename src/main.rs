@@ -16,7 +16,7 @@ fn main() -> ExitCode {
             let message = format!("{err:#}").replace('\n', " ");
             let message = git_handoff::escape::clean(&message);
             eprintln!("error: {message}");
-            ExitCode::FAILURE
+            ExitCode::from(git_handoff::exit_code_of(&err))
         }
     }
 }

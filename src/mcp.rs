@@ -63,7 +63,7 @@ impl Server {
             match OPT_IN.iter().find(|t| **t == name.as_str()) {
                 Some(t) if !tools.contains(t) => tools.push(t),
                 Some(_) => {}
-                None => bail!(
+                None => crate::refuse!(
                     "--allow '{name}' is not a tool that needs opting in; choose from {}",
                     OPT_IN.join(", ")
                 ),

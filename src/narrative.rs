@@ -94,7 +94,7 @@ pub fn path(repo: &gix::Repository, root: &Path) -> Result<PathBuf> {
         if dir.exists() {
             let real = canonical(&dir);
             if !real.starts_with(canonical(root)) {
-                bail!(
+                crate::refuse!(
                     "the narrative directory '{}' resolves outside the worktree (to '{}'); refusing to follow it",
                     dir.display(),
                     real.display()

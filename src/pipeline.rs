@@ -72,7 +72,7 @@ pub fn dir(root: &Path) -> Result<PathBuf> {
         if d.exists() {
             let real = canonical(&d);
             if !real.starts_with(&real_root) {
-                bail!(
+                crate::refuse!(
                     "'{}' resolves outside the worktree (to '{}'); refusing to follow it",
                     d.display(),
                     real.display()
@@ -88,7 +88,7 @@ pub fn dir(root: &Path) -> Result<PathBuf> {
 /// The file of template `name` in the worktree at `root`; the name is
 /// validated first, and a symlink there is refused.
 pub fn file(root: &Path, name: &str) -> Result<PathBuf> {
-    validate_name(name).map_err(anyhow::Error::msg)?;
+    validate_name(name).map_err(crate::refused)?;
     let path = dir(root)?.join(format!("{name}.md"));
     debug_assert!(
         path.components()

@@ -85,7 +85,7 @@ pub fn is_remote(repo: &gix::Repository, name: &str) -> bool {
 /// `name` if it is a configured remote whose name fits in a ref name.
 pub fn checked_remote(repo: &gix::Repository, name: &str) -> Result<String> {
     if !is_remote(repo, name) {
-        bail!(
+        crate::refuse!(
             "'{name}' is not a remote of this repository; `git remote -v` lists them, `git remote add {name} URL` adds one"
         );
     }
@@ -104,7 +104,7 @@ pub fn default_remote(repo: &gix::Repository) -> Result<String> {
     if let Some(name) = config.string("handoff.remote") {
         let name = name.to_str_lossy().into_owned();
         if !is_remote(repo, &name) {
-            bail!(
+            crate::refuse!(
                 "handoff.remote is '{name}', which is not a remote; fix it with `git config handoff.remote NAME`"
             );
         }

@@ -94,7 +94,7 @@ pub fn choose(
     let branch_key = repo::branch_key(head);
     if let Some(key) = explicit {
         keys::validate(key)
-            .map_err(|e| anyhow!("{e}; keys are single ref components like 'feat-jwt'"))?;
+            .map_err(|e| crate::refusal!("{e}; keys are single ref components like 'feat-jwt'"))?;
         if from_branch && key != branch_key {
             return Err(anyhow!(
                 "--key-from-branch targets '{branch_key}' but the key given is '{key}'; drop one of them"

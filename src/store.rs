@@ -2,7 +2,7 @@
 //! updated in compare-and-swap ref transactions, with every version appended
 //! to the notes history `refs/notes/handoffs` in the same transaction.
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::refs::Target;
@@ -263,7 +263,7 @@ pub fn write(
     for update in updates {
         refuse_secret_key(&update.brief.key, options)?;
         if let Some(issue) = update.brief.stored_size_issue() {
-            return Err(anyhow!(
+            return Err(crate::refusal!(
                 "brief '{}': {}; nothing was written",
                 update.brief.key,
                 issue.message
@@ -340,7 +340,7 @@ pub fn write(
                     return Err(StoreError::Conflict(lost));
                 }
                 if attempt >= NOTES_RETRIES {
-                    return Err(anyhow!(
+                    return Err(crate::refusal!(
                         "{NOTES_REF} kept changing while writing; nothing was written, run again"
                     )
                     .into());
@@ -566,7 +566,7 @@ pub fn stale(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
 /// (naming the rule, never the value).
 pub fn refuse_secret_key(key: &str, options: crate::redact::Options) -> anyhow::Result<()> {
     if let Some(rule) = crate::redact::key_rule(key, options) {
-        bail!(
+        crate::refuse!(
             "the key holds a secret ({rule}); nothing was written. Keys become ref names and history lines: name the brief with a key without it (`git handoff write KEY`)"
         );
     }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::brief::Brief;
@@ -275,7 +275,7 @@ pub fn memory_dir(root: &Path) -> Result<PathBuf> {
         if p.exists() {
             let real = canonical(&p);
             if !real.starts_with(&root) {
-                bail!(
+                crate::refuse!(
                     "'{}' resolves outside the worktree (to '{}'); refusing to follow it",
                     p.display(),
                     real.display()

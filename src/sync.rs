@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::process::Command;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::refs::Target;
@@ -44,7 +44,7 @@ pub fn check_pushable(repo: &gix::Repository, brief_text: &str) -> Result<()> {
         return Ok(());
     }
     let kinds: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    bail!(
+    crate::refuse!(
         "holds {total} secret{} ({}); `git handoff redact` removes {}",
         if total == 1 { "" } else { "s" },
         kinds.join(", "),
@@ -874,7 +874,7 @@ pub fn merge_notes(
             return Ok(result);
         }
     }
-    bail!("{NOTES_REF} kept changing while merging the history from '{remote}'; fetch again")
+    crate::refuse!("{NOTES_REF} kept changing while merging the history from '{remote}'; fetch again")
 }
 
 fn merge_commit(
@@ -1220,7 +1220,7 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
     } else {
         for key in &options.keys {
             if !all.contains(key) {
-                bail!(
+                crate::refuse!(
                     "no brief '{key}' here or on '{remote}'; `git handoff list` shows the keys; nothing was pushed"
                 );
             }
@@ -1521,13 +1521,13 @@ pub fn resolve(
         _ => false,
     };
     if !diverged {
-        bail!(
+        crate::refuse!(
             "'{key}' has not diverged from '{remote}'; nothing to resolve (`git handoff fetch {remote}` reports diverged keys)"
         );
     }
     let (l, r) = (l.expect("diverged"), r.expect("diverged"));
     if resolution == Resolution::TakeRemote && !is_brief(repo, Some(r), key) {
-        bail!(
+        crate::refuse!(
             "'{remote}' holds {} for '{key}', which is not a valid brief of this key; nothing was changed. Keep yours with `git handoff resolve {key} --keep-local` (the next push replaces it there)",
             r.to_hex_with_len(7)
         );
@@ -1544,7 +1544,7 @@ pub fn resolve(
     }
     edits.push(set(&base_name, previous(b), r, &message)?);
     if !transaction(repo, edits)? {
-        bail!("brief '{key}' changed while resolving; nothing was changed, run again");
+        crate::refuse!("brief '{key}' changed while resolving; nothing was changed, run again");
     }
     Ok(Resolved {
         key: key.to_string(),

@@ -192,7 +192,7 @@ pub fn last_sample(path: &Path) -> Result<Option<Sample>> {
     if let Ok(meta) = std::fs::metadata(path)
         && !meta.is_file()
     {
-        return Err(anyhow!(
+        return Err(crate::refusal!(
             "'{shown}' is {}, not a regular file; pass the session's .jsonl transcript",
             if meta.is_dir() {
                 "a directory"

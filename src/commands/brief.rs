@@ -1,6 +1,6 @@
 //! `git handoff brief [KEY]`: an in-memory subagent brief, never stored.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::commands::{Selection, refuse_ambiguous, select};
 use crate::{Output, render, repo};
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<Output> {
         .unwrap_or(DEFAULT_MAX_LINES);
     match render::subagent_text(&brief, args.task.as_deref(), &args.scope, cap) {
         Ok(text) => Ok(Output::text(text)),
-        Err(lines) => bail!(
+        Err(lines) => crate::refuse!(
             "the task, scope and return contract alone are {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it (a shorter --task and fewer --scope lines) or raise handoff.briefMaxLines"
         ),
     }

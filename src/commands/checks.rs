@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::Value;
 
 use crate::brief::Brief;
@@ -100,7 +100,7 @@ impl Checks {
             eprintln!("{level}: {prefix}{rest}");
         }
         if self.strict {
-            bail!(
+            crate::refuse!(
                 "brief '{}' has {} lint finding{} and lint is strict; nothing was written (fix them, or --no-lint)",
                 brief.key,
                 findings.len(),

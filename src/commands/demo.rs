@@ -115,7 +115,7 @@ pub fn run(args: Args) -> Result<Output> {
                     .map(|mut d| d.next().is_some())
                     .unwrap_or(true)
             {
-                bail!(
+                crate::refuse!(
                     "'{}' exists and is not empty; give a new directory for the demo",
                     dir.display()
                 );
@@ -138,7 +138,7 @@ pub fn run(args: Args) -> Result<Output> {
         exe: std::env::current_exe().context("cannot locate the git-handoff binary")?,
         log: format!("git-handoff demo in {}\n", base.display()),
     };
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
     let earlier = clock::format(now - 31 * 3600);
 
     std::fs::create_dir_all(&repo)?;

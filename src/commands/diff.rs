@@ -1,6 +1,6 @@
 //! `git handoff diff KEY [OLD [NEW]]`: how two versions of a brief differ.
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde_json::json;
 
 use crate::commands::checked_key;
@@ -52,7 +52,7 @@ pub fn run(args: Args) -> Result<Output> {
         None => {
             let next = new_index.map_or(0, |i| i + 1);
             let found = log.versions.get(next).ok_or_else(|| {
-                anyhow!(
+                crate::refusal!(
                     "'{key}' has no version before {}; `git handoff log {key}` lists the versions",
                     history::label(&key, &new_selector, new_index)
                 )

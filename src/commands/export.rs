@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::brief::Brief;
@@ -100,7 +100,7 @@ pub fn run(args: Args) -> Result<Output> {
         ));
     };
     if path.is_dir() {
-        bail!(
+        crate::refuse!(
             "'{}' is a directory; give a file name like {key}.json, or use `git handoff export --all DIR`",
             path.display()
         );
@@ -111,7 +111,7 @@ pub fn run(args: Args) -> Result<Output> {
         Status::KeptNewer | Status::Skipped => 1,
     };
     if code != 0 {
-        bail!(
+        crate::refuse!(
             "{} {}; nothing was written",
             path.display(),
             row.reason.as_deref().unwrap_or("was not written")

@@ -1,7 +1,7 @@
 //! The brief input shared by `write` and `recover`: `-F FILE|-` and the
 //! field flags, flattened into each command's `Args`.
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use serde_json::{Map, Value, json};
 
 use crate::commands::read_input;
@@ -157,7 +157,7 @@ fn object<'a>(value: &'a mut Value, field: &str) -> Result<&'a mut Map<String, V
         .or_insert_with(|| Value::Object(Map::new()));
     entry
         .as_object_mut()
-        .ok_or_else(|| anyhow!("'{field}' in the brief must be an object; nothing was written"))
+        .ok_or_else(|| crate::refusal!("'{field}' in the brief must be an object; nothing was written"))
 }
 
 fn push_all(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) -> Result<()> {
@@ -167,7 +167,7 @@ fn push_all(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) -> Res
     let slot = map.entry(field).or_insert_with(|| Value::Array(Vec::new()));
     let list = slot
         .as_array_mut()
-        .ok_or_else(|| anyhow!("'{field}' in the brief must be an array; nothing was written"))?;
+        .ok_or_else(|| crate::refusal!("'{field}' in the brief must be an array; nothing was written"))?;
     list.extend(items);
     Ok(())
 }

@@ -86,11 +86,11 @@ pub fn run(args: Args) -> Result<Output> {
 fn write(args: &Args) -> Result<Output> {
     let purpose = args.purpose.as_deref().unwrap_or("").trim();
     if purpose.is_empty() {
-        bail!("fork needs a purpose: --purpose TEXT says what the side task is");
+        crate::refuse!("fork needs a purpose: --purpose TEXT says what the side task is");
     }
     let slug = crate::commands::redacted_slug(purpose);
     if slug.is_empty() {
-        bail!(
+        crate::refuse!(
             "the purpose '{purpose}' has no letter or digit to name the file by; say what the side task is"
         );
     }
@@ -105,7 +105,7 @@ fn write(args: &Args) -> Result<Output> {
         .ok()
         .flatten()
         .and_then(|s| s.brief().ok());
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
 
     let mut all_pointers = pointers;
     if let Some(brief) = &brief {
@@ -171,7 +171,7 @@ fn write(args: &Args) -> Result<Output> {
 /// Refuse a temp dir inside the repository: fork files must never land in it.
 fn refuse_inside(dir: &Path, info: &repo::WorktreeInfo) -> Result<()> {
     if dir.starts_with(&info.root) || dir.starts_with(&info.common_dir) {
-        bail!(
+        crate::refuse!(
             "the temp dir {} is inside this repository; fork files never go there: set TMPDIR to a directory outside it",
             dir.display()
         );

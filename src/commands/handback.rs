@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<Output> {
     let options = repo::open_cwd()
         .map(|repo| crate::redact::Options::from_repo(&repo))
         .unwrap_or_default();
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
     let doc = HandbackDoc {
         header: Header {
             kind: Kind::Handback,

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::brief::{Brief, BriefError};
@@ -90,7 +90,7 @@ pub fn run(args: Args) -> Result<Output> {
     let dirs = match &args.dir {
         Some(dir) => {
             if !dir.is_dir() {
-                bail!(
+                crate::refuse!(
                     "'{}' is not a directory; give the folder that holds the <key>.json files",
                     dir.display()
                 );
@@ -199,7 +199,7 @@ pub fn run(args: Args) -> Result<Output> {
 fn default_dirs(repo: &gix::Repository) -> Result<Vec<PathBuf>> {
     let main = repo.main_repo().context("cannot open the main worktree")?;
     let root = main.workdir().ok_or_else(|| {
-        anyhow!("the main repository is bare, so it has no .claude/handoffs; give the folder: `git handoff import DIR`")
+        crate::refusal!("the main repository is bare, so it has no .claude/handoffs; give the folder: `git handoff import DIR`")
     })?;
     let dirs: Vec<PathBuf> = DEFAULT_DIRS
         .iter()
@@ -207,7 +207,7 @@ fn default_dirs(repo: &gix::Repository) -> Result<Vec<PathBuf>> {
         .filter(|d| d.is_dir())
         .collect();
     if dirs.is_empty() {
-        bail!(
+        crate::refuse!(
             "no {} or {} folder at the main worktree ({}); give the folder: `git handoff import DIR`",
             DEFAULT_DIRS[0],
             DEFAULT_DIRS[1],

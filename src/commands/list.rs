@@ -22,7 +22,7 @@ pub struct Args {
 /// Compute the rows and render them.
 pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd_for_reading()?;
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
     if args.archived {
         let rows = rows_of(store::list_archived(&repo)?, None, now);
         return Ok(if args.json {

@@ -1,6 +1,6 @@
 //! `git handoff log [KEY]`: every version of a brief, newest first.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::Serialize;
 
 use crate::commands::checked_key;
@@ -113,7 +113,7 @@ pub fn run(args: Args) -> Result<Output> {
     };
     let log = history::log(&repo, &key)?;
     if log.versions.is_empty() {
-        bail!(
+        crate::refuse!(
             "no version of '{key}' in the history ({}); `git handoff list` shows the keys",
             store::NOTES_REF
         );

@@ -84,16 +84,16 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
 pub fn checked_key(key: &str) -> Result<String> {
     keys::validate(key).map_err(|e| match keys::from_branch(key).filter(|k| k != key) {
         Some(branch_key) if key.contains('/') => {
-            anyhow!("{e}; the key of branch '{key}' is '{branch_key}'")
+            crate::refusal!("{e}; the key of branch '{key}' is '{branch_key}'")
         }
-        _ => anyhow!("{e}; keys are single ref components like 'feat-jwt'"),
+        _ => crate::refusal!("{e}; keys are single ref components like 'feat-jwt'"),
     })?;
     Ok(key.to_string())
 }
 
 /// The error for a key with no brief.
 pub fn no_brief(key: &str) -> anyhow::Error {
-    anyhow!("no brief for key '{key}'; `git handoff list` shows the keys")
+    crate::refusal!("no brief for key '{key}'; `git handoff list` shows the keys")
 }
 
 /// Which brief a keyless read command means.
@@ -137,7 +137,7 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
         return Ok(Selection::Found { stored, others });
     }
     match keys.as_slice() {
-        [] => Err(anyhow!(
+        [] => Err(crate::refusal!(
             "no briefs in this repository yet; `git handoff write` creates one for the current branch"
         )),
         [only] => {
@@ -149,7 +149,7 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
         }
         _ => Ok(Selection::Ambiguous(crate::commands::list::rows(
             repo,
-            crate::clock::now().map_err(anyhow::Error::msg)?,
+            crate::clock::now().map_err(crate::refused)?,
         )?)),
     }
 }
@@ -266,7 +266,7 @@ pub fn choose_key(
     let inner = input.get("key").and_then(serde_json::Value::as_str);
     let explicit = match (arg, inner) {
         (Some(arg), Some(inner)) if arg != inner => {
-            return Err(anyhow!(
+            return Err(crate::refusal!(
                 "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
             ));
         }

@@ -13,7 +13,7 @@ const NAMED: usize = 5;
 pub fn run() -> Result<Output> {
     let head = "git handoff: save and restore the working state of a coding session (`git handoff help` lists every command)\n";
     let repo = repo::open_cwd_for_reading()?;
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
     let briefs = list::waiting(&repo, now)?;
     Ok(Output::text(format!("{head}\n{}", text(&briefs))))
 }

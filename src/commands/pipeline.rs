@@ -117,10 +117,10 @@ fn read_template(source: &str) -> Result<String> {
             .with_context(|| format!("cannot read '{source}'"))?;
     }
     if data.len() > MAX_TEMPLATE_BYTES {
-        bail!("the template is larger than 256 KiB; nothing was written");
+        crate::refuse!("the template is larger than 256 KiB; nothing was written");
     }
     String::from_utf8(data)
-        .map_err(|_| anyhow!("the template is not UTF-8 text; nothing was written"))
+        .map_err(|_| crate::refusal!("the template is not UTF-8 text; nothing was written"))
 }
 
 fn save(root: &Path, args: SaveArgs, redact: crate::redact::Options) -> Result<Output> {
@@ -140,7 +140,7 @@ fn save(root: &Path, args: SaveArgs, redact: crate::redact::Options) -> Result<O
             report.push_str(&format!("  - {p}\n"));
         }
         eprint!("{report}");
-        bail!(
+        crate::refuse!(
             "template '{}' is invalid; nothing was written (`git handoff pipeline save {}` without -F saves a valid skeleton)",
             args.name,
             args.name

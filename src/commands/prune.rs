@@ -1,7 +1,7 @@
 //! `git handoff prune`: archive briefs not written for a while, delete old
 //! archived ones — in one ref transaction; the history notes stay.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::retention::{self, Action, Row};
 use crate::store::{self, StoreError};
@@ -33,14 +33,14 @@ pub struct Args {
 /// Plan, apply, report.
 pub fn run(args: Args) -> Result<Output> {
     if args.delete_after < args.archive_after {
-        bail!(
+        crate::refuse!(
             "--delete-after ({}d) is shorter than --archive-after ({}d); archived briefs would never be kept",
             args.delete_after,
             args.archive_after
         );
     }
     let repo = repo::open_cwd()?;
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
     let live = store::list(&repo)?;
     let archived = store::list_archived(&repo)?;
     let plan = retention::plan(&live, &archived, now, args.archive_after, args.delete_after);

@@ -1,7 +1,7 @@
 //! `git handoff push [REMOTE] [KEY…]`: send briefs and their history, each
 //! key with a lease.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::commands::checked_key;
 use crate::sync::{self, HistoryPush, Outcome, PushOptions, PushReport};
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let remote = match &args.remote {
         Some(r) if remotes::is_remote(&repo, r) => remotes::checked_remote(&repo, r)?,
-        Some(r) => bail!(
+        Some(r) => crate::refuse!(
             "'{r}' is not a remote of this repository; name the remote first (`git handoff push origin {r}`); `git remote -v` lists the remotes"
         ),
         None => remotes::default_remote(&repo)?,

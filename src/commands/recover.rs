@@ -73,11 +73,11 @@ pub fn run(args: Args) -> Result<Output> {
             eprint!("{}", render::invalid(&issues));
             let missing = missing_fields(&issues);
             match (&stored, missing.is_empty()) {
-                (None, false) => bail!(
+                (None, false) => crate::refuse!(
                     "no stored brief for '{key}', and the fields given leave {} missing; nothing was written (give them with -F or flags such as --done-when, --resume-by, --next-check)",
                     missing.join(", ")
                 ),
-                _ => bail!(
+                _ => crate::refuse!(
                     "the recovered brief '{key}' is invalid; nothing was written (correct the fields listed above with -F or flags)"
                 ),
             }

@@ -31,7 +31,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<Output> {
     let brief = match &args.file {
         Some(source) => crate::brief::Brief::from_slice(&read_input(source)?).map_err(|e| {
-            anyhow::anyhow!("'{source}' is not a valid brief: {e}; `git handoff validate {source}` lists every problem")
+            crate::refusal!("'{source}' is not a valid brief: {e}; `git handoff validate {source}` lists every problem")
         })?,
         None => {
             let repo = repo::open_cwd_for_reading()?;

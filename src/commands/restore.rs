@@ -1,6 +1,6 @@
 //! `git handoff restore KEY`: bring an archived brief back.
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::Result;
 
 use crate::commands::checked_key;
 use crate::store::{self, Move, StoreError};
@@ -24,10 +24,10 @@ pub fn run(args: Args) -> Result<Output> {
     let key = checked_key(&args.key)?;
     let repo = repo::open_cwd()?;
     let id = store::archived_id(&repo, &key)?.ok_or_else(|| {
-        anyhow!("no archived brief '{key}'; `git handoff list --archived` shows them")
+        crate::refusal!("no archived brief '{key}'; `git handoff list --archived` shows them")
     })?;
     if store::current_id(&repo, &key)?.is_some() {
-        bail!(
+        crate::refuse!(
             "a live brief '{key}' exists; drop it first (`git handoff drop {key}`) or keep it — the archived one stays in {}",
             store::archive_ref_name(&key)
         );
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<Output> {
     )
     .map_err(|e| match e {
         StoreError::Conflict(_) => {
-            anyhow!("brief '{key}' changed while restoring; nothing was restored, run again")
+            crate::refusal!("brief '{key}' changed while restoring; nothing was restored, run again")
         }
         other => other.into(),
     })?;

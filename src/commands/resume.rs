@@ -37,7 +37,7 @@ pub fn run(args: Args) -> Result<Output> {
         Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "resume", args.json)),
     };
     let brief = stored.brief()?;
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
     let report = drift::report(&repo, &brief, Some(stored.id), now, Depth::Full)?;
     let code = if report.is_mismatch() { 1 } else { 0 };
     if code == 0 {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::Result;
 use serde_json::{Map, Value, json};
 
 use crate::brief::{Brief, Issue};
@@ -188,9 +188,9 @@ pub fn run(args: Args) -> Result<Output> {
 /// Parse the plan's outer shape; thread contents are checked when composed.
 fn parse_plan(data: &[u8]) -> Result<Plan> {
     let value =
-        brief::parse_json(data).map_err(|e| anyhow!("the plan: {e}; nothing was written"))?;
+        brief::parse_json(data).map_err(|e| crate::refusal!("the plan: {e}; nothing was written"))?;
     let Value::Object(mut map) = value else {
-        bail!(
+        crate::refuse!(
             "the plan must be a JSON object {{\"why\": …, \"shared\": {{…}}, \"threads\": [{{\"key\": …}}, …]}}; nothing was written"
         );
     };
@@ -198,13 +198,13 @@ fn parse_plan(data: &[u8]) -> Result<Plan> {
         .keys()
         .find(|k| !matches!(k.as_str(), "why" | "shared" | "threads"))
     {
-        bail!(
+        crate::refuse!(
             "unknown field '{unknown}' in the plan; a plan has only why, shared and threads. Nothing was written"
         );
     }
     let why = match map.remove("why") {
         Some(Value::String(s)) if !s.trim().is_empty() => s,
-        _ => bail!(
+        _ => crate::refuse!(
             "the plan needs \"why\": a non-empty string saying why the work is split; nothing was written"
         ),
     };
@@ -212,17 +212,17 @@ fn parse_plan(data: &[u8]) -> Result<Plan> {
         None => Value::Object(Map::new()),
         Some(Value::Object(s)) => {
             if s.contains_key("key") {
-                bail!("\"shared\" cannot set a key; each thread has its own. Nothing was written");
+                crate::refuse!("\"shared\" cannot set a key; each thread has its own. Nothing was written");
             }
             Value::Object(s)
         }
         Some(_) => {
-            bail!("\"shared\" in the plan must be an object of brief fields; nothing was written")
+            crate::refuse!("\"shared\" in the plan must be an object of brief fields; nothing was written")
         }
     };
     let threads = match map.remove("threads") {
         Some(Value::Array(t)) if !t.is_empty() => t,
-        _ => bail!(
+        _ => crate::refuse!(
             "the plan needs \"threads\": a non-empty array of {{\"key\": SLUG, brief fields…}}; nothing was written"
         ),
     };
@@ -329,7 +329,7 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
     }
     if !invalid.is_empty() {
         eprint!("{}", render::split_invalid(&invalid));
-        bail!(
+        crate::refuse!(
             "{} of {} threads {} invalid; nothing was written (fix the plan and run again)",
             invalid.len(),
             plan.threads.len(),

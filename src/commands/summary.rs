@@ -88,13 +88,13 @@ fn new(
 ) -> Result<Output> {
     let task = task.trim();
     if task.is_empty() {
-        bail!("a summary needs a task: --task TEXT says what it is about");
+        crate::refuse!("a summary needs a task: --task TEXT says what it is about");
     }
     let slug = crate::commands::redacted_slug(task);
     if slug.is_empty() {
-        bail!("the task '{task}' has no letter or digit to name the file by; say what the task is");
+        crate::refuse!("the task '{task}' has no letter or digit to name the file by; say what the task is");
     }
-    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let now = clock::now().map_err(crate::refused)?;
     let head = repo::head_state(repo)?;
     let key = repo::default_key(&head)?;
     let brief = store::read(repo, &key)
@@ -123,7 +123,7 @@ fn new(
     );
     match atomic::create_new(&path, &text) {
         Ok(()) => Ok(Output::ok(format!("{}\n", rel(root, &path)))),
-        Err(CreateError::Exists(_)) => bail!(
+        Err(CreateError::Exists(_)) => crate::refuse!(
             "'{}' exists already; edit it, or pass another --task",
             rel(root, &path)
         ),
@@ -134,7 +134,7 @@ fn new(
 fn latest(root: &Path, dir: &Path) -> Result<Output> {
     let mut found = summary::scan(dir)?;
     if found.is_empty() {
-        bail!(
+        crate::refuse!(
             "no summaries in {}; `git handoff summary new --template task --task TEXT` writes one",
             summary::MEMORY_DIR
         );
@@ -168,11 +168,11 @@ fn clean(
     options: Options,
 ) -> Result<Output> {
     if delete_after < archive_after {
-        bail!(
+        crate::refuse!(
             "--delete-after ({delete_after}d) is shorter than --archive-after ({archive_after}d); archived summaries would never be kept"
         );
     }
-    let today = clock::now().map_err(anyhow::Error::msg)?.div_euclid(86_400);
+    let today = clock::now().map_err(crate::refused)?.div_euclid(86_400);
     let steps = summary::plan_clean(dir, today, archive_after, delete_after)?;
     let would = if dry_run { "would " } else { "" };
     let mut out = String::new();

@@ -107,7 +107,7 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
         Some(v) => match v.trim().trim_end_matches('%').parse::<u64>() {
             Ok(n) if (1..=100).contains(&n) => n,
             _ => {
-                return Err(anyhow!(
+                return Err(crate::refusal!(
                     "handoff.threshold = '{v}' is not a percentage from 1 to 100; fix it with `git config handoff.threshold 40`"
                 ));
             }
@@ -126,7 +126,7 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
     };
     let sample = usage::last_sample(&transcript)?;
     if sample.is_none() && !usage::is_claude_transcript(&transcript) {
-        return Err(anyhow!(
+        return Err(crate::refusal!(
             "no usage recorded in this transcript ('{}'): `git handoff usage` reads the token counts of Claude Code transcripts and Codex CLI session files (~/.codex/sessions/…/rollout-*.jsonl)",
             transcript.display()
         ));
@@ -150,7 +150,7 @@ fn default_transcript(cwd: &Path, repo: Option<&gix::Repository>) -> Result<Path
     dirs.push(cwd.to_path_buf());
     dirs.push(repo::canonical(cwd));
     usage::find_transcript(&projects, &dirs).ok_or_else(|| {
-        anyhow!(
+        crate::refusal!(
             "no TRANSCRIPT given and no session transcript found in {}; pass the transcript path (a .jsonl file) or use --hook",
             projects.join(usage::project_folder(&dirs[0])).display()
         )

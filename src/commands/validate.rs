@@ -31,7 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
     let value = match brief::parse_json(&data) {
         Ok(v) => v,
         Err(e @ (BriefError::TooLarge(_) | BriefError::NotUtf8(_) | BriefError::Json(_))) => {
-            return Err(anyhow::anyhow!("handoff-validate: {e}"));
+            return Err(crate::refusal!("handoff-validate: {e}"));
         }
         Err(BriefError::Invalid(_)) => unreachable!("parse_json does not validate"),
     };

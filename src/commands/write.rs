@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
 use crate::commands::checks::{CheckArgs, Checks};
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> Result<Output> {
     let interactive =
         args.fields.is_empty() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if args.fields.is_empty() && !args.edit && !interactive {
-        bail!(
+        crate::refuse!(
             "nothing to write: give a brief with -F FILE (or -F - for stdin), field flags such as --done-when, --resume-by, --next-check, or --edit"
         );
     }
@@ -99,11 +99,11 @@ pub fn run(args: Args) -> Result<Output> {
         Err(issues) => {
             eprint!("{}", render::invalid(&issues));
             if store::current_id(&repo, &key)?.is_some() {
-                bail!(
+                crate::refuse!(
                     "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
                 );
             }
-            bail!(
+            crate::refuse!(
                 "brief '{key}' is invalid; nothing was written (`git handoff schema` prints the schema)"
             );
         }
@@ -245,11 +245,11 @@ fn edit_brief(repo: &gix::Repository, key: &str, input: Value, git: &GitFacts) -
         };
         if saved == text && has_content && text == editor::template(key, Some(&start), &[]) {
             let _ = std::fs::remove_file(&path);
-            bail!("the brief was not changed; nothing was written");
+            crate::refuse!("the brief was not changed; nothing was written");
         }
         let Some(body) = editor::strip_comments(&saved) else {
             let _ = std::fs::remove_file(&path);
-            bail!("the brief is empty; aborted, nothing was written");
+            crate::refuse!("the brief is empty; aborted, nothing was written");
         };
         let errors = match editor::parse(&body) {
             Err(e) => vec![e],
