@@ -8,7 +8,8 @@
 //! `GIT_HANDOFF_CRASH_RUNS=N` raises the number of random kills per command
 //! (default 10).
 
-mod common;
+#[path = "cli/support/mod.rs"]
+mod support;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use support::*;
 
 /// Every `*.lock` file under `dir`.
 fn lock_files(dir: &Path) -> Vec<PathBuf> {

@@ -2,11 +2,9 @@
 //! and B, all real git: push, fetch, three-way reconciliation, diverged
 //! keys, leases, the notes merge, prune, init.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 struct Team {

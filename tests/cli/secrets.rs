@@ -2,11 +2,9 @@
 //! file written by git-handoff holds a secret; `redact --history` cleans a
 //! history written with `--no-redact`.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 
 /// One value of each kind, as an agent might paste it.
 fn secrets() -> Vec<(&'static str, String)> {

@@ -2,13 +2,11 @@
 //! input corpus and awkward repository states. Nothing may be lost, half
 //! written or panicked over.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::*;
+use crate::support::*;
 
 const FLAGS: [&str; 6] = [
     "--done-when",

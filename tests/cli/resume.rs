@@ -1,11 +1,9 @@
 //! Reading a handoff back: resume with drift warnings, reground, subagent
 //! briefs and the session hooks, in real repositories.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 fn write(sb: &Sandbox, dir: &Path, extra: &[&str]) {

@@ -2,12 +2,10 @@
 //! completions (also under git's own bash completion), colour rules, and the
 //! documented configuration and environment tables.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::*;
+use crate::support::*;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

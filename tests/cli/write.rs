@@ -1,9 +1,7 @@
 //! The foundation end to end: write, list, show, drop, validate, in real
 //! repositories with linked worktrees, unborn branches and detached HEADs.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::Value;
 

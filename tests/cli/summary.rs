@@ -1,12 +1,10 @@
 //! Continue summaries: templates, `latest`, and `clean` with ages from
 //! `GIT_HANDOFF_NOW`.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{EXAMPLE, Sandbox, stderr, stdout};
+use crate::support::{EXAMPLE, Sandbox, stderr, stdout};
 
 fn at(sb: &Sandbox, dir: &Path, now: &str, args: &[&str]) -> assert_cmd::assert::Assert {
     sb.handoff_env(dir, &[("GIT_HANDOFF_NOW", now)], args, None)

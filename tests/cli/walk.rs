@@ -4,11 +4,9 @@
 //! unrelated roots and skewed commit dates, with the commit-graph, with one
 //! that covers only older commits, and without one.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 /// `git commit-tree` of HEAD's tree with `parents`, committed at `time`

@@ -1,8 +1,6 @@
 //! `recover` and the sticky key, end to end in real repositories.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 fn json(s: &str) -> Value {

@@ -1,11 +1,9 @@
 //! Fork mode: fork files in TMPDIR (never in the repository), listing by
 //! repository, consume (print + delete), hand-back, and bad paths.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{EXAMPLE, Sandbox, stderr, stdout};
+use crate::support::{EXAMPLE, Sandbox, stderr, stdout};
 
 /// A sandbox with a private TMPDIR.
 struct Fx {

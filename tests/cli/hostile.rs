@@ -4,13 +4,11 @@
 //! briefs at all. Each refusal is one `error:` line last on stderr, exit 1,
 //! nothing written; each render is clean; nothing panics.
 
-mod common;
-
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use common::*;
+use crate::support::*;
 use serde_json::{Value, json};
 
 /// The corpus files, sorted.

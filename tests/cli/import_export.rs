@@ -1,10 +1,8 @@
 //! `import` and `export`, end to end in real repositories.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::{Value, json};
 
 fn parse(s: &str) -> Value {

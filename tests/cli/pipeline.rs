@@ -1,8 +1,6 @@
 //! `pipeline save|list|show`, end to end in real repositories.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 const TEMPLATE: &str = "# Pipeline: review fan-out

@@ -1,10 +1,8 @@
 //! `split`, end to end in real repositories.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 fn json(s: &str) -> Value {

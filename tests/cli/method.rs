@@ -1,11 +1,9 @@
 //! The method, faithfully (issue 16): one test per numbered item, each
 //! reproducing the reported case in a real repository.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 const FLAGS: [&str; 6] = [

@@ -2,11 +2,9 @@
 //! (`tests/fixtures/transcript-*.jsonl`, written for these tests in the
 //! harness's JSON-lines format).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Sandbox, stderr, stdout};
+use crate::support::{Sandbox, stderr, stdout};
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
@@ -291,9 +289,9 @@ fn a_fifo_is_refused_at_once_never_read() {
     assert!(made.success());
     // The binary itself, not through `git`: on timeout the process that
     // holds the FIFO is the one killed.
-    let mut cmd = std::process::Command::new(common::bin_dir().join("git-handoff"));
+    let mut cmd = std::process::Command::new(crate::support::bin_dir().join("git-handoff"));
     cmd.current_dir(&dir);
-    common::hermetic(&mut cmd, &sb.home());
+    crate::support::hermetic(&mut cmd, &sb.home());
     cmd.args(["usage", fifo.to_str().unwrap()]);
     let out = assert_cmd::Command::from_std(cmd)
         .timeout(std::time::Duration::from_secs(10))

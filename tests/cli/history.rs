@@ -1,11 +1,9 @@
 //! Version history end to end: log, show KEY@{N} / --version, diff, and a
 //! history that survives `drop` and `git gc --prune=now`.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 /// `git handoff write KEY` at the given clock; returns the version id.

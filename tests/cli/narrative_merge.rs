@@ -2,11 +2,9 @@
 //! cherry-picks of branches that each wrote handoffs, with the driver set
 //! up by `git handoff init` and run by git itself.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 
 const NARRATIVE: &str = ".claude/PROJECT_STATE.md";
 const NOTE: &str = "> Note (git handoff merge-narrative): this entry was edited differently on both sides of a merge; both versions are kept, this is the other side's.";

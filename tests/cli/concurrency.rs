@@ -1,11 +1,9 @@
 //! Compare-and-swap and concurrent writers: nothing is lost, a lost race is
 //! named, the history has one line per successful write.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::*;
+use crate::support::*;
 
 #[test]
 fn a_stale_compare_and_swap_is_a_conflict_and_writes_nothing() {

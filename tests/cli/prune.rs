@@ -1,11 +1,9 @@
 //! Brief retention: prune by age into refs/handoff-archive/, list
 //! --archived, restore, one transaction, history untouched.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Sandbox, stderr, stdout};
+use crate::support::{Sandbox, stderr, stdout};
 
 const FLAGS: [&str; 6] = ["--done-when", "d", "--resume-by", "r", "--next-check", "c"];
 
