@@ -122,11 +122,7 @@ fn save_list_and_show_round_trip() {
 fn templates_live_in_the_current_worktree() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let wt = sb.path("wt");
-    sb.git(
-        &repo,
-        &["worktree", "add", "-q", "-b", "x", wt.to_str().unwrap()],
-    );
+    let wt = sb.worktree(&repo, "wt", "x");
     sb.handoff_with(&wt, &["pipeline", "save", "p", "-F", "-"], Some(TEMPLATE))
         .success();
     assert!(wt.join(".claude/pipelines/p.md").exists());

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{Sandbox, stderr, stdout};
+use crate::support::{Sandbox, assert_stderr_has, stderr, stdout};
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
@@ -143,11 +143,7 @@ fn window_and_threshold_precedence() {
     // A bad config value is one clear error.
     sb.git(&repo, &["config", "handoff.threshold", "lots"]);
     let out = sb.handoff(&repo, &["usage", &basic]).code(1);
-    assert!(
-        stderr(&out).contains("handoff.threshold"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "handoff.threshold");
 }
 
 #[test]
@@ -194,11 +190,7 @@ fn without_a_transcript_the_newest_session_of_this_worktree_is_read() {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let out = sb.handoff(&repo, &["usage"]).code(1);
-    assert!(
-        stderr(&out).contains("no session transcript found"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "no session transcript found");
     let projects = sb.home().join(".claude/projects").join(folder);
     std::fs::create_dir_all(&projects).unwrap();
     std::fs::copy(fixture("transcript-1m.jsonl"), projects.join("old.jsonl")).unwrap();
