@@ -8,32 +8,16 @@
 //! `GIT_HANDOFF_CRASH_RUNS=N` raises the number of random kills per command
 //! (default 10).
 
-mod common;
+#[path = "cli/support/mod.rs"]
+mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::*;
-
-/// Every `*.lock` file under `dir`.
-fn lock_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(lock_files(&p));
-            } else if p.extension().is_some_and(|x| x == "lock") {
-                out.push(p);
-            }
-        }
-    }
-    out
-}
+use support::*;
 
 fn fsck(sb: &Sandbox, dir: &Path) {
     let out = sb.git_out(dir, &["fsck", "--strict"]);
@@ -51,78 +35,6 @@ fn id(sb: &Sandbox, dir: &Path, name: &str) -> Option<String> {
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// Every process of the group `pgid` that is `git-handoff` itself.
-fn handoff_pids(pgid: u32) -> Vec<String> {
-    let out = Command::new("pgrep")
-        .args(["-g", &pgid.to_string(), "-x", "git-handoff"])
-        .output()
-        .expect("pgrep runs");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Wait until no process of the group `pgid` is left (git children of a
-/// killed git-handoff finish on their own).
-fn wait_for_group(pgid: u32) {
-    let start = Instant::now();
-    loop {
-        let alive = Command::new("pgrep")
-            .args(["-g", &pgid.to_string()])
-            .output()
-            .expect("pgrep runs");
-        if alive.stdout.is_empty() {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "processes of group {pgid} outlived the kill"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn sigkill(target: &str) {
-    // The process may have finished already: that is fine.
-    Command::new("kill")
-        .args(["-9", "--", target])
-        .stderr(Stdio::null())
-        .status()
-        .expect("kill runs");
-}
-
-/// Run `git handoff ARGS` in `dir` until it stops at `point`, then SIGKILL
-/// the git-handoff process there (git runs it as a child: the git parent
-/// exits when it dies).
-fn kill_at(sb: &Sandbox, dir: &Path, args: &[&str], point: &str) {
-    let mut cmd = sb.command("git", dir);
-    cmd.arg("handoff")
-        .args(args)
-        .env("GIT_HANDOFF_FAILPOINT", point)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = cmd.spawn().unwrap();
-    let pgid = child.id();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let mut seen = String::new();
-    while !line.starts_with("failpoint:") {
-        line.clear();
-        let n = stderr.read_line(&mut line).unwrap();
-        seen.push_str(&line);
-        assert!(n > 0, "{args:?} ended before {point}: {seen}");
-    }
-    assert_eq!(line.trim(), format!("failpoint: {point}"));
-    let pids = handoff_pids(pgid);
-    assert_eq!(pids.len(), 1, "one git-handoff in the group: {pids:?}");
-    sigkill(&pids[0]);
-    child.wait().unwrap();
-    wait_for_group(pgid);
 }
 
 /// A tiny xorshift generator, seeded, so that a failing run repeats.
@@ -222,18 +134,13 @@ fn crash_runs() -> u64 {
         .unwrap_or(10)
 }
 
-fn write_args<'a>(key: &'a str, title: &'a str) -> Vec<&'a str> {
-    vec![
-        "write",
-        key,
-        "--done-when",
-        "cargo test ok passes",
-        "--resume-by",
-        title,
-        "--next-check",
-        "cargo test next",
-        "--no-lint",
-    ]
+/// `write KEY` with a complete set of flags, `title` as what to resume by.
+fn brief_args<'a>(key: &'a str, title: &'a str) -> Vec<&'a str> {
+    write_args(
+        Some(key),
+        ["cargo test ok passes", title, "cargo test next"],
+        &["--no-lint"],
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -274,7 +181,7 @@ fn a_split_killed_at_any_stage_writes_all_threads_or_none() {
         let repo = sb.repo("r");
         sb.git(&repo, &["config", "handoff.lockTimeout", "200"]);
         // "a" exists already (updated by the split), "b" and "c" are new.
-        sb.handoff(&repo, &write_args("t-a", "before")).success();
+        sb.handoff(&repo, &brief_args("t-a", "before")).success();
         let narrative = repo.join(".claude/PROJECT_STATE.md");
         let old_text = std::fs::read_to_string(&narrative).unwrap();
         let old = split_refs(&sb, &repo, "t-");
@@ -355,7 +262,7 @@ fn splits_killed_at_random_moments_write_all_threads_or_none() {
     let repo = sb.repo("r");
     sb.git(&repo, &["config", "handoff.lockTimeout", "100"]);
     sb.git(&repo, &["config", "core.filesRefLockTimeout", "100"]);
-    sb.handoff(&repo, &write_args("seed", "seed")).success();
+    sb.handoff(&repo, &brief_args("seed", "seed")).success();
     let narrative = repo.join(".claude/PROJECT_STATE.md");
     let plan_file = sb.path("plan.json");
     std::fs::write(&plan_file, plan("probe-", "probe")).unwrap();
@@ -418,7 +325,7 @@ fn splits_killed_at_random_moments_write_all_threads_or_none() {
             std::fs::remove_file(lock).unwrap();
         }
     }
-    sb.handoff(&repo, &write_args("final", "final")).success();
+    sb.handoff(&repo, &brief_args("final", "final")).success();
     eprintln!(
         "split: {runs} runs, {killed} killed mid-command, {stored} stored, {partial} killed mid-commit"
     );
@@ -427,40 +334,16 @@ fn splits_killed_at_random_moments_write_all_threads_or_none() {
 // ---------------------------------------------------------------------------
 // fetch and push
 
-struct Team {
-    sb: Sandbox,
-    bare: PathBuf,
-    a: PathBuf,
-    b: PathBuf,
-}
-
-/// A bare remote cloned as A and B; A wrote and pushed `keys`, B fetched
-/// them.
-fn team(keys: &[&str]) -> Team {
-    let sb = Sandbox::new();
-    let root = sb.dir.path().to_path_buf();
-    let bare = sb.path("remote.git");
-    sb.git(
-        &root,
-        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
-    );
-    let url = format!("file://{}", bare.display());
-    let seed = sb.repo("seed");
-    sb.git(&seed, &["push", "-q", &url, "main"]);
-    for name in ["A", "B"] {
-        sb.git(&root, &["clone", "-q", &url, name]);
-        let dir = sb.path(name);
-        sb.git(&dir, &["config", "core.filesRefLockTimeout", "100"]);
-        sb.git(&dir, &["config", "handoff.lockTimeout", "100"]);
+/// A bare remote cloned as A and B (short lock timeouts); A wrote and
+/// pushed `keys`, B fetched them.
+fn team_with(keys: &[&str]) -> Team {
+    let t = team();
+    for dir in [&t.a, &t.b] {
+        t.sb.git(dir, &["config", "core.filesRefLockTimeout", "100"]);
+        t.sb.git(dir, &["config", "handoff.lockTimeout", "100"]);
     }
-    let t = Team {
-        a: sb.path("A"),
-        b: sb.path("B"),
-        sb,
-        bare,
-    };
     for key in keys {
-        t.sb.handoff(&t.a, &write_args(key, "first")).success();
+        t.sb.handoff(&t.a, &brief_args(key, "first")).success();
     }
     t.sb.handoff(&t.a, &["push"]).success();
     t.sb.handoff(&t.b, &["fetch"]).success();
@@ -504,20 +387,13 @@ impl Team {
 
     /// The versions `log KEY` knows in `dir`.
     fn logged(&self, dir: &Path, key: &str) -> Vec<String> {
-        let out = self.sb.handoff(dir, &["log", key, "--json"]).success();
-        serde_json::from_str::<serde_json::Value>(&stdout(&out))
-            .unwrap()
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_str().unwrap().to_string())
-            .collect()
+        self.sb.log_ids(dir, key)
     }
 
     /// A writes a new version of every key and pushes; the remote's ids.
     fn advance_remote(&self, keys: &[&str], title: &str) -> BTreeMap<String, Option<String>> {
         for key in keys {
-            self.sb.handoff(&self.a, &write_args(key, title)).success();
+            self.sb.handoff(&self.a, &brief_args(key, title)).success();
         }
         self.sb.handoff(&self.a, &["push"]).success();
         self.remote(keys)
@@ -546,7 +422,7 @@ fn a_fetch_killed_at_any_stage_leaves_each_key_old_or_new() {
         ("fetch-history-merged", 0, true),
         ("fetch-key-reconciled", 1, true),
     ] {
-        let t = team(&KEYS);
+        let t = team_with(&KEYS);
         let old = t.sides(&t.b, &KEYS);
         let old_notes = id(&t.sb, &t.b, "refs/notes/handoffs");
         let new = t.advance_remote(&KEYS, "second");
@@ -593,7 +469,7 @@ fn a_fetch_killed_at_any_stage_leaves_each_key_old_or_new() {
             narrative,
             "fetch never touches the narrative"
         );
-        t.sb.handoff(&t.b, &write_args("k1", "after")).success();
+        t.sb.handoff(&t.b, &brief_args("k1", "after")).success();
         t.sb.handoff(&t.b, &["push"]).success();
         fsck(&t.sb, &t.b);
         fsck(&t.sb, &t.bare);
@@ -607,11 +483,11 @@ fn a_push_killed_at_any_stage_is_finished_by_the_next_push() {
         ("before-git-push", false),
         ("after-git-push", true),
     ] {
-        let t = team(&KEYS);
+        let t = team_with(&KEYS);
         let old_remote = t.remote(&KEYS);
         let old_remote_notes = id(&t.sb, &t.bare, "refs/notes/handoffs");
         for key in KEYS {
-            t.sb.handoff(&t.a, &write_args(key, "second")).success();
+            t.sb.handoff(&t.a, &brief_args(key, "second")).success();
         }
         let local = t.sides(&t.a, &KEYS);
         let old_bases: BTreeMap<_, _> = local
@@ -669,7 +545,7 @@ fn a_push_killed_at_any_stage_is_finished_by_the_next_push() {
 
 #[test]
 fn fetches_and_pushes_killed_at_random_moments_lose_nothing() {
-    let t = team(&KEYS);
+    let t = team_with(&KEYS);
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let runs = crash_runs();
     let mut killed = BTreeMap::new();
@@ -719,7 +595,7 @@ fn fetches_and_pushes_killed_at_random_moments_lose_nothing() {
 
         // push: A is ahead on every key
         for key in KEYS {
-            t.sb.handoff(&t.a, &write_args(key, &format!("push run {run}")))
+            t.sb.handoff(&t.a, &brief_args(key, &format!("push run {run}")))
                 .success();
         }
         let local = t.sides(&t.a, &KEYS);
@@ -773,7 +649,7 @@ fn fetches_and_pushes_killed_at_random_moments_lose_nothing() {
 /// cleared behind the user's back.
 #[test]
 fn stale_locks_are_named_with_the_command_that_clears_them() {
-    let t = team(&KEYS);
+    let t = team_with(&KEYS);
     let cases = [
         // git fetch's own staging ref (a killed `git fetch` child)
         (
@@ -805,7 +681,7 @@ fn stale_locks_are_named_with_the_command_that_clears_them() {
     }
 
     // A lock in the remote (a killed receive-pack): the push names it.
-    t.sb.handoff(&t.b, &write_args("k3", "from b")).success();
+    t.sb.handoff(&t.b, &brief_args("k3", "from b")).success();
     let lock = t.bare.join("refs/handoffs/k3.lock");
     std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
     std::fs::write(&lock, "").unwrap();

@@ -1,15 +1,8 @@
 //! `split`, end to end in real repositories.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
-use serde_json::Value;
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
-}
+use crate::support::*;
 
 const PLAN: &str = r#"{
   "why": "auth and docs were braided in one session",
@@ -32,8 +25,8 @@ const PLAN: &str = r#"{
 /// the working tree status (ignored files included) and the file list.
 fn snapshot(sb: &Sandbox, dir: &Path) -> String {
     let mut files = Vec::new();
-    for entry in walk(dir) {
-        files.push(entry);
+    for entry in walk(dir, &[".git"]) {
+        files.push(entry.display().to_string());
     }
     files.sort();
     format!(
@@ -42,23 +35,6 @@ fn snapshot(sb: &Sandbox, dir: &Path) -> String {
         sb.git(dir, &["status", "--porcelain", "--ignored"]),
         files.join("\n")
     )
-}
-
-fn walk(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name == ".git" {
-            continue;
-        }
-        out.push(path.display().to_string());
-        if path.is_dir() {
-            out.extend(walk(&path));
-        }
-    }
-    out
 }
 
 #[test]
@@ -133,11 +109,7 @@ fn more_than_four_threads_draw_a_warning() {
         "{}",
         stderr(&out)
     );
-    assert!(
-        stderr(&out).contains("or RECOVER instead"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "or RECOVER instead");
     assert_eq!(handoff_refs(&sb, &repo), "");
 }
 
@@ -182,19 +154,7 @@ fn two_threads_make_two_refs_one_transaction_and_exactly_one_narrative_entry() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     // An earlier entry, so that "one entry" is counted in a real log.
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
     let narrative_before = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let out = sb
         .handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(PLAN))
@@ -313,20 +273,8 @@ fn a_split_is_all_or_none() {
 fn existing_keys_are_updated_and_a_repeated_key_is_refused() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "api-auth",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, Some("api-auth"), ["d", "r", "c"], &[])
+        .success();
     let old = sb.git(&repo, &["rev-parse", "refs/handoffs/api-auth"]);
     let out = sb
         .handoff_with(&repo, &["split", "--plan", "-"], Some(PLAN))

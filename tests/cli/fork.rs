@@ -1,11 +1,9 @@
 //! Fork mode: fork files in TMPDIR (never in the repository), listing by
 //! repository, consume (print + delete), hand-back, and bad paths.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{EXAMPLE, Sandbox, stderr, stdout};
+use crate::support::{EXAMPLE, Sandbox, assert_stderr_has, stderr, stdout};
 
 /// A sandbox with a private TMPDIR.
 struct Fx {
@@ -62,10 +60,10 @@ fn fork_without_purpose_is_refused() {
     let fx = Fx::new();
     let repo = fx.sb.repo("r");
     let out = fx.run(&repo, &["fork"]).code(2);
-    assert!(stderr(&out).contains("--purpose"), "{}", stderr(&out));
+    assert_stderr_has(&out, "--purpose");
     let out = fx.run(&repo, &["fork", "--purpose", "   "]).code(1);
     one_error_line(&stderr(&out));
-    assert!(stderr(&out).contains("needs a purpose"), "{}", stderr(&out));
+    assert_stderr_has(&out, "needs a purpose");
     let out = fx.run(&repo, &["fork", "--purpose", "../ /"]).code(1);
     one_error_line(&stderr(&out));
     assert!(fx.tmp_names().is_empty(), "{:?}", fx.tmp_names());
@@ -205,11 +203,7 @@ fn a_tmpdir_inside_the_repository_is_refused() {
         )
         .code(1);
     one_error_line(&stderr(&out));
-    assert!(
-        stderr(&out).contains("inside this repository"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "inside this repository");
     assert_eq!(std::fs::read_dir(&inside).unwrap().count(), 0);
 }
 
@@ -270,17 +264,13 @@ fn consume_prints_and_keeps_the_file_until_done() {
     // Consumed once only.
     let out = fx.run(&repo, &["fork", "consume", path]).code(1);
     one_error_line(&stderr(&out));
-    assert!(
-        stderr(&out).contains("was consumed already"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "was consumed already");
     // `fork done` deletes it (by its .consumed name too).
     let out = fx.run(&repo, &["fork", "done", &kept]).success();
     assert_eq!(stdout(&out), format!("Deleted {kept}\n"));
     assert!(fx.tmp_names().is_empty(), "{:?}", fx.tmp_names());
     let out = fx.run(&repo, &["fork", "done", path]).code(1);
-    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    assert_stderr_has(&out, "does not exist");
     // By bare name too, and from outside any repository.
     let path = stdout(&fx.run(&repo, &["fork", "--purpose", "another"]).success());
     let name = Path::new(path.trim())
@@ -464,11 +454,7 @@ fn bad_paths_are_refused_and_nothing_is_touched() {
     let out = fx
         .run(&repo, &["handback", "--to", back.trim(), "--result", "x"])
         .code(1);
-    assert!(
-        stderr(&out).contains("is a hand-back, not a fork file"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "is a hand-back, not a fork file");
     assert_eq!(fx.tmp_names(), after_one);
     // Missing --result is a usage error.
     fx.run(&repo, &["handback", "--to", &fork]).code(2);
@@ -530,7 +516,7 @@ fn fork_and_hand_back_files_are_redacted() {
             ],
         )
         .success();
-    assert!(stderr(&out).contains("github_token"), "{}", stderr(&out));
+    assert_stderr_has(&out, "github_token");
     let back = std::fs::read_to_string(stdout(&out).trim()).unwrap();
     assert!(!back.contains(&token), "{back}");
     for name in fx.tmp_names() {

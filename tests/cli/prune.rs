@@ -1,19 +1,13 @@
 //! Brief retention: prune by age into refs/handoff-archive/, list
 //! --archived, restore, one transaction, history untouched.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Sandbox, stderr, stdout};
-
-const FLAGS: [&str; 6] = ["--done-when", "d", "--resume-by", "r", "--next-check", "c"];
+use crate::support::{Sandbox, assert_stderr_has, stderr, stdout};
 
 /// Write brief `key` as if at `now`.
 fn write_at(sb: &Sandbox, repo: &Path, key: &str, now: &str) {
-    let mut args = vec!["write", key];
-    args.extend_from_slice(&FLAGS);
-    sb.handoff_env(repo, &[("GIT_HANDOFF_NOW", now)], &args, None)
+    sb.write_brief_at(repo, now, Some(key), ["d", "r", "c"], &[])
         .success();
 }
 
@@ -176,7 +170,7 @@ fn prune_ages_are_configurable_and_checked() {
             &["prune", "--archive-after", "30d", "--delete-after", "7d"],
         )
         .code(1);
-    assert!(stderr(&out).contains("--delete-after"), "{}", stderr(&out));
+    assert_stderr_has(&out, "--delete-after");
     assert_eq!(refs(&sb, &repo), before);
 }
 
@@ -228,11 +222,7 @@ fn restore_moves_an_archived_brief_back_and_never_over_a_live_one() {
 
     // Unknown or invalid keys.
     let out = sb.handoff(&repo, &["restore", "nope"]).code(1);
-    assert!(
-        stderr(&out).contains("no archived brief 'nope'"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "no archived brief 'nope'");
     sb.handoff(&repo, &["restore", "a/b"]).code(1);
     sb.handoff(&repo, &["restore", "--json", "old"]).code(1);
     assert_eq!(refs(&sb, &repo), before);

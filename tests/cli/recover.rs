@@ -1,13 +1,7 @@
 //! `recover` and the sticky key, end to end in real repositories.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
-}
 
 fn brief(sb: &Sandbox, dir: &std::path::Path, key: &str) -> Value {
     json(&sb.git(dir, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
@@ -46,11 +40,7 @@ fn recover_after_commits_refreshes_head_sha_and_keeps_decisions_without_touching
         .env("GIT_HANDOFF_NOW", "2026-12-01T08:00:00Z")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Recovered brief 'main'"), "{text}");
     assert!(text.contains("git handoff resume main"), "{text}");
@@ -284,18 +274,7 @@ fn the_sticky_key_follows_a_branch_switch_and_says_so() {
 fn each_worktree_has_its_own_sticky_key_and_split_and_import_do_not_set_it() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let wt = sb.path("wt");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "feat/y",
-            wt.to_str().unwrap(),
-        ],
-    );
+    let wt = sb.worktree(&repo, "wt", "feat/y");
     let mut write = vec!["write"];
     write.extend(FLAGS);
     sb.handoff(&wt, &write).success();
@@ -336,11 +315,7 @@ fn each_worktree_has_its_own_sticky_key_and_split_and_import_do_not_set_it() {
     // A corrupt sticky file is reported and replaced, not fatal.
     std::fs::write(wt_git.join("handoff-key"), "a..b\n").unwrap();
     let out = sb.handoff(&wt, &write).success();
-    assert!(
-        stderr(&out).contains("ignoring the sticky key"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "ignoring the sticky key");
     assert_eq!(
         std::fs::read_to_string(wt_git.join("handoff-key")).unwrap(),
         "feat-y\nfeat/y\n"

@@ -1,12 +1,10 @@
 //! `git handoff init` and `init --check`: the merge driver's config and the
 //! narrative's attribute, set up once, idempotently, never in global config.
 
-mod common;
-
 use std::path::Path;
 use std::time::SystemTime;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 const DRIVER: &str = "git handoff merge-narrative %O %A %B %P";

@@ -2,12 +2,10 @@
 //! completions (also under git's own bash completion), colour rules, and the
 //! documented configuration and environment tables.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::*;
+use crate::support::*;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -80,11 +78,7 @@ fn man_pages_render_without_warnings_and_git_help_finds_them() {
         .env("MANWIDTH", "80");
     let out = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert!(text.contains("git-handoff - Save and restore"), "{text}");
     assert!(text.contains("refs/notes/handoffs"), "{text}");
 }
@@ -129,19 +123,11 @@ fn help_works_right_after_the_readme_install() {
     );
     // the README's second step, with no directory: next to the binary
     let out = run(&["handoff", "install-man"], None);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert!(prefix.join("share/man/man1/git-handoff.1").exists());
     // man finds them through PATH (no MANPATH), so --help works
     let out = run(&["handoff", "--help"], None);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("git-handoff - Save and restore"));
     let out = run(&["handoff", "-h"], None);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Man pages are not installed"));
@@ -207,11 +193,7 @@ printf '%s\n' "${{COMPREPLY[@]}}"
         .args(["--norc", "--noprofile", "-c", &program])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| l.trim().to_string())
@@ -224,20 +206,8 @@ fn bash_completes_subcommands_and_keys_also_under_git() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     for key in ["feat-a", "feat-b"] {
-        sb.handoff(
-            &repo,
-            &[
-                "write",
-                key,
-                "--done-when",
-                "d",
-                "--resume-by",
-                "r",
-                "--next-check",
-                "c",
-            ],
-        )
-        .success();
+        sb.write_brief(&repo, Some(key), ["d", "r", "c"], &[])
+            .success();
     }
     assert_eq!(
         complete(&sb, &repo, "git handoff resu", "__git_wrap__git_main"),
@@ -262,21 +232,8 @@ fn bash_completes_subcommands_and_keys_also_under_git() {
 fn colour_only_when_asked_and_never_under_no_color() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-            "--read",
-            "gone.rs=x",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &["--read", "gone.rs=x"])
+        .success();
     // piped: plain
     let plain = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(!plain.contains('\x1b'), "{plain:?}");
@@ -513,11 +470,7 @@ fn the_editor_flow_saves_fixes_and_aborts_like_git_commit() {
     let narrative = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let ed = editor_script(&sb, "empty.sh", "printf '# just a comment\\n' > \"$1\"");
     let out = write_with_editor(&sb, &repo, &ed).code(1);
-    assert!(
-        stderr(&out).contains("the brief is empty; aborted, nothing was written"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "the brief is empty; aborted, nothing was written");
     assert_eq!(handoff_refs(&sb, &repo), before);
     assert_eq!(
         std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap(),
@@ -530,11 +483,7 @@ fn the_editor_flow_saves_fixes_and_aborts_like_git_commit() {
 
     // saved unchanged: nothing written (like an untouched commit message)
     let out = write_with_editor(&sb, &repo, "true").code(1);
-    assert!(
-        stderr(&out).contains("the brief was not changed; nothing was written"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "the brief was not changed; nothing was written");
     assert_eq!(handoff_refs(&sb, &repo), before);
     // a failing editor aborts too
     let ed = editor_script(&sb, "fail.sh", "exit 3");
@@ -687,22 +636,7 @@ fn the_skill_and_resume_command_teach_the_method_as_shipped() {
     let out = stdout(&sb.handoff(&repo, &args).success());
     assert!(out.contains("api-docs"), "{out}");
     let out = sb
-        .handoff(
-            &repo,
-            &[
-                "write",
-                "--done-when",
-                "make docs passes",
-                "--resume-by",
-                "next",
-                "--next-check",
-                "make docs",
-            ],
-        )
+        .write_brief(&repo, None, ["make docs passes", "next", "make docs"], &[])
         .success();
-    assert!(
-        stdout(&out).contains("Wrote brief 'api-docs'"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "Wrote brief 'api-docs'");
 }

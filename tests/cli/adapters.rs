@@ -2,11 +2,9 @@
 //! command it names run — the MCP server through a real MCP client, the
 //! hooks with the harness's own input shape.
 
-mod common;
-
 use std::path::Path;
 
-use common::{EXAMPLE, Sandbox, stdout};
+use crate::support::{EXAMPLE, Sandbox, stdout};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;

@@ -1,12 +1,10 @@
 //! Continue summaries: templates, `latest`, and `clean` with ages from
 //! `GIT_HANDOFF_NOW`.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{EXAMPLE, Sandbox, stderr, stdout};
+use crate::support::{EXAMPLE, Sandbox, assert_stderr_has, stdout};
 
 fn at(sb: &Sandbox, dir: &Path, now: &str, args: &[&str]) -> assert_cmd::assert::Assert {
     sb.handoff_env(dir, &[("GIT_HANDOFF_NOW", now)], args, None)
@@ -173,7 +171,7 @@ fn summary_new_writes_each_template_prefilled() {
             ],
         )
         .code(1);
-    assert!(stderr(&out).contains("exists already"), "{}", stderr(&out));
+    assert_stderr_has(&out, "exists already");
     assert_eq!(memory(&repo), before);
     // No task, no template.
     sb.handoff(
@@ -196,7 +194,7 @@ fn summary_latest_prints_the_newest_key_context() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let out = sb.handoff(&repo, &["summary", "latest"]).code(1);
-    assert!(stderr(&out).contains("no summaries"), "{}", stderr(&out));
+    assert_stderr_has(&out, "no summaries");
 
     at(
         &sb,
@@ -239,11 +237,7 @@ fn summary_latest_prints_the_newest_key_context() {
     .unwrap();
     let out = sb.handoff(&repo, &["summary", "latest"]).success();
     assert_eq!(stdout(&out), "- the cache key includes the tenant\n");
-    assert!(
-        stderr(&out).contains("2026-11-20-new-task.md"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "2026-11-20-new-task.md");
 }
 
 #[test]
@@ -363,7 +357,7 @@ fn summary_clean_archives_deletes_and_consolidates_by_age() {
             ],
         )
         .code(1);
-    assert!(stderr(&out).contains("--delete-after"), "{}", stderr(&out));
+    assert_stderr_has(&out, "--delete-after");
 }
 
 #[test]
@@ -381,11 +375,7 @@ fn a_memory_dir_outside_the_worktree_is_refused() {
                 &["summary", "new", "--template", "task", "--task", "x"],
             )
             .code(1);
-        assert!(
-            stderr(&out).contains("outside the worktree"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stderr_has(&out, "outside the worktree");
         assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     }
 }
@@ -413,11 +403,7 @@ fn summaries_are_redacted_names_included() {
         !rel.contains(&key.to_lowercase()) && !rel.contains(key),
         "{rel}"
     );
-    assert!(
-        stderr(&out).contains("aws_access_key_id"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "aws_access_key_id");
     let text = std::fs::read_to_string(repo.join(&rel)).unwrap();
     assert!(!text.contains(key), "{text}");
     assert!(text.contains("[REDACTED:aws_access_key_id]"), "{text}");

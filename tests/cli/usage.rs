@@ -2,11 +2,9 @@
 //! (`tests/fixtures/transcript-*.jsonl`, written for these tests in the
 //! harness's JSON-lines format).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{Sandbox, stderr, stdout};
+use crate::support::{Sandbox, assert_stderr_has, stderr, stdout};
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {
@@ -145,11 +143,7 @@ fn window_and_threshold_precedence() {
     // A bad config value is one clear error.
     sb.git(&repo, &["config", "handoff.threshold", "lots"]);
     let out = sb.handoff(&repo, &["usage", &basic]).code(1);
-    assert!(
-        stderr(&out).contains("handoff.threshold"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "handoff.threshold");
 }
 
 #[test]
@@ -196,11 +190,7 @@ fn without_a_transcript_the_newest_session_of_this_worktree_is_read() {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let out = sb.handoff(&repo, &["usage"]).code(1);
-    assert!(
-        stderr(&out).contains("no session transcript found"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "no session transcript found");
     let projects = sb.home().join(".claude/projects").join(folder);
     std::fs::create_dir_all(&projects).unwrap();
     std::fs::copy(fixture("transcript-1m.jsonl"), projects.join("old.jsonl")).unwrap();
@@ -291,9 +281,9 @@ fn a_fifo_is_refused_at_once_never_read() {
     assert!(made.success());
     // The binary itself, not through `git`: on timeout the process that
     // holds the FIFO is the one killed.
-    let mut cmd = std::process::Command::new(common::bin_dir().join("git-handoff"));
+    let mut cmd = std::process::Command::new(crate::support::bin_dir().join("git-handoff"));
     cmd.current_dir(&dir);
-    common::hermetic(&mut cmd, &sb.home());
+    crate::support::hermetic(&mut cmd, &sb.home());
     cmd.args(["usage", fifo.to_str().unwrap()]);
     let out = assert_cmd::Command::from_std(cmd)
         .timeout(std::time::Duration::from_secs(10))

@@ -4,11 +4,9 @@
 //! unrelated roots and skewed commit dates, with the commit-graph, with one
 //! that covers only older commits, and without one.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 /// `git commit-tree` of HEAD's tree with `parents`, committed at `time`
@@ -27,11 +25,7 @@ fn commit(sb: &Sandbox, dir: &Path, parents: &[&str], time: u64, message: &str) 
         .env("GIT_AUTHOR_DATE", &date)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -221,20 +215,11 @@ fn changed_counts_commits_through_merges_as_git_rev_list_does() {
     let dir = sb.repo("r");
     let lines: Vec<String> = (1..=12).map(|i| format!("line {i}\n")).collect();
     sb.commit(&dir, "src/f.txt", &lines.concat(), "f");
-    sb.handoff(
+    sb.write_brief(
         &dir,
-        &[
-            "write",
-            "k",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-            "--read",
-            "src/f.txt=the file",
-        ],
+        Some("k"),
+        ["d", "r", "c"],
+        &["--read", "src/f.txt=the file"],
     )
     .success();
     let brief_head = sb.git(&dir, &["rev-parse", "HEAD"]).trim().to_string();

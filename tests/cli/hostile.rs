@@ -4,13 +4,11 @@
 //! briefs at all. Each refusal is one `error:` line last on stderr, exit 1,
 //! nothing written; each render is clean; nothing panics.
 
-mod common;
-
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use common::*;
+use crate::support::*;
 use serde_json::{Value, json};
 
 /// The corpus files, sorted.
@@ -49,22 +47,14 @@ fn refused(out: &Output, what: &str) -> String {
 /// Everything a command could have written: every ref and every file of
 /// the worktree (outside .git) with its content.
 fn state(sb: &Sandbox, repo: &Path) -> String {
-    fn walk(dir: &Path, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.file_name().is_some_and(|n| n == ".git") {
-                continue;
-            }
-            if p.is_dir() && !p.is_symlink() {
-                walk(&p, out);
-            } else {
-                let content = std::fs::read(&p).unwrap_or_default();
-                out.push(format!("{} {}", p.display(), content.len()));
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(repo, &mut files);
+    let mut files: Vec<String> = walk(repo, &[".git"])
+        .into_iter()
+        .filter(|p| !p.is_dir() || p.is_symlink())
+        .map(|p| {
+            let content = std::fs::read(&p).unwrap_or_default();
+            format!("{} {}", p.display(), content.len())
+        })
+        .collect();
     files.sort();
     format!(
         "{}\n{}",
@@ -240,19 +230,11 @@ fn import_of_a_folder_of_hostile_files_stores_nothing() {
 fn split_refuses_hostile_plans_and_writes_nothing() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.handoff(
+    sb.write_brief(
         &repo,
-        &[
-            "write",
-            "existing",
-            "--done-when",
-            "cargo test ok passes",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "cargo test c",
-            "--no-lint",
-        ],
+        Some("existing"),
+        ["cargo test ok passes", "r", "cargo test c"],
+        &["--no-lint"],
     )
     .success();
     let before = state(&sb, &repo);
@@ -334,19 +316,11 @@ fn control_chars(text: &str) -> Vec<char> {
 fn hostile_but_valid_stored_briefs_render_cleanly() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.handoff(
+    sb.write_brief(
         &repo,
-        &[
-            "write",
-            "base",
-            "--done-when",
-            "cargo test ok passes",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "cargo test c",
-            "--no-lint",
-        ],
+        Some("base"),
+        ["cargo test ok passes", "r", "cargo test c"],
+        &["--no-lint"],
     )
     .success();
     let base: Value =
@@ -527,19 +501,11 @@ fn unreadable_stored_briefs_are_one_error_line() {
         store_raw(&sb, &repo, key, data);
     }
     // A valid brief of this repository, stored under another key.
-    sb.handoff(
+    sb.write_brief(
         &repo,
-        &[
-            "write",
-            "someone-else",
-            "--done-when",
-            "cargo test ok passes",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "cargo test c",
-            "--no-lint",
-        ],
+        Some("someone-else"),
+        ["cargo test ok passes", "r", "cargo test c"],
+        &["--no-lint"],
     )
     .success();
     let other = sb.git(&repo, &["rev-parse", "refs/handoffs/someone-else"]);

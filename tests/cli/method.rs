@@ -1,11 +1,9 @@
 //! The method, faithfully (issue 16): one test per numbered item, each
 //! reproducing the reported case in a real repository.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 const FLAGS: [&str; 6] = [
@@ -46,11 +44,7 @@ fn item1_a_keyless_write_after_a_branch_switch_never_overwrites_another_brief() 
         "{}",
         stderr(&out)
     );
-    assert!(
-        stdout(&out).contains("Wrote brief 'feat-a'"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "Wrote brief 'feat-a'");
     assert_eq!(
         sb.git(&repo, &["rev-parse", "refs/handoffs/feat-b"]),
         b_before
@@ -81,11 +75,7 @@ fn item2_resuming_a_key_makes_it_the_sessions_key() {
         "api-docs\nmain\n"
     );
     let out = write(&sb, &repo, &[]).success();
-    assert!(
-        stdout(&out).contains("Wrote brief 'api-docs'"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "Wrote brief 'api-docs'");
     assert!(
         !stderr(&out).contains("branch switched"),
         "{}",
@@ -159,11 +149,7 @@ fn item3_common_secrets_and_pii_never_land() {
     let out = sb
         .handoff(&repo, &["write", "-F", file.to_str().unwrap(), "--no-lint"])
         .success();
-    assert!(
-        stderr(&out).contains("secrets redacted"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "secrets redacted");
     let stored = sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]);
     let notes = sb.git(&repo, &["log", "--notes=handoffs", "--format=%N"]);
     let narrative = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
@@ -188,7 +174,7 @@ fn item3_common_secrets_and_pii_never_land() {
             Some(&template),
         )
         .success();
-    assert!(stderr(&out).contains("redacted"), "{}", stderr(&out));
+    assert_stderr_has(&out, "redacted");
     let saved = std::fs::read_to_string(repo.join(".claude/pipelines/rev.md")).unwrap();
     assert!(
         !saved.contains(&ghp) && !saved.contains("jane.doe"),
@@ -378,11 +364,7 @@ fn item9_reground_file_and_the_rejected_paths_lint() {
     let out = sb
         .handoff_with(&outside, &["reground", "-F", "-"], Some("{}"))
         .code(1);
-    assert!(
-        stderr(&out).contains("is not a valid brief"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "is not a valid brief");
     sb.handoff(&repo, &["reground", "main", "-F", "x"]).code(2);
 
     let bare = r#"{"resume":{"done_when":"cargo test passes","resume_by":"run cargo test"},"state":{"next_acceptance_check":"cargo test"}}"#;

@@ -1,8 +1,6 @@
 //! lint: one brief that trips each rule and a near-miss that does not.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use serde_json::{Value, json};
 
 fn base() -> Value {

@@ -2,14 +2,12 @@
 //! over the child process's stdio), in temporary repositories; and raw
 //! garbage on the server's stdin.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{EXAMPLE, Sandbox, handoff_refs, stdout};
+use crate::support::{EXAMPLE, Sandbox, handoff_refs, stdout};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
@@ -303,7 +301,7 @@ async fn opt_in_tools_are_absent_unless_allowed() {
 
     // An unknown name for --allow is a usage error before serving.
     let out = sb.handoff(&repo, &["mcp", "--allow", "rm"]).code(1);
-    assert!(common::stderr(&out).contains("push, fetch, split, drop, prune"));
+    assert!(crate::support::stderr(&out).contains("push, fetch, split, drop, prune"));
 }
 
 #[tokio::test]

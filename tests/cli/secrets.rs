@@ -2,11 +2,9 @@
 //! file written by git-handoff holds a secret; `redact --history` cleans a
 //! history written with `--no-redact`.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 
 /// One value of each kind, as an agent might paste it.
 fn secrets() -> Vec<(&'static str, String)> {
@@ -150,16 +148,11 @@ fn no_redact_warns_and_redact_history_cleans_every_version() {
     let repo = sb.repo("r");
     let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
     let out = sb
-        .handoff(
+        .write_brief(
             &repo,
+            None,
+            ["cargo test", "r", "cargo test x"],
             &[
-                "write",
-                "--done-when",
-                "cargo test",
-                "--resume-by",
-                "r",
-                "--next-check",
-                "cargo test x",
                 "--decision",
                 &format!("use {token}"),
                 "--no-redact",
@@ -167,23 +160,12 @@ fn no_redact_warns_and_redact_history_cleans_every_version() {
             ],
         )
         .success();
-    assert!(
-        stderr(&out).contains("warning: --no-redact"),
-        "{}",
-        stderr(&out)
-    );
-    sb.handoff(
+    assert_stderr_has(&out, "warning: --no-redact");
+    sb.write_brief(
         &repo,
-        &[
-            "write",
-            "--done-when",
-            "cargo test",
-            "--resume-by",
-            "r2",
-            "--next-check",
-            "cargo test x",
-            "--no-lint",
-        ],
+        None,
+        ["cargo test", "r2", "cargo test x"],
+        &["--no-lint"],
     )
     .success();
     assert!(everything(&sb, &repo).contains(&token), "stored as given");
@@ -278,11 +260,7 @@ fn strict_lint_writes_nothing_and_warnings_never_block() {
     let out = sb
         .handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(plan))
         .code(1);
-    assert!(
-        stderr(&out).contains("[t] resume.done_when: vague-check"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "[t] resume.done_when: vague-check");
     sb.handoff(&repo, &["recover", "--done-when", "finish"])
         .code(1);
 }
@@ -323,10 +301,9 @@ fn a_key_holding_a_secret_is_refused_by_split_and_import_never_echoed() {
     let out = sb
         .handoff(&repo, &["import", dir.to_str().unwrap()])
         .code(1);
-    assert!(
-        stdout(&out).contains("the key holds a secret (github_token); nothing was written"),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        "the key holds a secret (github_token); nothing was written",
     );
     assert_eq!(handoff_refs(&sb, &repo), "");
     assert_eq!(sb.git(&repo, &["for-each-ref", "refs/notes"]), "");

@@ -1,15 +1,9 @@
 //! The foundation end to end: write, list, show, drop, validate, in real
 //! repositories with linked worktrees, unborn branches and detached HEADs.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
-}
 
 #[test]
 fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
@@ -96,31 +90,9 @@ fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
 fn a_brief_written_in_a_linked_worktree_is_a_blob_seen_from_the_main_worktree() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let wt = sb.path("wt");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "feat/x",
-            wt.to_str().unwrap(),
-        ],
-    );
-    sb.handoff(
-        &wt,
-        &[
-            "write",
-            "--done-when",
-            "x passes",
-            "--resume-by",
-            "do x",
-            "--next-check",
-            "cargo test x",
-        ],
-    )
-    .success();
+    let wt = sb.worktree(&repo, "wt", "feat/x");
+    sb.write_brief(&wt, None, ["x passes", "do x", "cargo test x"], &[])
+        .success();
     assert_eq!(
         sb.git(
             &repo,
@@ -170,19 +142,7 @@ fn diff_summary_matches_git_diff_stat() {
     std::fs::write(repo.join("staged.txt"), "new\nfile\n").unwrap();
     sb.git(&repo, &["add", "staged.txt"]);
     std::fs::write(repo.join("untracked.txt"), "ignored by diff --stat\n").unwrap();
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
     let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
     let stat = sb.git(&repo, &["diff", "--stat", "HEAD"]);
     let last = stat.lines().last().unwrap().trim();
@@ -202,19 +162,7 @@ fn diff_summary_matches_git_whether_or_not_the_index_matches_head() {
     sb.commit(&repo, "gone.txt", "bye\n", "gone");
     sb.commit(&repo, "blob.bin", "\0\x01\x02\n", "binary");
     let summary = |sb: &Sandbox| {
-        sb.handoff(
-            &repo,
-            &[
-                "write",
-                "--done-when",
-                "d",
-                "--resume-by",
-                "r",
-                "--next-check",
-                "c",
-            ],
-        )
-        .success();
+        sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
         let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
         let stat = sb.git(&repo, &["diff", "--stat", "HEAD"]);
         let last = stat.lines().last().map(|l| l.trim().to_string());
@@ -257,24 +205,9 @@ fn unborn_branch_stores_the_brief_without_head_or_history() {
     let sb = Sandbox::new();
     let repo = sb.unborn("r");
     let out = sb
-        .handoff(
-            &repo,
-            &[
-                "write",
-                "--done-when",
-                "first commit",
-                "--resume-by",
-                "commit",
-                "--next-check",
-                "git log",
-            ],
-        )
+        .write_brief(&repo, None, ["first commit", "commit", "git log"], &[])
         .success();
-    assert!(
-        stderr(&out).contains("history note is skipped"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "history note is skipped");
     let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
     assert!(brief["state"].get("head_sha").is_none());
     assert_eq!(brief["state"]["branch"], "main");
@@ -286,19 +219,7 @@ fn detached_head_uses_the_handoff_key() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     sb.git(&repo, &["checkout", "-q", "--detach"]);
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
     let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/HANDOFF"]));
     assert_eq!(brief["key"], "HANDOFF");
     assert_eq!(brief["state"]["branch"], "HEAD");
@@ -310,19 +231,7 @@ fn long_branch_names_are_cut_to_80_characters() {
     let repo = sb.repo("r");
     let branch = format!("team/{}", "x".repeat(100));
     sb.git(&repo, &["switch", "-q", "-c", &branch]);
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
     let key = format!("team-{}", "x".repeat(75));
     assert_eq!(
         sb.git(
@@ -396,19 +305,11 @@ fn narrative_file_supplies_the_entry_sections() {
         "# Fixed the expiry check\n### Surprises / lessons\n- clocks skew by 2s in CI\n",
     )
     .unwrap();
-    sb.handoff(
+    sb.write_brief(
         &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-            "--narrative",
-            md.to_str().unwrap(),
-        ],
+        None,
+        ["d", "r", "c"],
+        &["--narrative", md.to_str().unwrap()],
     )
     .success();
     let text = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
@@ -421,19 +322,8 @@ fn narrative_file_supplies_the_entry_sections() {
         "{text}"
     );
     // A second write goes above the first, below the header.
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d2",
-            "--resume-by",
-            "second step",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d2", "second step", "c"], &[])
+        .success();
     let text = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let second = text.find("[main] second step").unwrap();
     let first = text.find("[main] Fixed the expiry check").unwrap();
@@ -560,17 +450,9 @@ fn bad_clock_override_is_refused() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
-    cmd.args([
-        "handoff",
-        "write",
-        "--done-when",
-        "d",
-        "--resume-by",
-        "r",
-        "--next-check",
-        "c",
-    ])
-    .env("GIT_HANDOFF_NOW", "yesterday");
+    cmd.arg("handoff")
+        .args(write_args(None, ["d", "r", "c"], &[]))
+        .env("GIT_HANDOFF_NOW", "yesterday");
     cmd.assert()
         .code(1)
         .stderr(predicate::str::contains("GIT_HANDOFF_NOW"));
@@ -586,11 +468,7 @@ fn outside_a_repository_and_in_a_bare_one_the_error_says_what_to_do() {
     cmd.args(["handoff", "list"])
         .env("GIT_CEILING_DIRECTORIES", sb.dir.path());
     let out = cmd.assert().code(1);
-    assert!(
-        stderr(&out).contains("not a git repository"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "not a git repository");
     assert_eq!(stderr(&out).lines().count(), 1);
 
     let bare = sb.path("bare.git");
@@ -610,7 +488,7 @@ fn outside_a_repository_and_in_a_bare_one_the_error_says_what_to_do() {
         "c",
     ]);
     let out = cmd.assert().code(1);
-    assert!(stderr(&out).contains("bare repository"), "{}", stderr(&out));
+    assert_stderr_has(&out, "bare repository");
     assert_eq!(sb.git(&bare, &["for-each-ref"]), "");
 }
 
@@ -624,33 +502,10 @@ fn list_show_and_drop() {
     sb.handoff(&repo, &["list", "--json"])
         .success()
         .stdout("[]\n");
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "main done",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "other",
-            "--done-when",
-            "other done",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["main done", "r", "c"], &[])
+        .success();
+    sb.write_brief(&repo, Some("other"), ["other done", "r", "c"], &[])
+        .success();
 
     let text = stdout(&sb.handoff(&repo, &["list"]).success());
     let lines: Vec<_> = text.lines().collect();
@@ -682,11 +537,7 @@ fn list_show_and_drop() {
 
     let notes_before = sb.git(&repo, &["rev-parse", "refs/notes/handoffs"]);
     let out = sb.handoff(&repo, &["drop", "other"]).success();
-    assert!(
-        stdout(&out).contains("Dropped brief 'other'"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "Dropped brief 'other'");
     assert_eq!(
         sb.git(
             &repo,
@@ -759,7 +610,7 @@ fn validate_reports_ok_or_every_error() {
     let out = sb
         .handoff_with(dir, &["validate", "-"], Some(r#"{"extra":true}"#))
         .code(1);
-    assert!(stderr(&out).contains("  - (root): "), "{}", stderr(&out));
+    assert_stderr_has(&out, "  - (root): ");
 
     for input in ["{", "not json", "", "\u{0}"] {
         let out = sb
@@ -794,11 +645,11 @@ fn deep_huge_and_binary_input_is_refused_cleanly() {
         let out = sb
             .handoff_with(&repo, &["write", "-F", "-"], Some(input))
             .code(1);
-        assert!(stderr(&out).contains(needle), "{}", stderr(&out));
+        assert_stderr_has(&out, needle);
         let out = sb
             .handoff_with(&repo, &["validate", "-"], Some(input))
             .code(1);
-        assert!(stderr(&out).contains(needle), "{}", stderr(&out));
+        assert_stderr_has(&out, needle);
     }
     let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
     cmd.args(["handoff", "validate", "-"])
@@ -834,19 +685,8 @@ fn schema_prints_the_shipped_schema() {
 fn an_incomplete_rewrite_of_a_stored_brief_points_at_recover() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "cargo test a",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "cargo test b",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["cargo test a", "r", "cargo test b"], &[])
+        .success();
     let out = sb
         .handoff(&repo, &["write", "--decision", "one more"])
         .code(1);
@@ -872,20 +712,8 @@ fn list_reads_each_version_once_and_never_trusts_a_damaged_cache() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let write = |key: &str, done: &str| {
-        sb.handoff(
-            &repo,
-            &[
-                "write",
-                key,
-                "--done-when",
-                done,
-                "--resume-by",
-                "r",
-                "--next-check",
-                "c",
-            ],
-        )
-        .success();
+        sb.write_brief(&repo, Some(key), [done, "r", "c"], &[])
+            .success();
     };
     write("a", "a done");
     write("b", "b done");
@@ -941,19 +769,7 @@ fn a_tracked_directory_replaced_by_a_symlink_reads_as_git_reads_it() {
     let moved = sb.path("moved");
     std::fs::rename(repo.join("dir"), &moved).unwrap();
     std::os::unix::fs::symlink(&moved, repo.join("dir")).unwrap();
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
     let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
     let stat = sb.git(&repo, &["diff", "--stat", "HEAD"]);
     let last = stat.lines().last().unwrap().trim();
@@ -1060,19 +876,8 @@ fn list_rows_fit_the_line() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let long = "cargo test passes and ".repeat(12);
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            &long,
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, [&long, "r", "c"], &[])
+        .success();
     let out = stdout(&sb.handoff(&repo, &["list"]).success());
     let row = out.lines().next().unwrap();
     assert!((78..=80).contains(&row.chars().count()), "{row}");

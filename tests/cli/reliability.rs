@@ -2,13 +2,10 @@
 //! input corpus and awkward repository states. Nothing may be lost, half
 //! written or panicked over.
 
-mod common;
-
-use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::*;
+use crate::support::*;
 
 const FLAGS: [&str; 6] = [
     "--done-when",
@@ -18,21 +15,6 @@ const FLAGS: [&str; 6] = [
     "--next-check",
     "c",
 ];
-
-fn no_lock_files(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(no_lock_files(&p));
-            } else if p.extension().is_some_and(|x| x == "lock") {
-                out.push(p.display().to_string());
-            }
-        }
-    }
-    out
-}
 
 /// 4 linked worktrees × 25 writes, in parallel: half to one shared key,
 /// half to each worktree's own key.
@@ -76,17 +58,12 @@ fn four_worktrees_times_25_writes() {
                     cmd.current_dir(&wt);
                     hermetic(&mut cmd, &home);
                     let out = cmd
-                        .args([
-                            "handoff",
-                            "write",
-                            &key,
-                            "--done-when",
-                            "cargo test ok passes",
-                            "--resume-by",
-                            &title,
-                            "--next-check",
-                            "cargo test next",
-                        ])
+                        .arg("handoff")
+                        .args(write_args(
+                            Some(&key),
+                            ["cargo test ok passes", &title, "cargo test next"],
+                            &[],
+                        ))
                         .output()
                         .unwrap();
                     results.push((key, title, out));
@@ -135,59 +112,18 @@ fn four_worktrees_times_25_writes() {
         "history versions = successful writes ({conflicts} conflicts)"
     );
     let fsck = sb.git_out(&repo, &["fsck", "--strict"]);
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    assert_ok(&fsck);
     for dir in std::iter::once(repo.join(".git")).chain(worktrees.iter().map(|w| w.join(".claude")))
     {
-        assert_eq!(no_lock_files(&dir), Vec::<String>::new());
+        assert_eq!(lock_files(&dir), Vec::<PathBuf>::new());
     }
     eprintln!("concurrency: 100 writes, {ok} stored, {conflicts} compare-and-swap conflicts");
 }
 
 /// Start `git handoff write` stopped at `point`, then SIGKILL it there.
-fn kill_at(sb: &Sandbox, dir: &Path, point: &str, title: &str) {
-    let mut cmd = sb.command("git", dir);
-    cmd.args([
-        "handoff",
-        "write",
-        "--done-when",
-        "cargo test ok passes",
-        "--resume-by",
-        title,
-        "--next-check",
-        "cargo test next",
-    ])
-    .env("GIT_HANDOFF_FAILPOINT", point)
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    // Lint warnings may come first; wait for the failpoint.
-    let mut line = String::new();
-    while !line.starts_with("failpoint:") {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "the write ended before {point}"
-        );
-    }
-    assert_eq!(line.trim(), format!("failpoint: {point}"));
-    // git runs git-handoff as a child: kill the whole group's leaf.
-    let pids = Command::new("pgrep")
-        .args([
-            "-f",
-            &format!("git-handoff write --done-when cargo test ok passes --resume-by {title}"),
-        ])
-        .output()
-        .unwrap();
-    for pid in String::from_utf8_lossy(&pids.stdout).lines() {
-        Command::new("kill").args(["-9", pid]).status().unwrap();
-    }
-    child.kill().ok();
-    child.wait().unwrap();
+fn kill_write_at(sb: &Sandbox, dir: &Path, point: &str, title: &str) {
+    let flags = ["cargo test ok passes", title, "cargo test next"];
+    kill_at(sb, dir, &write_args(None, flags, &[]), point);
 }
 
 #[test]
@@ -200,17 +136,11 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
         let sb = Sandbox::new();
         let repo = sb.repo("r");
         sb.git(&repo, &["config", "handoff.lockTimeout", "200"]);
-        sb.handoff(
+        sb.write_brief(
             &repo,
-            &[
-                "write",
-                "--done-when",
-                "cargo test ok passes",
-                "--resume-by",
-                "first",
-                "--next-check",
-                "cargo test next",
-            ],
+            None,
+            ["cargo test ok passes", "first", "cargo test next"],
+            &[],
         )
         .success();
         let narrative = repo.join(".claude/PROJECT_STATE.md");
@@ -218,7 +148,7 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
         let old_ref = sb.git(&repo, &["rev-parse", "refs/handoffs/main"]);
         let old_notes = sb.git(&repo, &["rev-parse", "refs/notes/handoffs"]);
 
-        kill_at(&sb, &repo, point, &format!("killed-at-{point}"));
+        kill_write_at(&sb, &repo, point, &format!("killed-at-{point}"));
 
         assert_eq!(
             std::fs::read_to_string(&narrative).unwrap(),
@@ -270,17 +200,11 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
                 std::fs::remove_file(&lock).unwrap();
             }
         }
-        sb.handoff(
+        sb.write_brief(
             &repo,
-            &[
-                "write",
-                "--done-when",
-                "cargo test ok passes",
-                "--resume-by",
-                "after",
-                "--next-check",
-                "cargo test next",
-            ],
+            None,
+            ["cargo test ok passes", "after", "cargo test next"],
+            &[],
         )
         .success();
         let text = std::fs::read_to_string(&narrative).unwrap();
@@ -297,17 +221,11 @@ fn kills_at_random_moments_never_truncate_or_interleave() {
     let repo = sb.repo("r");
     sb.git(&repo, &["config", "handoff.lockTimeout", "100"]);
     sb.git(&repo, &["config", "core.filesRefLockTimeout", "100"]);
-    sb.handoff(
+    sb.write_brief(
         &repo,
-        &[
-            "write",
-            "--done-when",
-            "cargo test ok passes",
-            "--resume-by",
-            "seed",
-            "--next-check",
-            "cargo test next",
-        ],
+        None,
+        ["cargo test ok passes", "seed", "cargo test next"],
+        &[],
     )
     .success();
     let narrative = repo.join(".claude/PROJECT_STATE.md");
@@ -349,22 +267,16 @@ fn kills_at_random_moments_never_truncate_or_interleave() {
         }
         assert!(after.starts_with("# Project state"));
         // What a user does after a crash: clear locks left behind.
-        for lock in no_lock_files(&repo) {
+        for lock in lock_files(&repo) {
             std::fs::remove_file(lock).unwrap();
         }
     }
     assert!(sb.git_out(&repo, &["fsck", "--strict"]).status.success());
-    sb.handoff(
+    sb.write_brief(
         &repo,
-        &[
-            "write",
-            "--done-when",
-            "cargo test ok passes",
-            "--resume-by",
-            "final",
-            "--next-check",
-            "cargo test next",
-        ],
+        None,
+        ["cargo test ok passes", "final", "cargo test next"],
+        &[],
     )
     .success();
     eprintln!("crash injection: 50 runs, {killed} killed mid-write");
@@ -573,18 +485,7 @@ fn awkward_repository_states() {
     );
 
     // a linked worktree whose directory was deleted (not yet pruned)
-    let wt = sb.path("gone-wt");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "feat/gone",
-            wt.to_str().unwrap(),
-        ],
-    );
+    let wt = sb.worktree(&repo, "gone-wt", "feat/gone");
     sb.commit(&wt, "only-here.txt", "x\n", "x");
     sb.handoff(
         &wt,

@@ -2,11 +2,9 @@
 //! cherry-picks of branches that each wrote handoffs, with the driver set
 //! up by `git handoff init` and run by git itself.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 
 const NARRATIVE: &str = ".claude/PROJECT_STATE.md";
 const NOTE: &str = "> Note (git handoff merge-narrative): this entry was edited differently on both sides of a merge; both versions are kept, this is the other side's.";
@@ -21,11 +19,7 @@ fn handoff_commit(sb: &Sandbox, dir: &Path, date: &str, title: &str) {
         .env("GIT_HANDOFF_NOW", format!("{date}T09:00:00Z"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     sb.git(dir, &["add", NARRATIVE]);
     sb.git(dir, &["commit", "-q", "-m", &format!("handoff: {title}")]);
 }
@@ -409,19 +403,8 @@ fn a_crlf_narrative_keeps_its_line_endings_on_merge_and_write() {
     let path = repo.join(".claude/PROJECT_STATE.md");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, &same).unwrap();
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "cargo test",
-            "--resume-by",
-            "next",
-            "--next-check",
-            "cargo test",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["cargo test", "next", "cargo test"], &[])
+        .success();
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(
         text.matches('\n').count(),

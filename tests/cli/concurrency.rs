@@ -1,30 +1,16 @@
 //! Compare-and-swap and concurrent writers: nothing is lost, a lost race is
 //! named, the history has one line per successful write.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::*;
+use crate::support::*;
 
 #[test]
 fn a_stale_compare_and_swap_is_a_conflict_and_writes_nothing() {
     let sb = Sandbox::new();
     let repo_dir = sb.repo("r");
-    sb.handoff(
-        &repo_dir,
-        &[
-            "write",
-            "k",
-            "--done-when",
-            "v1",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo_dir, Some("k"), ["v1", "r", "c"], &[])
+        .success();
     let before = sb.git(&repo_dir, &["rev-parse", "refs/handoffs/k"]);
     let notes_before = sb.git(&repo_dir, &["rev-parse", "refs/notes/handoffs"]);
 
@@ -91,20 +77,7 @@ fn a_stale_lock_is_reported_with_the_command_to_clear_it() {
     std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
     std::fs::write(&lock, "").unwrap();
     // A short wait is enough to show the behaviour; the default is 10 s.
-    let out = sb
-        .handoff(
-            &repo,
-            &[
-                "write",
-                "--done-when",
-                "d",
-                "--resume-by",
-                "r",
-                "--next-check",
-                "c",
-            ],
-        )
-        .code(1);
+    let out = sb.write_brief(&repo, None, ["d", "r", "c"], &[]).code(1);
     let err = stderr(&out);
     assert!(
         err.contains("rm '") && err.contains("PROJECT_STATE.md.lock"),
@@ -116,19 +89,7 @@ fn a_stale_lock_is_reported_with_the_command_to_clear_it() {
         "nothing stored without the narrative"
     );
     std::fs::remove_file(&lock).unwrap();
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
 }
 
 /// Several processes in two worktrees at once, on distinct and shared keys.
@@ -136,18 +97,7 @@ fn a_stale_lock_is_reported_with_the_command_to_clear_it() {
 fn concurrent_writers_lose_nothing() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let wt = sb.path("wt");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "feat/x",
-            wt.to_str().unwrap(),
-        ],
-    );
+    let wt = sb.worktree(&repo, "wt", "feat/x");
     let mut children = Vec::new();
     for i in 0..12 {
         let dir = if i % 2 == 0 { &repo } else { &wt };
@@ -207,33 +157,15 @@ fn concurrent_writers_lose_nothing() {
         assert_eq!(text.matches(&heading).count(), 1, "writer {i}: {text}");
     }
     let fsck = sb.git_out(&repo, &["fsck", "--strict"]);
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    assert_ok(&fsck);
     let locks = sb.git(&repo, &["ls-files", "--others", "--", "*.lock"]);
     assert_eq!(locks, "");
     for dir in [repo.join(".git"), repo.join(".claude"), wt.join(".claude")] {
-        for entry in walk(&dir) {
+        for entry in walk(&dir, &[]) {
+            let entry = entry.display().to_string();
             assert!(!entry.ends_with(".lock"), "stray lock {entry}");
         }
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p.display().to_string());
-            }
-        }
-    }
-    out
 }
 
 #[test]

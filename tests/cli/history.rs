@@ -1,31 +1,18 @@
 //! Version history end to end: log, show KEY@{N} / --version, diff, and a
 //! history that survives `drop` and `git gc --prune=now`.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 /// `git handoff write KEY` at the given clock; returns the version id.
 fn write_at(sb: &Sandbox, dir: &Path, key: &str, now: &str, done: &str) -> String {
-    let mut cmd = sb.command("git", dir);
-    cmd.env("GIT_HANDOFF_NOW", now).args([
-        "handoff",
-        "write",
-        key,
-        "--done-when",
-        done,
-        "--resume-by",
-        "do the next thing",
-        "--next-check",
-        "cargo test",
-        "--json",
-    ]);
-    let out = assert_cmd::Command::from_std(cmd).assert().success();
-    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    v["id"].as_str().unwrap().to_string()
+    let flags = [done, "do the next thing", "cargo test"];
+    let out = sb
+        .write_brief_at(dir, now, Some(key), flags, &["--json"])
+        .success();
+    json(&stdout(&out))["id"].as_str().unwrap().to_string()
 }
 
 fn log_json(sb: &Sandbox, dir: &Path, key: &str) -> Vec<Value> {
@@ -119,7 +106,7 @@ fn show_prints_an_earlier_version_by_index_or_id() {
         stderr(&out)
     );
     let out = sb.handoff(&repo, &["show", "k@{x}"]).code(1);
-    assert!(stderr(&out).contains("N is a number"), "{}", stderr(&out));
+    assert_stderr_has(&out, "N is a number");
     let out = sb
         .handoff(&repo, &["show", "k@{1}", "--version", &v2])
         .code(1);

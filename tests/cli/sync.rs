@@ -2,45 +2,10 @@
 //! and B, all real git: push, fetch, three-way reconciliation, diverged
 //! keys, leases, the notes merge, prune, init.
 
-mod common;
+use std::path::Path;
 
-use std::path::{Path, PathBuf};
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
-
-struct Team {
-    sb: Sandbox,
-    bare: PathBuf,
-    url: String,
-    a: PathBuf,
-    b: PathBuf,
-}
-
-/// A bare remote with one commit on `main`, cloned as A and B.
-fn team() -> Team {
-    let sb = Sandbox::new();
-    let root = sb.dir.path().to_path_buf();
-    let bare = sb.path("remote.git");
-    sb.git(
-        &root,
-        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
-    );
-    let url = format!("file://{}", bare.display());
-    let seed = sb.repo("seed");
-    sb.git(&seed, &["push", "-q", &url, "main"]);
-    for name in ["A", "B"] {
-        sb.git(&root, &["clone", "-q", &url, name]);
-    }
-    let (a, b) = (sb.path("A"), sb.path("B"));
-    Team {
-        sb,
-        bare,
-        url,
-        a,
-        b,
-    }
-}
 
 impl Team {
     /// `git handoff ARGS` in `dir`.
@@ -85,14 +50,7 @@ impl Team {
     }
 
     fn log_ids(&self, dir: &Path, key: &str) -> Vec<String> {
-        let out = self.run(dir, &["log", key, "--json"]).success();
-        serde_json::from_str::<Value>(&stdout(&out))
-            .unwrap()
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_str().unwrap().to_string())
-            .collect()
+        self.sb.log_ids(dir, key)
     }
 
     /// Every ref of `dir`'s repository, as `for-each-ref` prints them.
@@ -111,22 +69,19 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
     // A file to read first that exists in A's tree only (untracked).
     std::fs::write(t.a.join("notes-only-in-a.md"), "mine\n").unwrap();
     let mut cmd = t.sb.command("git", &t.a);
-    cmd.env("GIT_HANDOFF_NOW", "2026-11-30T09:00:00Z").args([
-        "handoff",
-        "write",
-        "feat",
-        "--done-when",
-        "a wrote this",
-        "--resume-by",
-        "carry on",
-        "--next-check",
-        "cargo test",
-        "--read",
-        "notes-only-in-a.md=my notes",
-        "--read",
-        "README=the readme",
-        "--json",
-    ]);
+    cmd.env("GIT_HANDOFF_NOW", "2026-11-30T09:00:00Z")
+        .arg("handoff")
+        .args(write_args(
+            Some("feat"),
+            ["a wrote this", "carry on", "cargo test"],
+            &[
+                "--read",
+                "notes-only-in-a.md=my notes",
+                "--read",
+                "README=the readme",
+                "--json",
+            ],
+        ));
     let out = assert_cmd::Command::from_std(cmd).assert().success();
     let v1 = serde_json::from_str::<Value>(&stdout(&out)).unwrap()["id"]
         .as_str()
@@ -207,22 +162,16 @@ fn b_writes_a_new_version_and_a_fast_forwards() {
     t.run(&t.b, &["fetch"]).success();
     let v2 = t.write(&t.b, "feat", "2026-11-30T10:00:00Z", "v2 from b");
     let out = t.run(&t.b, &["push"]).success();
-    assert!(
-        stdout(&out).contains(&format!("push: feat ({} -> {})", short(&v1), short(&v2))),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        &format!("push: feat ({} -> {})", short(&v1), short(&v2)),
     );
     assert_eq!(t.remote_id("feat").as_deref(), Some(v2.as_str()));
 
     let out = t.run(&t.a, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains(&format!(
-            "fast-forwarded: feat ({} -> {})",
-            short(&v1),
-            short(&v2)
-        )),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        &format!("fast-forwarded: feat ({} -> {})", short(&v1), short(&v2)),
     );
     assert_eq!(
         t.id(&t.a, "refs/handoffs/feat").as_deref(),
@@ -258,7 +207,7 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
             short(&vb),
             short(&va)
         );
-        assert!(stdout(&out).contains(&line), "{}", stdout(&out));
+        assert_stdout_has(&out, &line);
         assert!(
             stderr(&out).starts_with("error: a brief diverged with 'origin': feat;"),
             "{}",
@@ -343,15 +292,11 @@ fn take_remote_replaces_the_local_version_and_keeps_it_in_history() {
     // Now in sync: fetch and push are quiet and succeed.
     t.run(&t.b, &["fetch"]).success();
     let out = t.run(&t.b, &["push"]).success();
-    assert!(
-        stdout(&out).contains("To 'origin':\n  briefs: up to date\n"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "To 'origin':\n  briefs: up to date\n");
 
     // resolve needs exactly one side.
     let out = t.run(&t.b, &["resolve", "feat"]).code(2);
-    assert!(stderr(&out).contains("--keep-local"), "{}", stderr(&out));
+    assert_stderr_has(&out, "--keep-local");
 }
 
 #[test]
@@ -408,19 +353,17 @@ fn a_key_the_remote_changed_after_the_fetch_is_rejected_by_name_and_the_others_g
     // What the remote now holds is not a brief: reported as ignored, never
     // as a divergence that `resolve --take-remote` could store.
     let out = t.run(&t.a, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains(&format!(
+    assert_stdout_has(
+        &out,
+        &format!(
             "ignored: one ('origin' holds {}, which is not a valid brief; nothing taken",
             short(intruder_id.trim())
-        )),
-        "{}",
-        stdout(&out)
+        ),
     );
     let out = t.run(&t.a, &["resolve", "one", "--take-remote"]).code(1);
-    assert!(
-        stderr(&out).contains("which is not a valid brief of this key; nothing was changed"),
-        "{}",
-        stderr(&out)
+    assert_stderr_has(
+        &out,
+        "which is not a valid brief of this key; nothing was changed",
     );
     assert_eq!(
         t.id(&t.a, "refs/handoffs/one").as_deref(),
@@ -471,11 +414,7 @@ fn notes_histories_from_both_clones_merge() {
     // B writes without having fetched: the histories fork.
     let b1 = t.write(&t.b, "beta", "2026-11-30T09:30:00Z", "from b");
     let out = t.run(&t.b, &["push"]).success();
-    assert!(
-        stdout(&out).contains("history: merged with 'origin' ("),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "history: merged with 'origin' (");
     // The merge commit has both histories as parents.
     let parents = t.sb.git(
         &t.b,
@@ -528,11 +467,7 @@ fn a_history_push_that_lost_a_race_is_merged_and_retried() {
     .unwrap();
     make_executable(&hook);
     let out = t.run(&t.a, &["push"]).success();
-    assert!(
-        stdout(&out).contains("history: push (fast-forward)"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "history: push (fast-forward)");
     assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
     assert_eq!(
         t.id(&t.bare, "refs/notes/handoffs"),
@@ -611,44 +546,29 @@ fn drop_then_push_prune_deletes_remotely_and_only_with_a_lease() {
 
     // Without --prune the remote keeps it, and fetch does not bring it back.
     let out = t.run(&t.a, &["push"]).success();
-    assert!(
-        stdout(&out).contains(
-            "skipped: gone (dropped here; `git handoff push --prune` deletes it on 'origin')"
-        ),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        "skipped: gone (dropped here; `git handoff push --prune` deletes it on 'origin')",
     );
     assert_eq!(t.remote_id("gone").as_deref(), Some(v1.as_str()));
     assert_eq!(t.id(&t.a, "refs/handoffs/gone"), None);
 
     let out = t.run(&t.a, &["push", "--prune"]).success();
-    assert!(
-        stdout(&out).contains(&format!("delete: gone (was {})", short(&v1))),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, &format!("delete: gone (was {})", short(&v1)));
     assert_eq!(t.remote_id("gone"), None);
     assert!(t.remote_id("kept").is_some());
     assert_eq!(t.id(&t.a, "refs/handoff-remotes/origin/briefs/gone"), None);
 
     // B learns of it on fetch, but keeps its copy (never deleted by fetch).
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("deleted on 'origin': gone (kept here;"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "deleted on 'origin': gone (kept here;");
     assert_eq!(
         t.id(&t.b, "refs/handoffs/gone").as_deref(),
         Some(v1.as_str())
     );
     // ... and does not push it back unless asked by name.
     let out = t.run(&t.b, &["push"]).success();
-    assert!(
-        stdout(&out).contains("skipped: gone (deleted on 'origin';"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "skipped: gone (deleted on 'origin';");
     assert_eq!(t.remote_id("gone"), None);
     t.run(&t.b, &["push", "origin", "gone"]).success();
     assert_eq!(t.remote_id("gone").as_deref(), Some(v1.as_str()));
@@ -665,7 +585,7 @@ fn a_prune_never_deletes_a_version_it_has_not_seen() {
     t.run(&t.b, &["push"]).success();
     // A dropped v1, but the remote now holds v2: it is restored, not deleted.
     let out = t.run(&t.a, &["push", "--prune"]).success();
-    assert!(stdout(&out).contains("restored: k ("), "{}", stdout(&out));
+    assert_stdout_has(&out, "restored: k (");
     assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
     assert_eq!(t.id(&t.a, "refs/handoffs/k").as_deref(), Some(v2.as_str()));
 }
@@ -677,10 +597,9 @@ fn a_local_only_key_survives_fetch() {
     t.run(&t.a, &["push"]).success();
     let mine = t.write(&t.b, "mine", "2026-11-30T09:00:00Z", "b only");
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("local only: mine (`git handoff push origin` sends it)"),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        "local only: mine (`git handoff push origin` sends it)",
     );
     assert_eq!(
         t.id(&t.b, "refs/handoffs/mine").as_deref(),
@@ -711,13 +630,12 @@ fn refs_on_the_remote_that_are_not_briefs_are_not_taken() {
         &["update-ref", "refs/handoffs/nested/deeper", &junk],
     );
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains(&format!(
+    assert_stdout_has(
+        &out,
+        &format!(
             "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken;",
             short(&junk)
-        )),
-        "{}",
-        stdout(&out)
+        ),
     );
     assert_eq!(t.sb.git(&t.b, &["for-each-ref", "refs/handoffs"]), "");
 }
@@ -748,18 +666,10 @@ fn lost_bases_are_recovered_from_the_histories() {
     // A is ahead: the remote's version is in A's history.
     let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
     let out = t.run(&t.a, &["push"]).success();
-    assert!(
-        stdout(&out).contains(&format!("push: k ({} -> {})", short(&v1), short(&v2))),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, &format!("push: k ({} -> {})", short(&v1), short(&v2)));
     // B's version is in the remote's history: B fast-forwards.
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("fast-forwarded: k"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "fast-forwarded: k");
     assert_eq!(t.id(&t.b, "refs/handoffs/k").as_deref(), Some(v2.as_str()));
 }
 
@@ -770,14 +680,13 @@ fn a_first_fetch_with_unrelated_versions_is_diverged() {
     t.run(&t.a, &["push"]).success();
     let vb = t.write(&t.b, "k", "2026-11-30T09:30:00Z", "b");
     let out = t.run(&t.b, &["fetch"]).code(1);
-    assert!(
-        stdout(&out).contains(&format!(
+    assert_stdout_has(
+        &out,
+        &format!(
             "diverged: k (local {} 2026-11-30T09:30:00Z, remote {} 2026-11-30T09:00:00Z)",
             short(&vb),
             short(&va)
-        )),
-        "{}",
-        stdout(&out)
+        ),
     );
     assert_eq!(t.id(&t.b, "refs/handoffs/k").as_deref(), Some(vb.as_str()));
 }
@@ -814,21 +723,17 @@ fn dry_run_checks_each_lease_against_the_remote() {
     let before = t.refs(&t.b);
     // B has not fetched since: its plan says "ahead", the remote says no.
     let out = t.run(&t.b, &["push", "--dry-run"]).code(1);
-    assert!(
-        stdout(&out).contains(
-            "rejected: k ('origin' changed it since the last fetch; `git handoff fetch origin` shows the new version, then push again)"
-        ),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        "rejected: k ('origin' changed it since the last fetch; `git handoff fetch origin` shows the new version, then push again)",
     );
     assert_eq!(
         stderr(&out),
         "error: not pushed to 'origin': k; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence\n"
     );
-    assert!(
-        stdout(&out).contains("history: would merge 'origin''s newer history first, then push"),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        "history: would merge 'origin''s newer history first, then push",
     );
     assert_eq!(t.refs(&t.b), before);
     assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
@@ -876,11 +781,7 @@ fn many_keys_are_pushed_in_chunks() {
     assert_eq!(remote.lines().count(), 250);
     // All agreed: a second push sends nothing.
     let out = t.run(&t.a, &["push"]).success();
-    assert!(
-        stdout(&out).contains("To 'origin':\n  briefs: up to date\n"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "To 'origin':\n  briefs: up to date\n");
 }
 
 #[test]
@@ -1001,11 +902,7 @@ fn init_writes_only_safe_config_and_git_push_still_works() {
 
     // Idempotent; --check agrees.
     let out = t.run(&t.a, &["init", "origin"]).success();
-    assert!(
-        stdout(&out).contains("Everything is set up; nothing to change."),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "Everything is set up; nothing to change.");
     assert_eq!(config(&t.a), after);
     t.run(&t.a, &["init", "--check", "origin"]).success();
     // An existing rewriteRef list is extended, not replaced.
@@ -1184,11 +1081,7 @@ fn bases_of_an_earlier_version_are_moved_once_and_safely() {
     );
     // Reconciliation reads the moved bases: nothing changed anywhere.
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("briefs: up to date"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "briefs: up to date");
     t.sb.git(&t.b, &["fsck", "--strict", "--no-progress"]);
 }
 
@@ -1222,19 +1115,14 @@ fn a_stale_clones_mirror_push_is_a_rollback_not_a_fast_forward() {
     );
     // The next push repairs the remote, with a lease on the old value.
     let out = t.run(&t.a, &["push"]).success();
-    assert!(
-        stdout(&out).contains(&format!("push: k1 ({} -> {})", short(&old), short(&new))),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        &format!("push: k1 ({} -> {})", short(&old), short(&new)),
     );
     assert_eq!(t.remote_id("k1").as_deref(), Some(new.as_str()));
     // And the stale clone catches up instead of spreading the rollback.
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("fast-forwarded: k1"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "fast-forwarded: k1");
     assert_eq!(
         t.id(&t.b, "refs/handoffs/k1").as_deref(),
         Some(new.as_str())
@@ -1270,17 +1158,8 @@ fn a_secret_never_leaves_by_any_way() {
 
     // (b) a key holding a secret is refused on write, naming the rule.
     let mut cmd = t.sb.command("git", &t.a);
-    cmd.args([
-        "handoff",
-        "write",
-        TOKEN,
-        "--done-when",
-        "d",
-        "--resume-by",
-        "r",
-        "--next-check",
-        "c",
-    ]);
+    cmd.arg("handoff")
+        .args(write_args(Some(TOKEN), ["d", "r", "c"], &[]));
     let out = assert_cmd::Command::from_std(cmd).assert().failure();
     let err = stderr(&out);
     assert!(
@@ -1297,11 +1176,7 @@ fn a_secret_never_leaves_by_any_way() {
     );
     let out = t.run(&t.a, &["push", "--json"]).code(1);
     assert!(!stdout(&out).contains(TOKEN), "{}", stdout(&out));
-    assert!(
-        stdout(&out).contains("the key holds a secret (github_token)"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "the key holds a secret (github_token)");
     assert!(!t.remote_bytes().contains(TOKEN));
     assert!(t.remote_id("clean").is_some(), "the clean key still went");
 
@@ -1311,10 +1186,9 @@ fn a_secret_never_leaves_by_any_way() {
         &["update-ref", &format!("refs/handoffs/{TOKEN}"), blob.trim()],
     );
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("ignored: '[REDACTED:github_token]' (the key holds a secret"),
-        "{}",
-        stdout(&out)
+    assert_stdout_has(
+        &out,
+        "ignored: '[REDACTED:github_token]' (the key holds a secret",
     );
     assert!(!stdout(&out).contains(TOKEN));
     assert!(!t.refs(&t.b).contains(&format!("refs/handoffs/{TOKEN}")));
@@ -1327,35 +1201,14 @@ fn a_branch_name_with_a_secret_never_reaches_the_narrative() {
     t.sb.git(&t.a, &["checkout", "-q", "-b", &format!("fix-{TOKEN}")]);
     // Its key would carry the token: refused.
     let mut cmd = t.sb.command("git", &t.a);
-    cmd.args([
-        "handoff",
-        "write",
-        "--done-when",
-        "d",
-        "--resume-by",
-        "r",
-        "--next-check",
-        "c",
-    ]);
+    cmd.arg("handoff")
+        .args(write_args(None, ["d", "r", "c"], &[]));
     let out = assert_cmd::Command::from_std(cmd).assert().failure();
-    assert!(
-        stderr(&out).contains("the key holds a secret (github_token)"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "the key holds a secret (github_token)");
     // Under a clean key, the branch is redacted in the brief and the entry.
     let mut cmd = t.sb.command("git", &t.a);
-    cmd.args([
-        "handoff",
-        "write",
-        "fix",
-        "--done-when",
-        "d",
-        "--resume-by",
-        "r",
-        "--next-check",
-        "c",
-    ]);
+    cmd.arg("handoff")
+        .args(write_args(Some("fix"), ["d", "r", "c"], &[]));
     assert_cmd::Command::from_std(cmd).assert().success();
     let narrative = std::fs::read_to_string(t.a.join(".claude/PROJECT_STATE.md")).unwrap();
     // (the entry's format names no branch today; whatever it names is
@@ -1410,11 +1263,7 @@ fn after_redact_history_a_fetch_never_merges_the_secret_back() {
     // Knowingly: the override merges the history (the brief, redacted
     // here, now differs from the remote's: a divergence to resolve).
     let out = t.run(&t.b, &["fetch", "--allow-secrets"]).code(1);
-    assert!(
-        stdout(&out).contains("history: merged with 'origin'"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "history: merged with 'origin'");
     let log = stdout(&t.run(&t.b, &["log", "k1", "--json"]).success());
     assert!(log.contains(TOKEN), "{log}");
 }
@@ -1438,13 +1287,12 @@ fn a_remote_whose_notes_ref_is_a_blob_damages_nothing() {
     t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &blob]);
 
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains(&format!(
+    assert_stdout_has(
+        &out,
+        &format!(
             "history: ignored ('origin' holds {} at refs/notes/handoffs, which is not a notes history; nothing taken)",
             short(&blob)
-        )),
-        "{}",
-        stdout(&out)
+        ),
     );
     assert_eq!(
         t.id(&t.b, "refs/handoff-remotes/origin/notes").as_deref(),
@@ -1468,11 +1316,7 @@ fn a_remote_whose_notes_ref_is_a_blob_damages_nothing() {
             .to_string();
     t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &commit]);
     let out = t.run(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("history: ignored"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "history: ignored");
     assert_eq!(
         t.id(&t.b, "refs/handoff-remotes/origin/notes").as_deref(),
         Some(good.as_str())
@@ -1511,11 +1355,7 @@ fn history_push_contention_says_to_push_again_not_to_resolve() {
         "{err}"
     );
     assert!(!err.contains("resolve"), "{err}");
-    assert!(
-        stdout(&out).contains("history: rejected ("),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "history: rejected (");
 }
 
 #[test]

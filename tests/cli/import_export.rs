@@ -1,15 +1,9 @@
 //! `import` and `export`, end to end in real repositories.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
-use serde_json::{Value, json};
-
-fn parse(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
-}
+use crate::support::*;
+use serde_json::json;
 
 /// A brief as a file-based tool wrote it elsewhere: another machine's
 /// worktree, a commit this repository does not have, 4-space indentation.
@@ -51,7 +45,7 @@ fn import_of_a_folder_with_a_valid_an_invalid_and_a_legacy_handoff_json() {
         foreign("feat-a", "2026-11-02T10:00:00Z", "finish a"),
     )
     .unwrap();
-    let mut broken = parse(&foreign("broken", "2026-11-02T10:00:00Z", "x"));
+    let mut broken = json(&foreign("broken", "2026-11-02T10:00:00Z", "x"));
     broken["state"]["owner"] = json!("me");
     std::fs::write(folder.join("broken.json"), broken.to_string()).unwrap();
     std::fs::write(
@@ -62,11 +56,7 @@ fn import_of_a_folder_with_a_valid_an_invalid_and_a_legacy_handoff_json() {
     std::fs::write(folder.join("README.md"), "not a brief, not a .json file\n").unwrap();
 
     // From a linked worktree, the default folder is the main worktree's.
-    let wt = sb.path("wt");
-    sb.git(
-        &repo,
-        &["worktree", "add", "-q", "-b", "w", wt.to_str().unwrap()],
-    );
+    let wt = sb.worktree(&repo, "wt", "w");
     let out = sb.handoff(&wt, &["import"]).code(1);
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
@@ -104,14 +94,14 @@ fn import_of_a_folder_with_a_valid_an_invalid_and_a_legacy_handoff_json() {
     // Stored as recorded: same fields, other machine's state kept, not refreshed.
     let a = stored(&sb, &repo, "feat-a");
     assert_eq!(
-        parse(&a),
-        parse(&foreign("feat-a", "2026-11-02T10:00:00Z", "finish a"))
+        json(&a),
+        json(&foreign("feat-a", "2026-11-02T10:00:00Z", "finish a"))
     );
     assert!(
         a.starts_with("{\n  \"schema_version\""),
         "stored in the canonical form: {a}"
     );
-    let legacy = parse(&stored(&sb, &repo, "legacy-slot"));
+    let legacy = json(&stored(&sb, &repo, "legacy-slot"));
     assert_eq!(legacy["key"], "legacy-slot");
     assert_eq!(legacy["timestamp"], "2026-10-01T09:00:00Z");
     // import chooses no worktree key and writes no narrative.
@@ -121,7 +111,7 @@ fn import_of_a_folder_with_a_valid_an_invalid_and_a_legacy_handoff_json() {
 
     // Again: the two are identical now, the invalid one is still reported.
     let out = sb.handoff(&repo, &["import", "--json"]).code(1);
-    let rows = parse(&stdout(&out));
+    let rows = json(&stdout(&out));
     let statuses: Vec<(&str, &str)> = rows
         .as_array()
         .unwrap()
@@ -148,20 +138,8 @@ fn a_stored_brief_is_replaced_only_by_a_newer_file_unless_forced() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     // Stored at the test clock, 2026-11-30T12:00:00Z.
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "feat-a",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "local",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, Some("feat-a"), ["d", "local", "c"], &[])
+        .success();
     let local = stored(&sb, &repo, "feat-a");
     let dir = sb.path("files");
     std::fs::create_dir_all(&dir).unwrap();
@@ -175,13 +153,9 @@ fn a_stored_brief_is_replaced_only_by_a_newer_file_unless_forced() {
         assert_eq!(stored(&sb, &repo, "feat-a"), local);
     }
     let out = sb.handoff(&repo, &["import", d, "--force"]).success();
-    assert!(
-        stdout(&out).contains("replaced with --force"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "replaced with --force");
     assert_eq!(
-        parse(&stored(&sb, &repo, "feat-a"))["resume"]["resume_by"],
+        json(&stored(&sb, &repo, "feat-a"))["resume"]["resume_by"],
         "old"
     );
 
@@ -191,13 +165,9 @@ fn a_stored_brief_is_replaced_only_by_a_newer_file_unless_forced() {
     )
     .unwrap();
     let out = sb.handoff(&repo, &["import", d]).success();
-    assert!(
-        stdout(&out).contains("replaced an older version"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "replaced an older version");
     assert_eq!(
-        parse(&stored(&sb, &repo, "feat-a"))["resume"]["resume_by"],
+        json(&stored(&sb, &repo, "feat-a"))["resume"]["resume_by"],
         "newer"
     );
 }
@@ -262,17 +232,12 @@ fn export_then_import_round_trips_byte_identically() {
         .success();
     sb.git(&a, &["switch", "-q", "-c", "feat/ü"]);
     std::fs::write(a.join("README"), "dirty\n").unwrap();
-    sb.handoff(
+    sb.write_brief(
         &a,
+        None,
+        ["naïve ✓ \"quoted\"", "tab\there", "c"],
         &[
-            "write",
             "--key-from-branch",
-            "--done-when",
-            "naïve ✓ \"quoted\"",
-            "--resume-by",
-            "tab\there",
-            "--next-check",
-            "c",
             "--test",
             "cargo test=fail",
             "--skip",
@@ -280,20 +245,8 @@ fn export_then_import_round_trips_byte_identically() {
         ],
     )
     .success();
-    sb.handoff(
-        &a,
-        &[
-            "write",
-            "HANDOFF",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&a, Some("HANDOFF"), ["d", "r", "c"], &[])
+        .success();
     let out_dir = sb.path("exported");
     let out = sb
         .handoff(&a, &["export", "--all", out_dir.to_str().unwrap()])
@@ -325,11 +278,7 @@ fn export_then_import_round_trips_byte_identically() {
     let out = sb
         .handoff(&b, &["import", out_dir.to_str().unwrap()])
         .success();
-    assert!(
-        stdout(&out).contains("3 imported, 0 skipped-invalid"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "3 imported, 0 skipped-invalid");
     for key in keys {
         let r = format!("refs/handoffs/{key}");
         assert_eq!(
@@ -365,19 +314,7 @@ fn export_then_import_round_trips_byte_identically() {
 fn export_never_escapes_its_folder_or_clobbers_a_newer_file() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
     // A foreign ref whose key is no file name: refs/handoffs/nested/evil.
     let blob = sb.git(&repo, &["rev-parse", "refs/handoffs/main"]);
     sb.git(
@@ -423,11 +360,7 @@ fn export_never_escapes_its_folder_or_clobbers_a_newer_file() {
     let out = sb
         .handoff(&repo, &["export", "--all", dir.to_str().unwrap()])
         .code(1);
-    assert!(
-        stdout(&out).contains("kept-newer  main"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "kept-newer  main");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), newer);
     std::fs::write(&file, "my notes\n").unwrap();
     sb.handoff(&repo, &["export", "main", "-o", file.to_str().unwrap()])
@@ -462,7 +395,7 @@ fn export_never_escapes_its_folder_or_clobbers_a_newer_file() {
         let l = linked.to_str().unwrap();
         // (exit 1: the foreign nested/evil ref is still skipped)
         let out = sb.handoff(&repo, &["export", "--all", l]).code(1);
-        assert!(stdout(&out).contains("is a symlink"), "{}", stdout(&out));
+        assert_stdout_has(&out, "is a symlink");
         sb.handoff(&repo, &["export", "--all", l, "--force"])
             .code(1);
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me\n");

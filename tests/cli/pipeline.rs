@@ -1,8 +1,6 @@
 //! `pipeline save|list|show`, end to end in real repositories.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 const TEMPLATE: &str = "# Pipeline: review fan-out
@@ -124,11 +122,7 @@ fn save_list_and_show_round_trip() {
 fn templates_live_in_the_current_worktree() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let wt = sb.path("wt");
-    sb.git(
-        &repo,
-        &["worktree", "add", "-q", "-b", "x", wt.to_str().unwrap()],
-    );
+    let wt = sb.worktree(&repo, "wt", "x");
     sb.handoff_with(&wt, &["pipeline", "save", "p", "-F", "-"], Some(TEMPLATE))
         .success();
     assert!(wt.join(".claude/pipelines/p.md").exists());

@@ -8,11 +8,9 @@
 //! have them. And the Bloom reader must say "definitely not" exactly where
 //! git's own filter lookups do.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use git_handoff::bloom;
 use serde_json::Value;
 

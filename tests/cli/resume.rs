@@ -1,11 +1,9 @@
 //! Reading a handoff back: resume with drift warnings, reground, subagent
 //! briefs and the session hooks, in real repositories.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::support::*;
 use serde_json::Value;
 
 fn write(sb: &Sandbox, dir: &Path, extra: &[&str]) {
@@ -97,18 +95,7 @@ fn warnings_come_first_in_their_fixed_order() {
     let repo = sb.repo("r");
     sb.commit(&repo, "src/auth.rs", "a\n", "auth");
     sb.commit(&repo, "src/old.rs", "o\n", "old");
-    let wt = sb.path("wt");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "feat/x",
-            wt.to_str().unwrap(),
-        ],
-    );
+    let wt = sb.worktree(&repo, "wt", "feat/x");
     write(
         &sb,
         &wt,
@@ -303,20 +290,8 @@ fn a_shallow_boundary_gives_no_commit_line_and_no_error() {
     );
     // a brief written at `old`, whose path to HEAD crosses the boundary
     sb.git(&shallow, &["checkout", "-q", "origin/old"]);
-    sb.handoff(
-        &shallow,
-        &[
-            "write",
-            "k",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&shallow, Some("k"), ["d", "r", "c"], &[])
+        .success();
     sb.git(&shallow, &["checkout", "-q", "main"]);
     let out = stdout(&sb.handoff(&shallow, &["resume", "k"]).success());
     assert!(
@@ -359,20 +334,8 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
 
     // 2. written in A at a commit B has never seen, fetched from the remote.
     sb.commit(&a, "new.txt", "n\n", "unpushed");
-    sb.handoff(
-        &a,
-        &[
-            "write",
-            "teammate",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&a, Some("teammate"), ["d", "r", "c"], &[])
+        .success();
     sb.git(
         &b,
         &[
@@ -397,20 +360,8 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
     // 3. a brief from an unrelated project: only the warning, exit 1.
     let other = sb.repo("other");
     sb.commit(&other, "x.txt", "x\n", "other project");
-    sb.handoff(
-        &other,
-        &[
-            "write",
-            "foreign",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&other, Some("foreign"), ["d", "r", "c"], &[])
+        .success();
     let blob = sb.git(&other, &["cat-file", "-p", "refs/handoffs/foreign"]);
     let mut hash = sb.command("git", &b);
     hash.args(["hash-object", "-w", "--stdin"])
@@ -437,44 +388,16 @@ fn selection_with_zero_one_and_several_briefs() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let out = sb.handoff(&repo, &["resume"]).code(1);
-    assert!(
-        stderr(&out).contains("no briefs in this repository yet"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "no briefs in this repository yet");
 
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "alpha",
-            "--done-when",
-            "a",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, Some("alpha"), ["a", "r", "c"], &[])
+        .success();
     // exactly one, not this branch's: rendered
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(out.contains("# Resume — alpha"), "{out}");
 
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "beta",
-            "--done-when",
-            "b",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, Some("beta"), ["b", "r", "c"], &[])
+        .success();
     let out = sb.handoff(&repo, &["resume"]).code(1);
     let listing = stdout(&out);
     assert!(
@@ -482,7 +405,7 @@ fn selection_with_zero_one_and_several_briefs() {
         "{listing}"
     );
     assert!(!listing.contains("# Resume"), "never guesses: {listing}");
-    assert!(stderr(&out).contains("pass a KEY"), "{}", stderr(&out));
+    assert_stderr_has(&out, "pass a KEY");
 
     // the branch's own brief wins, and the others are named in one line
     // (after `write beta` the worktree's sticky key is beta, so follow the
@@ -736,20 +659,8 @@ fn session_start_hook_for_each_source() {
         assert!(ctx.contains("git handoff resume"), "{ctx}");
     }
     // a field with nothing prints a dash
-    sb.handoff(
-        &repo,
-        &[
-            "write",
-            "HANDOFF",
-            "--done-when",
-            "d",
-            "--resume-by",
-            "r",
-            "--next-check",
-            "c",
-        ],
-    )
-    .success();
+    sb.write_brief(&repo, Some("HANDOFF"), ["d", "r", "c"], &[])
+        .success();
     sb.git(&repo, &["checkout", "-q", "--detach"]);
     let v: Value =
         serde_json::from_str(&hook(&sb, &repo, "session-start", r#"{"source":"clear"}"#)).unwrap();
@@ -809,37 +720,17 @@ fn refusals_speak_json_and_name_the_right_command_and_key() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     for key in ["alpha", "beta"] {
-        sb.handoff(
-            &repo,
-            &[
-                "write",
-                key,
-                "--done-when",
-                "cargo test a",
-                "--resume-by",
-                "r",
-                "--next-check",
-                "cargo test b",
-            ],
-        )
-        .success();
+        sb.write_brief(&repo, Some(key), ["cargo test a", "r", "cargo test b"], &[])
+            .success();
     }
     let out = sb.handoff(&repo, &["resume", "--json"]).code(1);
     let v: Value = serde_json::from_str(&stdout(&out)).expect("JSON even when refusing");
     assert_eq!(v["resumed"], false);
     assert_eq!(v["briefs"].as_array().unwrap().len(), 2);
     let out = sb.handoff(&repo, &["reground"]).code(1);
-    assert!(
-        stderr(&out).contains("`git handoff reground <key>`"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "`git handoff reground <key>`");
     let out = sb.handoff(&repo, &["resume", "feat/login"]).code(1);
-    assert!(
-        stderr(&out).contains("the key of branch 'feat/login' is 'feat-login'"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "the key of branch 'feat/login' is 'feat-login'");
 }
 
 #[test]
@@ -871,18 +762,7 @@ fn trial(sb: &Sandbox) -> (std::path::PathBuf, std::path::PathBuf) {
     let repo = sb.repo("app");
     sb.commit(&repo, "TASK.md", "spec v1\n", "spec");
     sb.commit(&repo, "src/dur.rs", "stub\n", "stub");
-    let wt = sb.path("app-x");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "feat/x",
-            wt.to_str().unwrap(),
-        ],
-    );
+    let wt = sb.worktree(&repo, "app-x", "feat/x");
     let mut args = vec![
         "write",
         "--done-when",

@@ -1,0 +1,32 @@
+//! The end-to-end test suite, one binary (as cargo's `tests/testsuite`):
+//! a module per area, shared helpers in `support`. The crash tests are a
+//! second binary, `tests/crash.rs`.
+
+mod support;
+
+mod adapters;
+mod changed;
+mod concurrency;
+mod fork;
+mod history;
+mod hostile;
+mod import_export;
+mod init;
+mod lint;
+mod manual;
+mod mcp;
+mod method;
+mod narrative_merge;
+mod pipeline;
+mod prune;
+mod recover;
+mod redaction_corpus;
+mod reliability;
+mod resume;
+mod secrets;
+mod split;
+mod summary;
+mod sync;
+mod usage;
+mod walk;
+mod write;

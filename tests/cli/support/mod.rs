@@ -1,0 +1,448 @@
+//! Shared helpers for end-to-end tests: real repositories in temp dirs, a
+//! hermetic git environment, and `git handoff …` run through git with the
+//! built binary first on PATH.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The fixed clock for tests.
+pub const NOW: &str = "2026-11-30T12:00:00Z";
+
+/// A temporary home for one test: repositories live under `root`.
+pub struct Sandbox {
+    pub dir: assert_fs::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let dir = assert_fs::TempDir::new().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        Sandbox { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// A new repository with one commit on `main` (a `README` file).
+    pub fn repo(&self, name: &str) -> PathBuf {
+        let path = self.path(name);
+        std::fs::create_dir_all(&path).unwrap();
+        self.git(&path, &["init", "-q", "-b", "main"]);
+        std::fs::write(path.join("README"), "hello\n").unwrap();
+        self.git(&path, &["add", "README"]);
+        self.git(&path, &["commit", "-q", "-m", "init"]);
+        path
+    }
+
+    /// A new repository with no commit.
+    pub fn unborn(&self, name: &str) -> PathBuf {
+        let path = self.path(name);
+        std::fs::create_dir_all(&path).unwrap();
+        self.git(&path, &["init", "-q", "-b", "main"]);
+        path
+    }
+
+    /// A command with the hermetic environment, run in `dir`.
+    pub fn command(&self, program: &str, dir: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(dir);
+        hermetic(&mut cmd, &self.home());
+        cmd
+    }
+
+    /// Run git; panic with its stderr if it fails; return stdout.
+    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self
+            .command("git", dir)
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Run git and return its output whatever the status.
+    pub fn git_out(&self, dir: &Path, args: &[&str]) -> Output {
+        self.command("git", dir)
+            .args(args)
+            .output()
+            .expect("git runs")
+    }
+
+    /// `git handoff ARGS` in `dir`, as a user would type it.
+    pub fn handoff(&self, dir: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+        self.handoff_with(dir, args, None)
+    }
+
+    /// `git handoff ARGS` with `stdin` as standard input.
+    pub fn handoff_with(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        stdin: Option<&str>,
+    ) -> assert_cmd::assert::Assert {
+        let mut cmd = assert_cmd::Command::from_std(self.command("git", dir));
+        cmd.arg("handoff").args(args);
+        cmd.write_stdin(stdin.unwrap_or("").as_bytes().to_vec());
+        cmd.assert()
+    }
+
+    /// `git handoff ARGS` with extra environment variables (`TMPDIR`,
+    /// another `GIT_HANDOFF_NOW` …) and optional stdin.
+    pub fn handoff_env(
+        &self,
+        dir: &Path,
+        env: &[(&str, &str)],
+        args: &[&str],
+        stdin: Option<&str>,
+    ) -> assert_cmd::assert::Assert {
+        let mut cmd = assert_cmd::Command::from_std(self.command("git", dir));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.arg("handoff").args(args);
+        cmd.write_stdin(stdin.unwrap_or("").as_bytes().to_vec());
+        cmd.assert()
+    }
+
+    /// Make a commit touching `file`.
+    pub fn commit(&self, dir: &Path, file: &str, content: &str, message: &str) {
+        let path = dir.join(file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&path, content).unwrap();
+        self.git(dir, &["add", file]);
+        self.git(dir, &["commit", "-q", "-m", message]);
+    }
+}
+
+/// The directory holding the built `git-handoff`.
+pub fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_git-handoff"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Set the hermetic environment on `cmd`.
+pub fn hermetic(cmd: &mut Command, home: &Path) {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut paths = vec![bin_dir()];
+    paths.extend(std::env::split_paths(&path));
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_COMMON_DIR",
+        "GIT_HANDOFF_KEY",
+        "GIT_HANDOFF_STALE_HOURS",
+        "NO_COLOR",
+        "EMAIL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("PATH", std::env::join_paths(paths).unwrap())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Ada Author")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Ada Author")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-11-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-11-01T00:00:00Z")
+        .env("GIT_HANDOFF_NOW", NOW)
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC");
+}
+
+/// The README's example brief.
+pub const EXAMPLE: &str = r#"{"resume":{"done_when":"cargo test auth passes","resume_by":"add leeway to verify()"},
+ "state":{"next_acceptance_check":"cargo test auth::expiry","decisions":["use <= not <"],
+          "rejected_paths":["< operator (off by one)"]},
+ "files_read_first":[{"path":"src/auth.rs","why":"under repair"}]}"#;
+
+/// stdout of an assert as text.
+pub fn stdout(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&a.get_output().stdout).into_owned()
+}
+
+/// stderr of an assert as text.
+pub fn stderr(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&a.get_output().stderr).into_owned()
+}
+
+/// Every ref name under refs/handoffs and refs/notes in `dir`'s repository.
+pub fn handoff_refs(sb: &Sandbox, dir: &Path) -> String {
+    sb.git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(objecttype) %(refname)",
+            "refs/handoffs",
+            "refs/notes",
+        ],
+    )
+}
+
+/// Parse `s` as JSON; panic with the text if it is not.
+pub fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+/// Every entry below `dir` (files, directories, links), depth first; an
+/// entry named in `skip` is neither listed nor entered, nor is a linked
+/// directory entered. A missing `dir` has no entries.
+pub fn walk(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        if skip.iter().any(|s| entry.file_name() == *s) {
+            continue;
+        }
+        let path = entry.path();
+        out.push(path.clone());
+        if path.is_dir() && !path.is_symlink() {
+            out.extend(walk(&path, skip));
+        }
+    }
+    out
+}
+
+/// Every `*.lock` file below `dir`.
+pub fn lock_files(dir: &Path) -> Vec<PathBuf> {
+    walk(dir, &[])
+        .into_iter()
+        .filter(|p| !p.is_dir() && p.extension().is_some_and(|x| x == "lock"))
+        .collect()
+}
+
+/// The arguments of `git handoff write [KEY] --done-when DONE --resume-by
+/// RESUME --next-check CHECK EXTRA…`: the three flags `write` requires.
+pub fn write_args<'a>(
+    key: Option<&'a str>,
+    [done, resume_by, next_check]: [&'a str; 3],
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec!["write"];
+    args.extend(key);
+    args.extend([
+        "--done-when",
+        done,
+        "--resume-by",
+        resume_by,
+        "--next-check",
+        next_check,
+    ]);
+    args.extend_from_slice(extra);
+    args
+}
+
+impl Sandbox {
+    /// A linked worktree of `repo` at `name` on a new branch `branch`.
+    pub fn worktree(&self, repo: &Path, name: &str, branch: &str) -> PathBuf {
+        let path = self.path(name);
+        self.git(
+            repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                branch,
+                path.to_str().unwrap(),
+            ],
+        );
+        path
+    }
+
+    /// `git handoff write [KEY]` in `dir` with the three required flags
+    /// (`[done_when, resume_by, next_check]`) and `extra` arguments.
+    pub fn write_brief(
+        &self,
+        dir: &Path,
+        key: Option<&str>,
+        flags: [&str; 3],
+        extra: &[&str],
+    ) -> assert_cmd::assert::Assert {
+        self.handoff(dir, &write_args(key, flags, extra))
+    }
+
+    /// [`Sandbox::write_brief`] with the clock at `now`.
+    pub fn write_brief_at(
+        &self,
+        dir: &Path,
+        now: &str,
+        key: Option<&str>,
+        flags: [&str; 3],
+        extra: &[&str],
+    ) -> assert_cmd::assert::Assert {
+        let args = write_args(key, flags, extra);
+        self.handoff_env(dir, &[("GIT_HANDOFF_NOW", now)], &args, None)
+    }
+}
+
+/// A bare remote over file:// with one commit on `main`, cloned as A and B.
+pub struct Team {
+    pub sb: Sandbox,
+    pub bare: PathBuf,
+    pub url: String,
+    pub a: PathBuf,
+    pub b: PathBuf,
+}
+
+/// A new [`Team`] in its own sandbox.
+pub fn team() -> Team {
+    let sb = Sandbox::new();
+    let root = sb.dir.path().to_path_buf();
+    let bare = sb.path("remote.git");
+    sb.git(
+        &root,
+        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+    );
+    let url = format!("file://{}", bare.display());
+    let seed = sb.repo("seed");
+    sb.git(&seed, &["push", "-q", &url, "main"]);
+    for name in ["A", "B"] {
+        sb.git(&root, &["clone", "-q", &url, name]);
+    }
+    let (a, b) = (sb.path("A"), sb.path("B"));
+    Team {
+        sb,
+        bare,
+        url,
+        a,
+        b,
+    }
+}
+
+/// Run `git handoff ARGS` in `dir` until it stops at failpoint `point`,
+/// then SIGKILL the git-handoff process there (git runs it as a child in
+/// the same process group; the git parent exits when it dies), and wait
+/// until nothing of the group is left.
+pub fn kill_at(sb: &Sandbox, dir: &Path, args: &[&str], point: &str) {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let mut cmd = sb.command("git", dir);
+    cmd.arg("handoff")
+        .args(args)
+        .env("GIT_HANDOFF_FAILPOINT", point)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd.spawn().unwrap();
+    let pgid = child.id();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    // Lint warnings may come first; wait for the failpoint.
+    let mut line = String::new();
+    let mut seen = String::new();
+    while !line.starts_with("failpoint:") {
+        line.clear();
+        let n = stderr.read_line(&mut line).unwrap();
+        seen.push_str(&line);
+        assert!(n > 0, "{args:?} ended before {point}: {seen}");
+    }
+    assert_eq!(line.trim(), format!("failpoint: {point}"));
+    let pids = handoff_pids(pgid);
+    assert_eq!(pids.len(), 1, "one git-handoff in the group: {pids:?}");
+    sigkill(&pids[0]);
+    child.wait().unwrap();
+    wait_for_group(pgid);
+}
+
+/// The pids of the git-handoff processes in process group `pgid`.
+pub fn handoff_pids(pgid: u32) -> Vec<String> {
+    let out = Command::new("pgrep")
+        .args(["-g", &pgid.to_string(), "-x", "git-handoff"])
+        .output()
+        .expect("pgrep runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Wait until no process of the group `pgid` is left (git children of a
+/// killed git-handoff finish on their own).
+pub fn wait_for_group(pgid: u32) {
+    use std::time::{Duration, Instant};
+    let start = Instant::now();
+    loop {
+        let alive = Command::new("pgrep")
+            .args(["-g", &pgid.to_string()])
+            .output()
+            .expect("pgrep runs");
+        if alive.stdout.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "processes of group {pgid} outlived the kill"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// SIGKILL `target` (a pid, or `-PGID` for a group); it may have finished
+/// already, which is fine.
+pub fn sigkill(target: &str) {
+    Command::new("kill")
+        .args(["-9", "--", target])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("kill runs");
+}
+
+/// Assert that `a`'s stdout contains `needle`; show all of it if not.
+#[track_caller]
+pub fn assert_stdout_has(a: &assert_cmd::assert::Assert, needle: &str) {
+    let text = stdout(a);
+    assert!(text.contains(needle), "{text}");
+}
+
+/// Assert that `a`'s stderr contains `needle`; show all of it if not.
+#[track_caller]
+pub fn assert_stderr_has(a: &assert_cmd::assert::Assert, needle: &str) {
+    let text = stderr(a);
+    assert!(text.contains(needle), "{text}");
+}
+
+/// Assert that a finished command succeeded; show its stderr if not.
+#[track_caller]
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Sandbox {
+    /// The version ids `git handoff log KEY --json` lists in `dir`.
+    pub fn log_ids(&self, dir: &Path, key: &str) -> Vec<String> {
+        let out = self.handoff(dir, &["log", key, "--json"]).success();
+        json(&stdout(&out))
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
