@@ -172,7 +172,7 @@ pub fn read(path: &Path) -> Result<(Header, String)> {
         _ => anyhow!("cannot read '{shown}': {e}"),
     })?;
     if !meta.file_type().is_file() {
-        bail!("'{shown}' is not a regular file; refusing to read or delete it");
+        crate::refuse!("'{shown}' is not a regular file; refusing to read or delete it");
     }
     if meta.len() > MAX_FILE_BYTES {
         bail!("'{shown}' is larger than 1 MiB; it is not a fork or hand-back file");

@@ -127,9 +127,16 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ("0", "success"),
     (
         "1",
-        "a check failed: invalid brief, compare-and-swap conflict, refused resume, missing key, not a repository",
+        "the check's answer is no: invalid brief or input, compare-and-swap conflict, diverged, refused resume (another project, or several briefs and no key), missing key, strict lint",
     ),
-    ("2", "usage error"),
+    (
+        "2",
+        "usage error (unknown flag or subcommand, missing argument), as clap reports it",
+    ),
+    (
+        "128",
+        "a fatal error, as git's own die(): not a repository (or a bare one), I/O error (a file that cannot be read, a lock file held), corrupt stored data, a remote that cannot be reached",
+    ),
 ];
 
 /// Examples per page (the root page is `git-handoff`).

@@ -874,7 +874,9 @@ pub fn merge_notes(
             return Ok(result);
         }
     }
-    crate::refuse!("{NOTES_REF} kept changing while merging the history from '{remote}'; fetch again")
+    crate::refuse!(
+        "{NOTES_REF} kept changing while merging the history from '{remote}'; fetch again"
+    )
 }
 
 fn merge_commit(

@@ -113,7 +113,8 @@ fn run_clearing_locks(sb: &Sandbox, dir: &Path, args: &[&str]) -> usize {
             return cleared;
         }
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        // a stale lock is fatal (exit 128), as in git
+        assert_eq!(out.status.code(), Some(128), "{args:?}: {err}");
         let last = err.lines().last().unwrap_or("");
         let Some(start) = last.find("rm '") else {
             panic!("{args:?} failed without naming a stale lock: {err}");
@@ -221,7 +222,7 @@ fn a_split_killed_at_any_stage_writes_all_threads_or_none() {
         assert!(lock.exists(), "{point}: the killed split held the lock");
         let out = sb
             .handoff(&repo, &["split", "--plan", plan_arg, "--yes", "--no-lint"])
-            .code(1);
+            .code(128);
         let err = stderr(&out);
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains("rm '") && err.contains("mv '"), "{err}");
@@ -667,7 +668,7 @@ fn stale_locks_are_named_with_the_command_that_clears_them() {
     for (n, (lock, dir, command)) in cases.into_iter().enumerate() {
         t.advance_remote(&KEYS, &format!("round {n}"));
         std::fs::write(&lock, "").unwrap();
-        let out = t.sb.handoff(dir, &[command]).code(1);
+        let out = t.sb.handoff(dir, &[command]).code(128);
         let err = stderr(&out);
         assert_eq!(err.lines().count(), 1, "{}: {err}", lock.display());
         assert!(

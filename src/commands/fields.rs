@@ -1,7 +1,7 @@
 //! The brief input shared by `write` and `recover`: `-F FILE|-` and the
 //! field flags, flattened into each command's `Args`.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::{Map, Value, json};
 
 use crate::commands::read_input;
@@ -126,7 +126,7 @@ impl FieldArgs {
                     Some((cmd, result @ ("pass" | "fail"))) if !cmd.trim().is_empty() => {
                         tests.push(json!({"cmd": cmd.trim(), "result": result}))
                     }
-                    _ => bail!(
+                    _ => crate::refuse!(
                         "--test '{spec}' needs the form CMD=pass or CMD=fail, like --test 'cargo test auth=pass'"
                     ),
                 }
@@ -155,9 +155,9 @@ fn object<'a>(value: &'a mut Value, field: &str) -> Result<&'a mut Map<String, V
     let entry = map
         .entry(field)
         .or_insert_with(|| Value::Object(Map::new()));
-    entry
-        .as_object_mut()
-        .ok_or_else(|| crate::refusal!("'{field}' in the brief must be an object; nothing was written"))
+    entry.as_object_mut().ok_or_else(|| {
+        crate::refusal!("'{field}' in the brief must be an object; nothing was written")
+    })
 }
 
 fn push_all(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) -> Result<()> {
@@ -165,9 +165,9 @@ fn push_all(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) -> Res
         return Ok(());
     }
     let slot = map.entry(field).or_insert_with(|| Value::Array(Vec::new()));
-    let list = slot
-        .as_array_mut()
-        .ok_or_else(|| crate::refusal!("'{field}' in the brief must be an array; nothing was written"))?;
+    let list = slot.as_array_mut().ok_or_else(|| {
+        crate::refusal!("'{field}' in the brief must be an array; nothing was written")
+    })?;
     list.extend(items);
     Ok(())
 }
@@ -177,7 +177,7 @@ fn pointer(flag: &str, spec: &str) -> Result<Value> {
         Some((path, why)) if !path.trim().is_empty() => {
             Ok(json!({"path": path.trim(), "why": why.trim()}))
         }
-        _ => bail!(
+        _ => crate::refuse!(
             "--{flag} '{spec}' needs the form PATH=WHY, like --{flag} 'src/auth.rs=under repair'"
         ),
     }

@@ -1,7 +1,7 @@
 //! `git handoff handback --to FORKFILE …`: the side session's result, written
 //! beside its fork file for the parent to consume.
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, anyhow};
 
 use crate::commands::redacted;
 use crate::fork::{self, HandbackDoc, Header, Kind};
@@ -39,7 +39,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<Output> {
     let result = args.result.trim();
     if result.is_empty() {
-        bail!("the hand-back needs a result: --result TEXT says what the side task achieved");
+        crate::refuse!(
+            "the hand-back needs a result: --result TEXT says what the side task achieved"
+        );
     }
     let dir = fork::dir();
     let fork_path = fork::resolve(&dir, &args.to)?;
@@ -51,7 +53,7 @@ pub fn run(args: Args) -> Result<Output> {
     let (repo_dir, purpose) = if let Some(found) = fork::existing(&fork_path) {
         let (header, _) = fork::read(&found)?;
         if header.kind != Kind::Fork {
-            bail!(
+            crate::refuse!(
                 "'{}' is a hand-back, not a fork file; --to takes the fork file the hand-back answers",
                 fork_path.display()
             );

@@ -149,7 +149,7 @@ fn save(root: &Path, args: SaveArgs, redact: crate::redact::Options) -> Result<O
     let shown = rel(root, &path);
     let status = match std::fs::read(&path) {
         Ok(existing) if existing == text.as_bytes() => "unchanged",
-        Ok(_) if !args.force => bail!(
+        Ok(_) if !args.force => crate::refuse!(
             "template '{}' exists ({shown}) with other content; pass --force to replace it",
             args.name
         ),
@@ -238,7 +238,7 @@ fn show(root: &Path, args: ShowArgs) -> Result<Output> {
         Ok(bytes) => {
             String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", path.display()))?
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => crate::refuse!(
             "no pipeline template '{}'; `git handoff pipeline list` shows them",
             args.name
         ),

@@ -42,7 +42,9 @@ pub fn run(args: Args) -> Result<Output> {
     )
     .map_err(|e| match e {
         StoreError::Conflict(_) => {
-            crate::refusal!("brief '{key}' changed while restoring; nothing was restored, run again")
+            crate::refusal!(
+                "brief '{key}' changed while restoring; nothing was restored, run again"
+            )
         }
         other => other.into(),
     })?;

@@ -1,7 +1,7 @@
 //! `git handoff show [KEY]`: print a stored brief, an earlier version or a
 //! remote's version.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::commands::{checked_key, no_brief};
 use crate::history::{self, Selector};
@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<Output> {
     let key = checked_key(&key)?;
     if let Some(version) = &args.version {
         if selector != Selector::Current {
-            bail!("give either KEY@… or --version, not both");
+            crate::refuse!("give either KEY@… or --version, not both");
         }
         selector = history::parse_selector(&repo, &key, version)?;
     }

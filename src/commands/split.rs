@@ -187,8 +187,8 @@ pub fn run(args: Args) -> Result<Output> {
 
 /// Parse the plan's outer shape; thread contents are checked when composed.
 fn parse_plan(data: &[u8]) -> Result<Plan> {
-    let value =
-        brief::parse_json(data).map_err(|e| crate::refusal!("the plan: {e}; nothing was written"))?;
+    let value = brief::parse_json(data)
+        .map_err(|e| crate::refusal!("the plan: {e}; nothing was written"))?;
     let Value::Object(mut map) = value else {
         crate::refuse!(
             "the plan must be a JSON object {{\"why\": …, \"shared\": {{…}}, \"threads\": [{{\"key\": …}}, …]}}; nothing was written"
@@ -212,12 +212,16 @@ fn parse_plan(data: &[u8]) -> Result<Plan> {
         None => Value::Object(Map::new()),
         Some(Value::Object(s)) => {
             if s.contains_key("key") {
-                crate::refuse!("\"shared\" cannot set a key; each thread has its own. Nothing was written");
+                crate::refuse!(
+                    "\"shared\" cannot set a key; each thread has its own. Nothing was written"
+                );
             }
             Value::Object(s)
         }
         Some(_) => {
-            crate::refuse!("\"shared\" in the plan must be an object of brief fields; nothing was written")
+            crate::refuse!(
+                "\"shared\" in the plan must be an object of brief fields; nothing was written"
+            )
         }
     };
     let threads = match map.remove("threads") {

@@ -92,7 +92,9 @@ fn new(
     }
     let slug = crate::commands::redacted_slug(task);
     if slug.is_empty() {
-        crate::refuse!("the task '{task}' has no letter or digit to name the file by; say what the task is");
+        crate::refuse!(
+            "the task '{task}' has no letter or digit to name the file by; say what the task is"
+        );
     }
     let now = clock::now().map_err(crate::refused)?;
     let head = repo::head_state(repo)?;

@@ -77,7 +77,7 @@ fn a_stale_lock_is_reported_with_the_command_to_clear_it() {
     std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
     std::fs::write(&lock, "").unwrap();
     // A short wait is enough to show the behaviour; the default is 10 s.
-    let out = sb.write_brief(&repo, None, ["d", "r", "c"], &[]).code(1);
+    let out = sb.write_brief(&repo, None, ["d", "r", "c"], &[]).code(128);
     let err = stderr(&out);
     assert!(
         err.contains("rm '") && err.contains("PROJECT_STATE.md.lock"),

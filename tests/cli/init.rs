@@ -233,7 +233,7 @@ fn init_outside_a_repository_is_one_clear_error() {
     let sb = Sandbox::new();
     let dir = sb.path("plain");
     std::fs::create_dir_all(&dir).unwrap();
-    let out = sb.handoff(&dir, &["init"]).code(1);
+    let out = sb.handoff(&dir, &["init"]).code(128);
     let err = stderr(&out);
     assert!(err.starts_with("error: not a git repository"), "{err}");
     assert_eq!(err.lines().count(), 1);

@@ -329,7 +329,7 @@ async fn repo_pins_the_served_repository() {
     client.cancel().await.unwrap();
     // Not a repository: refused at start.
     sb.handoff(&repo, &["mcp", "--repo", elsewhere.to_str().unwrap()])
-        .code(1);
+        .code(128);
 }
 
 /// Run the server on raw bytes; its stdout and how it ended, with the

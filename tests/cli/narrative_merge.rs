@@ -296,7 +296,7 @@ fn the_driver_needs_no_repository_and_refuses_missing_files() {
 
     let out = sb
         .handoff(&dir, &["merge-narrative", "missing", "A", "B"])
-        .code(1);
+        .code(128);
     let err = stderr(&out);
     assert!(
         err.starts_with("error: merge-narrative: cannot read 'missing'"),

@@ -183,7 +183,7 @@ fn prune_is_one_transaction() {
     // A lock on one of the refs blocks every move: all or none.
     let lock = repo.join(".git/refs/handoffs/old.lock");
     std::fs::write(&lock, "").unwrap();
-    let out = sb.handoff(&repo, &["prune"]).code(1);
+    let out = sb.handoff(&repo, &["prune"]).code(128);
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("old.lock"), "{err}");

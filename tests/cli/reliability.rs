@@ -184,7 +184,7 @@ fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
                         "retrying blindly: the lock says why",
                     ],
                 )
-                .code(1);
+                .code(128);
             let err = stderr(&out);
             assert!(err.contains("rm '") && err.contains("mv '"), "{err}");
             assert_eq!(err.lines().count(), 1, "{err}");

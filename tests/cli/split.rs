@@ -259,7 +259,7 @@ fn a_split_is_all_or_none() {
     sb.git(&repo, &["config", "core.filesRefLockTimeout", "0"]);
     let out = sb
         .handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(PLAN))
-        .code(1);
+        .code(128);
     let err = stderr(&out);
     assert!(err.contains("api-docs.lock"), "{err}");
     assert_eq!(handoff_refs(&sb, &repo), "", "neither ref, nor the notes");
@@ -395,7 +395,7 @@ fn bad_plans_write_nothing() {
         assert_eq!(stdout(&out), "");
     }
     sb.handoff(&repo, &["split", "--plan", "/nonexistent/plan.json"])
-        .code(1)
+        .code(128)
         .stderr(predicates::str::contains(
             "cannot read '/nonexistent/plan.json'",
         ));

@@ -842,7 +842,7 @@ fn network_and_remote_errors_are_one_clear_line_and_write_nothing() {
         &["remote", "set-url", "origin", &format!("{}-missing", t.url)],
     );
     for args in [&["fetch"][..], &["push"][..]] {
-        let out = t.run(&t.a, args).code(1);
+        let out = t.run(&t.a, args).code(128);
         let err = stderr(&out);
         assert!(
             err.starts_with("error: git fetch from 'origin' failed: fatal: ")
@@ -859,7 +859,8 @@ fn network_and_remote_errors_are_one_clear_line_and_write_nothing() {
 
     // A clone with no remote at all.
     let lone = t.sb.repo("lone");
-    let out = t.run(&lone, &["push"]).code(1);
+    // no remote at all is fatal, as git's "No configured push destination"
+    let out = t.run(&lone, &["push"]).code(128);
     assert!(
         stderr(&out).starts_with("error: no remote to share with: there is no 'origin';"),
         "{}",

@@ -95,7 +95,7 @@ fn one_m_models_get_the_large_window() {
 fn a_missing_transcript_is_one_clear_error() {
     let sb = Sandbox::new();
     let dir = plain_dir(&sb);
-    let out = sb.handoff(&dir, &["usage", "no-such.jsonl"]).code(1);
+    let out = sb.handoff(&dir, &["usage", "no-such.jsonl"]).code(128);
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(

@@ -388,7 +388,9 @@ fn bad_input_writes_nothing() {
         (vec!["write", "--read", "no-why"], "", "PATH=WHY"),
     ];
     for (args, input, needle) in cases {
-        let out = sb.handoff_with(&repo, &args, Some(input)).code(1);
+        // a file that cannot be read is an I/O error: fatal, as in git
+        let code = if needle == "cannot read" { 128 } else { 1 };
+        let out = sb.handoff_with(&repo, &args, Some(input)).code(code);
         let err = stderr(&out);
         assert!(
             err.contains(needle),
@@ -467,7 +469,7 @@ fn outside_a_repository_and_in_a_bare_one_the_error_says_what_to_do() {
     let mut cmd = assert_cmd::Command::from_std(sb.command("git", &plain));
     cmd.args(["handoff", "list"])
         .env("GIT_CEILING_DIRECTORIES", sb.dir.path());
-    let out = cmd.assert().code(1);
+    let out = cmd.assert().code(128);
     assert_stderr_has(&out, "not a git repository");
     assert_eq!(stderr(&out).lines().count(), 1);
 
@@ -487,7 +489,7 @@ fn outside_a_repository_and_in_a_bare_one_the_error_says_what_to_do() {
         "--next-check",
         "c",
     ]);
-    let out = cmd.assert().code(1);
+    let out = cmd.assert().code(128);
     assert_stderr_has(&out, "bare repository");
     assert_eq!(sb.git(&bare, &["for-each-ref"]), "");
 }
@@ -569,7 +571,7 @@ fn list_survives_a_foreign_ref_under_refs_handoffs() {
         "{text}"
     );
     sb.handoff(&repo, &["show", "odd"])
-        .code(1)
+        .code(128)
         .stderr(predicate::str::contains("not a blob"));
     sb.handoff(&repo, &["drop", "odd"]).success();
 }
@@ -624,7 +626,7 @@ fn validate_reports_ok_or_every_error() {
         );
     }
     sb.handoff(dir, &["validate", "missing.json"])
-        .code(1)
+        .code(128)
         .stderr(predicate::str::contains("cannot read 'missing.json'"));
     sb.handoff(dir, &["validate"]).code(2);
 }
