@@ -8,18 +8,140 @@
 //! `support` ← `brief` ← `git` ← `store` ← `drift` / `narrative` / `sync` /
 //! `agent` ← `cli`. Only `cli` prints.
 
-pub mod agent;
+mod agent;
 pub mod brief;
-pub mod cli;
+mod cli;
 pub mod drift;
-pub mod git;
+mod git;
 pub mod narrative;
 pub mod store;
-pub mod support;
-pub mod sync;
+mod support;
+mod sync;
 
 pub use brief::{lint, redact};
 pub use cli::{Cli, Command, Output, cleaned, manual, render, run};
 pub use drift::bloom;
 pub use narrative::merge as narrative_merge;
 pub use support::escape;
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Each folder of `src/` and the layers it may use (`support` ←
+    /// `brief` ← `git` ← `store` ← `drift`/`narrative`/`sync`/`agent` ←
+    /// `cli`).
+    const LAYERS: &[(&str, &[&str])] = &[
+        ("support", &[]),
+        ("brief", &["support"]),
+        ("git", &["support", "brief"]),
+        ("store", &["support", "brief", "git"]),
+        ("drift", &["support", "brief", "git", "store"]),
+        ("narrative", &["support", "brief", "git", "store"]),
+        ("sync", &["support", "brief", "git", "store"]),
+        ("agent", &["support", "brief", "git", "store"]),
+        (
+            "cli",
+            &[
+                "support",
+                "brief",
+                "git",
+                "store",
+                "drift",
+                "narrative",
+                "sync",
+                "agent",
+            ],
+        ),
+    ];
+
+    /// The layers a piece of source names as `crate::<layer>`, also inside
+    /// `use crate::{a, b::c}` groups.
+    fn used_layers(text: &str) -> Vec<String> {
+        let mut used = Vec::new();
+        for (i, _) in text.match_indices("crate::") {
+            let rest = &text[i + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find(';').unwrap_or(group.len());
+                let mut depth = 0;
+                let mut start = true;
+                let mut word = String::new();
+                for c in group[..end].chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => start = true,
+                        c if c.is_alphanumeric() || c == '_' => {
+                            if start && depth == 0 {
+                                word.push(c);
+                            }
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if !word.is_empty() {
+                        used.push(std::mem::take(&mut word));
+                    }
+                    if c != ',' && !c.is_whitespace() {
+                        start = false;
+                    }
+                }
+                if !word.is_empty() {
+                    used.push(word);
+                }
+            } else {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                used.push(name);
+            }
+        }
+        used
+    }
+
+    fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn used_layers_reads_paths_and_groups() {
+        assert_eq!(
+            used_layers("use crate::store::x; use crate::{git::repo, brief::{a, b}, cli};"),
+            ["store", "git", "brief", "cli"]
+        );
+    }
+
+    /// No module imports a layer above its own (or a peer), and nothing
+    /// outside `cli/` imports from `cli/`.
+    #[test]
+    fn layers_point_one_way() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let all: Vec<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+        let mut wrong = Vec::new();
+        for (layer, allowed) in LAYERS {
+            let mut paths = Vec::new();
+            files(&src.join(layer), &mut paths);
+            assert!(!paths.is_empty(), "src/{layer} is empty");
+            for path in paths {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for used in used_layers(&text) {
+                    if used != *layer
+                        && all.contains(&used.as_str())
+                        && !allowed.contains(&used.as_str())
+                    {
+                        wrong.push(format!("{} uses crate::{used}", path.display()));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "layer rule broken:\n{}", wrong.join("\n"));
+    }
+}

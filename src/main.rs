@@ -1,3 +1,6 @@
+//! The `git-handoff` binary: parse the command line, run it, print its
+//! output or its error as one line, exit with its code.
+
 use std::io::Write;
 use std::process::ExitCode;
 

@@ -62,15 +62,11 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Parse one transcript line: `Some` for an assistant message of the main
-/// session (not a sidechain, not a `<synthetic>` placeholder) whose
-/// `message.usage` holds at least one of the three input counts. Anything
-/// else — other lines, broken JSON, a partial line — is `None`.
-pub fn parse_line(line: &[u8]) -> Option<Sample> {
-    parse_any(line).map(|(sample, _)| sample)
-}
-
-/// [`parse_line`], and whether the line is Codex CLI's.
+/// Parse one transcript line, and whether it is Codex CLI's: `Some` for
+/// an assistant message of the main session (not a sidechain, not a
+/// `<synthetic>` placeholder) whose `message.usage` holds at least one of
+/// the three input counts. Anything else — other lines, broken JSON, a
+/// partial line — is `None`.
 fn parse_any(line: &[u8]) -> Option<(Sample, bool)> {
     if !contains(line, b"usage") {
         return None;

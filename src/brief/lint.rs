@@ -117,6 +117,16 @@ pub struct Context<'a> {
 /// Run every rule.
 pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
+    vague_checks(brief, &mut out);
+    text_rules(brief, ctx, &mut out);
+    rejected_paths(brief, &mut out);
+    over_long(brief, ctx, &mut out);
+    dangling_pointers(brief, ctx, &mut out);
+    out
+}
+
+/// `vague-check`: a done-when or next check that names nothing to run.
+fn vague_checks(brief: &Value, out: &mut Vec<Finding>) {
     for (field, value) in [
         ("resume.done_when", brief.pointer("/resume/done_when")),
         (
@@ -135,7 +145,10 @@ pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
             ));
         }
     }
+}
 
+/// The rules on every string: `inlined-content`, `placeholder`, `secret`.
+fn text_rules(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
     let pasted_from = read_first_contents(brief, ctx);
     walk_strings(brief, "", &mut |field, text| {
         let lines = text.lines().count();
@@ -180,7 +193,10 @@ pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
             ));
         }
     });
+}
 
+/// `no-rejected-paths`: the highest-ROI entry is missing.
+fn rejected_paths(brief: &Value, out: &mut Vec<Finding>) {
     let decisions = brief
         .pointer("/state/decisions")
         .and_then(Value::as_array)
@@ -204,7 +220,10 @@ pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
             "add what was tried or considered and why it was dropped",
         ));
     }
+}
 
+/// `over-long`: lists past their limit, and a resume render past its own.
+fn over_long(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
     for (field, pointer) in [
         ("state.decisions", "/state/decisions"),
         ("state.rejected_paths", "/state/rejected_paths"),
@@ -235,7 +254,10 @@ pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
             "a brief is the minimum to resume; split the work or trim the lists",
         ));
     }
+}
 
+/// `dangling-pointer`: a file pointer that leads nowhere or outside.
+fn dangling_pointers(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
     if let Some(root) = &ctx.root {
         for list in ["files_read_first", "files_skip"] {
             let Some(items) = brief.get(list).and_then(Value::as_array) else {
@@ -256,7 +278,6 @@ pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
             }
         }
     }
-    out
 }
 
 fn one_line(s: &str) -> String {
@@ -461,8 +482,8 @@ fn read_first_contents(brief: &Value, ctx: &Context) -> Vec<(String, String)> {
         .iter()
         .filter_map(|i| i.get("path").and_then(Value::as_str))
         .filter_map(|p| {
-            let path = crate::drift::strip_lines(p);
-            let full = crate::drift::resolve_inside(root, path)?;
+            let path = crate::brief::paths::strip_lines(p);
+            let full = crate::brief::paths::resolve_inside(root, path)?;
             let meta = std::fs::metadata(&full).ok()?;
             (meta.is_file() && meta.len() < 4 * 1024 * 1024)
                 .then(|| std::fs::read_to_string(&full).ok())
@@ -501,8 +522,8 @@ fn copied_from<'a>(text: &str, files: &'a [(String, String)]) -> Option<&'a str>
 }
 
 fn dangling(root: &Path, head_has: Option<HeadHas<'_>>, recorded: &str) -> Option<String> {
-    let path = crate::drift::strip_lines(recorded);
-    if crate::drift::path_outside(path) {
+    let path = crate::brief::paths::strip_lines(recorded);
+    if crate::brief::paths::path_outside(path) {
         return Some(format!("'{recorded}' is outside the worktree"));
     }
     let full = root.join(path);
@@ -513,7 +534,7 @@ fn dangling(root: &Path, head_has: Option<HeadHas<'_>>, recorded: &str) -> Optio
             "'{path}' exists neither in the worktree nor at HEAD"
         ));
     }
-    if in_tree && crate::drift::resolve_inside(root, path).is_none() {
+    if in_tree && crate::brief::paths::resolve_inside(root, path).is_none() {
         return Some(format!(
             "'{recorded}' leads outside the worktree through a symlink"
         ));

@@ -1,8 +1,13 @@
 //! The brief: a typed mirror of `schema/brief.schema.json` (schema version "1"),
 //! its embedded JSON Schema and validation.
+//!
+//! The `brief` layer: this type and what needs only a brief — [`keys`],
+//! [`paths`] (the file pointers a brief records), [`lint`] and [`redact`].
+//! Pure values; never opens a repository.
 
 pub mod keys;
 pub mod lint;
+pub mod paths;
 pub mod redact;
 
 use std::sync::OnceLock;

@@ -133,117 +133,199 @@ const EXIT_STATUS: &[(&str, &str)] = &[
 ];
 
 /// Examples per page (the root page is `git-handoff`).
-fn examples(page: &str) -> &'static [&'static str] {
-    match page {
-        "git-handoff" => &[
+const EXAMPLES: &[(&str, &[&str])] = &[
+    (
+        "git-handoff",
+        &[
             "git handoff write --done-when 'cargo test auth passes' --resume-by 'add leeway to verify()' --next-check 'cargo test auth::expiry'",
             "git handoff resume",
             "git handoff list",
             "git cat-file -p refs/handoffs/feat-jwt",
             "git log --notes=handoffs",
         ],
-        "git-handoff-write" => &[
+    ),
+    (
+        "git-handoff-write",
+        &[
             "echo '{\"resume\":{\"done_when\":\"cargo test auth passes\",\"resume_by\":\"add leeway\"},\"state\":{\"next_acceptance_check\":\"cargo test auth::expiry\"}}' | git handoff write -F -",
             "git handoff write feat-jwt --done-when 'cargo test auth passes' --resume-by 'add leeway' --next-check 'cargo test auth::expiry' --decision 'use <= not <' --read 'src/auth.rs=under repair'",
         ],
-        "git-handoff-resume" => &[
+    ),
+    (
+        "git-handoff-resume",
+        &[
             "git handoff resume",
             "git handoff resume feat-jwt --json",
             "GIT_HANDOFF_STALE_HOURS=8 git handoff resume",
         ],
-        "git-handoff-validate" => &[
+    ),
+    (
+        "git-handoff-validate",
+        &[
             "git handoff validate brief.json",
             "git handoff show feat-jwt | git handoff validate -",
         ],
-        "git-handoff-brief" => {
-            &["git handoff brief --task 'Fix the expiry test' --scope 'src/auth.rs only'"]
-        }
-        "git-handoff-hook" => &["echo '{\"source\":\"compact\"}' | git handoff hook session-start"],
-        "git-handoff-completions" => &[
-            "git handoff completions bash > ~/.local/share/bash-completion/completions/git-handoff",
-        ],
-        "git-handoff-init" => &[
+    ),
+    (
+        "git-handoff-brief",
+        &["git handoff brief --task 'Fix the expiry test' --scope 'src/auth.rs only'"],
+    ),
+    (
+        "git-handoff-hook",
+        &["echo '{\"source\":\"compact\"}' | git handoff hook session-start"],
+    ),
+    (
+        "git-handoff-completions",
+        &["git handoff completions bash > ~/.local/share/bash-completion/completions/git-handoff"],
+    ),
+    (
+        "git-handoff-init",
+        &[
             "git handoff init && git add .gitattributes && git commit -m 'merge the narrative as a log'",
             "git handoff init origin    # also sets handoff.remote",
             "git handoff init --check",
         ],
-        "git-handoff-merge-narrative" => &[
+    ),
+    (
+        "git-handoff-merge-narrative",
+        &[
             "git config merge.handoff-narrative.driver 'git handoff merge-narrative %O %A %B %P'    # what init sets",
         ],
-        "git-handoff-recover" => &[
+    ),
+    (
+        "git-handoff-recover",
+        &[
             "git handoff recover",
             "git handoff recover feat-jwt --next-check 'cargo test auth::expiry' --decision 'keep JWT'",
         ],
-        "git-handoff-split" => &[
+    ),
+    (
+        "git-handoff-split",
+        &[
             "git handoff split --plan plan.json          # the proposal; nothing is written",
             "git handoff split --plan plan.json --yes    # N briefs in one transaction, one narrative entry",
         ],
-        "git-handoff-pipeline" => &[
+    ),
+    (
+        "git-handoff-pipeline",
+        &[
             "git handoff pipeline save review-fanout     # a skeleton to edit",
             "git handoff pipeline save review-fanout -F review.md --force",
             "git handoff pipeline list",
         ],
-        "git-handoff-import" => &[
+    ),
+    (
+        "git-handoff-import",
+        &[
             "git handoff import                          # .claude/handoffs and .catalyst/handoffs",
             "git handoff import ~/old-handoffs --force",
         ],
-        "git-handoff-export" => &[
+    ),
+    (
+        "git-handoff-export",
+        &[
             "git handoff export feat-jwt -o feat-jwt.json",
             "git handoff export --all .claude/handoffs",
         ],
-        "git-handoff-log" => &[
+    ),
+    (
+        "git-handoff-log",
+        &[
             "git handoff log feat-jwt",
             "git handoff log feat-jwt --json",
         ],
-        "git-handoff-show" => &[
+    ),
+    (
+        "git-handoff-show",
+        &[
             "git handoff show feat-jwt@{1}",
             "git handoff show feat-jwt --version 3f2a1b9",
             "git handoff show feat-jwt@origin",
         ],
-        "git-handoff-diff" => &[
+    ),
+    (
+        "git-handoff-diff",
+        &[
             "git handoff diff feat-jwt",
             "git handoff diff feat-jwt @{2} @{0} --summary",
             "git handoff diff feat-jwt @origin",
         ],
-        "git-handoff-push" => &[
+    ),
+    (
+        "git-handoff-push",
+        &[
             "git handoff push",
             "git handoff push origin feat-jwt",
             "git handoff push --prune --dry-run",
         ],
-        "git-handoff-fetch" => &["git handoff fetch", "git handoff fetch upstream --json"],
-        "git-handoff-resolve" => &[
+    ),
+    (
+        "git-handoff-fetch",
+        &["git handoff fetch", "git handoff fetch upstream --json"],
+    ),
+    (
+        "git-handoff-resolve",
+        &[
             "git handoff resolve feat-jwt --keep-local && git handoff push",
             "git handoff resolve feat-jwt --take-remote --remote upstream",
         ],
-        "git-handoff-install-man" => &[
+    ),
+    (
+        "git-handoff-install-man",
+        &[
             "git handoff install-man",
             "cargo run -q -- install-man man    # regenerate the pages committed in man/",
         ],
-        "git-handoff-fork" => &[
+    ),
+    (
+        "git-handoff-fork",
+        &[
             "git handoff fork --purpose 'bisect the slowdown' --pointer benches/read.rs --why 'shows it' --hand-back",
             "git handoff fork list",
             "git handoff fork consume /tmp/handoff-bisect-the-slowdown-2026-11-30.md",
         ],
-        "git-handoff-handback" => &[
+    ),
+    (
+        "git-handoff-handback",
+        &[
             "git handoff handback --to /tmp/handoff-bisect-the-slowdown-2026-11-30.md --result 'commit 1a2b3c4 did it' --change src/cache.rs",
         ],
-        "git-handoff-usage" => &[
+    ),
+    (
+        "git-handoff-usage",
+        &[
             "git handoff usage ~/.claude/projects/-work-app/5f1c.jsonl",
             "git handoff usage --json --window 1M",
             "git handoff usage --hook    # as a UserPromptSubmit hook",
         ],
-        "git-handoff-summary" => &[
+    ),
+    (
+        "git-handoff-summary",
+        &[
             "git handoff summary new --template task --task 'fix the auth expiry'",
             "git handoff summary latest",
             "git handoff summary clean --dry-run",
         ],
-        "git-handoff-prune" => &[
+    ),
+    (
+        "git-handoff-prune",
+        &[
             "git handoff prune --dry-run",
             "git handoff prune --archive-after 60d --delete-after 180d",
         ],
-        "git-handoff-restore" => &["git handoff list --archived && git handoff restore feat-jwt"],
-        _ => &[],
-    }
+    ),
+    (
+        "git-handoff-restore",
+        &["git handoff list --archived && git handoff restore feat-jwt"],
+    ),
+];
+
+/// The examples of one page; none for a page without any.
+fn examples(page: &str) -> &'static [&'static str] {
+    EXAMPLES
+        .iter()
+        .find(|(name, _)| *name == page)
+        .map_or(&[], |(_, examples)| examples)
 }
 
 fn section(roff: &mut Roff, title: &str) {

@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod editor;
+pub mod hints;
 pub mod manual;
 pub mod mcp;
 pub mod render;
@@ -79,17 +80,17 @@ pub enum Command {
     Write(Box<commands::write::Args>),
     // Show a brief with what has drifted since it was written
     Resume(commands::resume::Args),
-    // Print the goal, locked decisions and files to keep in view
+    // Print the goal, the first five locked decisions and the files to keep in view
     Reground(commands::reground::Args),
-    // Print a subagent brief of at most 30 lines, never stored
+    // Print a subagent brief (## Task …) of at most 30 lines, never stored
     Brief(commands::brief::Args),
-    // List the stored briefs
+    // List the stored briefs: key, age, branch, head, done-when
     List(commands::list::Args),
-    // Print a stored brief as JSON
+    // Print a stored brief as JSON, exactly as stored
     Show(commands::show::Args),
     // List every version of a brief, newest first
     Log(commands::log::Args),
-    // Show how two versions of a brief differ
+    // Show how two versions of a brief differ (unified diff of their JSON)
     Diff(commands::diff::Args),
     // Rebuild the brief for KEY from the stored one and the current git state
     Recover(Box<commands::recover::Args>),
@@ -107,7 +108,7 @@ pub enum Command {
     Resolve(commands::resolve::Args),
     // Set this repository up for git-handoff, or check that it is
     Init(commands::init::Args),
-    // Delete a brief (its history stays)
+    // Delete a brief (its history in refs/notes/handoffs stays)
     Drop(commands::drop::Args),
     // Archive briefs not written for a while; delete old archived ones
     Prune(commands::prune::Args),
@@ -115,7 +116,7 @@ pub enum Command {
     Restore(commands::restore::Args),
     // Check a brief for the handoff method's anti-patterns
     Lint(commands::lint::Args),
-    // Check a brief file against the schema
+    // Check a brief file (or - for stdin) against the schema
     Validate(commands::validate::Args),
     // Remove secrets from the stored briefs (and with --history, from every version)
     Redact(commands::redact::Args),
@@ -135,13 +136,13 @@ pub enum Command {
     Mcp(commands::mcp::Args),
     // Merge three versions of the narrative as a log (git merge driver)
     MergeNarrative(commands::merge_narrative::Args),
-    // Print the JSON Schema of a brief
+    // Print the JSON Schema of a brief (schema version 1)
     Schema(commands::schema::Args),
     // Print the shell completion script for bash, zsh or fish
     Completions(commands::completions::Args),
     // Install the man pages, so that `git help handoff` opens them
     InstallMan(commands::install_man::Args),
-    // Tour the whole loop in a throwaway repository
+    // Tour the whole loop in a throwaway repository (never the current one)
     Demo(commands::demo::Args),
 }
 

@@ -1,10 +1,15 @@
 //! Drift: what changed between the moment a brief was written and now — the
 //! repository, branch, age, files, commits and working tree.
+//!
+//! The `drift` layer also holds the commit walk behind the CHANGED counts
+//! ([`changed`]) and the commit-graph's Bloom filters ([`bloom`]). Read-only.
 
 pub mod bloom;
 pub mod changed;
 
-use std::path::{Component, Path, PathBuf};
+pub use crate::brief::paths::{path_outside, resolve_inside, strip_lines};
+
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use gix::ObjectId;
@@ -581,7 +586,7 @@ fn resolve(repo: &gix::Repository, sha: Option<&str>) -> Option<ObjectId> {
     repo.rev_parse_single(sha).ok().map(|id| id.detach())
 }
 
-/// The rule of DESIGN.md: same common dir → same repository; head commit
+/// The origin rule (README, "Resume and drift"): same common dir → same repository; head commit
 /// here → another clone; the version arrived from a remote → a teammate's;
 /// otherwise a mismatch.
 fn origin(
@@ -688,47 +693,6 @@ enum PointerCheck {
     Present,
     Missing,
     Outside,
-}
-
-/// `src/a.rs:10-20` → `src/a.rs`, when the suffix is a line range.
-pub fn strip_lines(path: &str) -> &str {
-    match path.rsplit_once(':') {
-        Some((p, lines))
-            if !p.is_empty()
-                && !lines.is_empty()
-                && lines
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || c == '-' || c == ',') =>
-        {
-            p
-        }
-        _ => path,
-    }
-}
-
-/// Whether a recorded path leaves the worktree (absolute or through `..`).
-pub fn path_outside(path: &str) -> bool {
-    let p = Path::new(path);
-    p.is_absolute()
-        || p.components().any(|c| {
-            matches!(
-                c,
-                Component::ParentDir | Component::RootDir | Component::Prefix(_)
-            )
-        })
-}
-
-/// Where a recorded path really is (symlinks followed), when it exists and
-/// stays inside `root`; `None` when it is missing or leads out of the
-/// worktree, also through a symlink. Whoever reads a pointed-at file reads
-/// it through this.
-pub fn resolve_inside(root: &Path, path: &str) -> Option<PathBuf> {
-    if path_outside(path) {
-        return None;
-    }
-    let real = root.join(path).canonicalize().ok()?;
-    let real_root = root.canonicalize().ok()?;
-    real.starts_with(&real_root).then_some(real)
 }
 
 fn resolve_pointer(base: &Path, recorded: &str) -> PointerCheck {

@@ -8,6 +8,11 @@ use gix::bstr::ByteSlice;
 
 use crate::brief::keys;
 
+/// How long to wait for a ref lock held by another process, in ms, unless
+/// `core.filesRefLockTimeout` says otherwise (git's default is 100 ms, too
+/// short for many agents writing at once).
+pub const LOCK_TIMEOUT_MS: &str = "5000";
+
 /// Open the repository that contains the current directory, honouring
 /// `GIT_DIR`, `GIT_WORK_TREE` and the other variables git reads. A bare
 /// repository is refused: briefs describe a working tree. Ready for writes:
@@ -108,7 +113,7 @@ pub fn prepare_writes(repo: &mut gix::Repository) -> Result<()> {
     {
         let mut config = repo.config_snapshot_mut();
         config
-            .set_raw_value("core.filesRefLockTimeout", crate::store::LOCK_TIMEOUT_MS)
+            .set_raw_value("core.filesRefLockTimeout", LOCK_TIMEOUT_MS)
             .context("cannot set the ref lock timeout")?;
         config.commit().context("cannot set the ref lock timeout")?;
     }

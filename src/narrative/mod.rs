@@ -3,6 +3,9 @@
 //! Entries are prepended under a lock file and renamed into place, so the
 //! file is always either the old or the new version and concurrent writers
 //! lose nothing.
+//!
+//! The `narrative` layer also holds the log merge of the merge driver
+//! ([`merge`]). Writes only the narrative file.
 
 pub mod merge;
 

@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use serde::Deserialize;
@@ -357,9 +357,85 @@ pub fn parse_key_spec(repo: &gix::Repository, spec: &str) -> Result<(String, Sel
     Ok((spec.to_string(), Selector::Current))
 }
 
+/// Why a version argument names no version. The messages state the fact;
+/// the command layer adds what to run next (`cli::hints::version`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VersionError {
+    /// `@{N}` whose N is not a number.
+    #[error("'{arg}': in @{{N}}, N is a number (0 is the newest version)")]
+    NotANumber {
+        /// The argument as given.
+        arg: String,
+    },
+    /// `@REMOTE` naming no remote.
+    #[error("'{arg}': there is no remote '{remote}'; `git remote` lists them")]
+    NoSuchRemote {
+        /// The argument as given.
+        arg: String,
+        /// The remote it names.
+        remote: String,
+    },
+    /// An argument of no known form.
+    #[error("'{arg}' names no version")]
+    Unreadable {
+        /// The argument as given.
+        arg: String,
+        /// The brief's key.
+        key: String,
+    },
+    /// `current` when the key has no brief now.
+    #[error("no brief for key '{key}'")]
+    NoCurrent {
+        /// The brief's key.
+        key: String,
+    },
+    /// `@{N}` when the history holds no version of the key.
+    #[error("no version of '{key}' in the history")]
+    NoHistory {
+        /// The brief's key.
+        key: String,
+    },
+    /// `@{N}` past the oldest version.
+    #[error("'{key}' has {count} version{}", if *count == 1 { "" } else { "s" })]
+    OutOfRange {
+        /// The brief's key.
+        key: String,
+        /// How many versions it has.
+        count: usize,
+    },
+    /// A version id (prefix) that matches no version.
+    #[error("no version {prefix} of '{key}'")]
+    NoSuchId {
+        /// The brief's key.
+        key: String,
+        /// The id prefix as given.
+        prefix: String,
+    },
+    /// A version id prefix that matches several versions.
+    #[error("version id {prefix} is ambiguous for '{key}'; give more digits")]
+    Ambiguous {
+        /// The brief's key.
+        key: String,
+        /// The id prefix as given.
+        prefix: String,
+    },
+    /// `@REMOTE` when the last fetch brought no brief of the key.
+    #[error("no brief '{key}' from remote '{remote}'")]
+    NotFetched {
+        /// The brief's key.
+        key: String,
+        /// The remote.
+        remote: String,
+    },
+}
+
 /// Parse a version argument of `diff` or `--version`: `@{N}`, `KEY@{N}`,
 /// `@REMOTE`, `KEY@REMOTE`, `current` or a version id (prefix).
-pub fn parse_selector(repo: &gix::Repository, key: &str, arg: &str) -> Result<Selector> {
+pub fn parse_selector(
+    repo: &gix::Repository,
+    key: &str,
+    arg: &str,
+) -> Result<Selector, VersionError> {
     let rest = arg
         .strip_prefix(key)
         .filter(|r| r.starts_with('@'))
@@ -368,23 +444,27 @@ pub fn parse_selector(repo: &gix::Repository, key: &str, arg: &str) -> Result<Se
         return Ok(Selector::Current);
     }
     if let Some(inner) = rest.strip_prefix("@{").and_then(|r| r.strip_suffix('}')) {
-        let n = inner
-            .parse()
-            .map_err(|_| anyhow!("'{arg}': in @{{N}}, N is a number (0 is the newest version)"))?;
+        let n = inner.parse().map_err(|_| VersionError::NotANumber {
+            arg: arg.to_string(),
+        })?;
         return Ok(Selector::Index(n));
     }
     if let Some(remote) = rest.strip_prefix('@') {
         if crate::store::remotes::is_remote(repo, remote) {
             return Ok(Selector::Remote(remote.to_string()));
         }
-        bail!("'{arg}': there is no remote '{remote}'; `git remote` lists them");
+        return Err(VersionError::NoSuchRemote {
+            arg: arg.to_string(),
+            remote: remote.to_string(),
+        });
     }
     if rest.len() >= 4 && rest.len() <= 64 && rest.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(Selector::Id(rest.to_ascii_lowercase()));
     }
-    bail!(
-        "'{arg}' names no version; use @{{N}} (0 is the newest), a version id from `git handoff log {key}`, or @REMOTE"
-    )
+    Err(VersionError::Unreadable {
+        arg: arg.to_string(),
+        key: key.to_string(),
+    })
 }
 
 /// The version `selector` names in `log`, with its index when it is in the
@@ -393,23 +473,22 @@ pub fn select<'a>(
     log: &'a Log,
     key: &str,
     selector: &Selector,
-) -> Result<(Option<usize>, &'a Version)> {
+) -> Result<(Option<usize>, &'a Version), VersionError> {
     let by_id = |id: &ObjectId| log.index_of(id).map(|i| (Some(i), &log.versions[i]));
+    let key = key.to_string();
     match selector {
-        Selector::Current => log.current.as_ref().and_then(by_id).ok_or_else(|| {
-            anyhow!("no brief for key '{key}'; `git handoff log {key}` lists its earlier versions")
-        }),
+        Selector::Current => log
+            .current
+            .as_ref()
+            .and_then(by_id)
+            .ok_or(VersionError::NoCurrent { key }),
         Selector::Index(n) => match log.versions.get(*n) {
             Some(v) => Ok((Some(*n), v)),
-            None if log.versions.is_empty() => Err(anyhow!(
-                "no version of '{key}' in the history; `git handoff list` shows the keys"
-            )),
-            None => Err(anyhow!(
-                "'{key}' has {} version{} (@{{0}} to @{{{}}}); `git handoff log {key}` lists them",
-                log.versions.len(),
-                if log.versions.len() == 1 { "" } else { "s" },
-                log.versions.len() - 1
-            )),
+            None if log.versions.is_empty() => Err(VersionError::NoHistory { key }),
+            None => Err(VersionError::OutOfRange {
+                key,
+                count: log.versions.len(),
+            }),
         },
         Selector::Id(prefix) => {
             let matches: Vec<usize> = log
@@ -419,21 +498,22 @@ pub fn select<'a>(
                 .filter(|(_, v)| v.id.to_string().starts_with(prefix.as_str()))
                 .map(|(i, _)| i)
                 .collect();
+            let prefix = prefix.clone();
             match matches.as_slice() {
                 [i] => Ok((Some(*i), &log.versions[*i])),
-                [] => Err(anyhow!(
-                    "no version {prefix} of '{key}'; `git handoff log {key}` lists the version ids"
-                )),
-                _ => Err(anyhow!(
-                    "version id {prefix} is ambiguous for '{key}'; give more digits"
-                )),
+                [] => Err(VersionError::NoSuchId { key, prefix }),
+                _ => Err(VersionError::Ambiguous { key, prefix }),
             }
         }
-        Selector::Remote(remote) => log.remote_tips.get(remote).and_then(by_id).ok_or_else(|| {
-            anyhow!(
-                "no brief '{key}' from remote '{remote}'; run `git handoff fetch {remote}` first"
-            )
-        }),
+        Selector::Remote(remote) => {
+            log.remote_tips
+                .get(remote)
+                .and_then(by_id)
+                .ok_or_else(|| VersionError::NotFetched {
+                    key,
+                    remote: remote.clone(),
+                })
+        }
     }
 }
 

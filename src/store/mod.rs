@@ -1,6 +1,10 @@
 //! The brief store: blobs under `refs/handoffs/<key>` in the common git dir,
 //! updated in compare-and-swap ref transactions, with every version appended
 //! to the notes history `refs/notes/handoffs` in the same transaction.
+//!
+//! The `store` layer: everything under `refs/` — this module's brief refs
+//! and notes, [`history`] (every version), [`remotes`] (what each remote
+//! holds), [`listcache`] and [`retention`]. Never prints.
 
 pub mod history;
 pub mod listcache;
@@ -20,11 +24,6 @@ pub const REF_PREFIX: &str = "refs/handoffs/";
 
 /// Where the history of every version lives.
 pub const NOTES_REF: &str = "refs/notes/handoffs";
-
-/// How long to wait for a ref lock held by another process, in ms, unless
-/// `core.filesRefLockTimeout` says otherwise (git's default is 100 ms, too
-/// short for many agents writing at once).
-pub const LOCK_TIMEOUT_MS: &str = "5000";
 
 /// How often a write re-reads the notes history after another writer moved
 /// it, before giving up.
@@ -264,56 +263,13 @@ pub fn write(
     updates: &[Update],
     reflog: &str,
 ) -> Result<Written, StoreError> {
-    let options = crate::brief::redact::Options::from_repo(repo);
-    for update in updates {
-        refuse_secret_key(&update.brief.key, options)?;
-        if let Some(issue) = update.brief.stored_size_issue() {
-            return Err(anyhow!(
-                "brief '{}': {}; nothing was written",
-                update.brief.key,
-                issue.message
-            )
-            .into());
-        }
-    }
-    let mut blobs = Vec::with_capacity(updates.len());
-    for update in updates {
-        let id = repo
-            .write_blob(update.brief.to_pretty_json().as_bytes())
-            .context("cannot write the brief blob")?
-            .detach();
-        blobs.push(id);
-    }
-    let annotated: Vec<(ObjectId, String)> = updates
-        .iter()
-        .filter_map(|u| {
-            let sha = u.brief.state.head_sha.as_deref()?;
-            let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
-            (sha.len() == 40).then(|| (id, u.brief.to_compact_json()))
-        })
-        .collect();
-
+    refuse_unwritable(repo, updates)?;
+    let blobs = write_blobs(repo, updates)?;
+    let annotated = annotations(updates);
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let mut edits: Vec<RefEdit> = updates
-            .iter()
-            .zip(&blobs)
-            .map(|(u, id)| RefEdit {
-                change: Change::Update {
-                    log: log(reflog),
-                    expected: match u.expected {
-                        Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
-                        None => PreviousValue::MustNotExist,
-                    },
-                    new: Target::Object(*id),
-                },
-                name: ref_name(&u.brief.key)
-                    .try_into()
-                    .expect("keys are validated"),
-                deref: false,
-            })
-            .collect();
+        let mut edits = brief_edits(updates, &blobs, reflog);
         // The history first: the files backend commits a transaction ref by
         // ref (lock files renamed in this order), so a process killed in
         // that window leaves the history holding every new version and the
@@ -335,12 +291,7 @@ pub fn write(
                 });
             }
             Err(err) if err.is_conflict() => {
-                let mut lost = Vec::new();
-                for u in updates {
-                    if current_id(repo, &u.brief.key)? != u.expected {
-                        lost.push(u.brief.key.clone());
-                    }
-                }
+                let lost = changed_keys(repo, updates.iter().map(|u| (&u.brief.key, u.expected)))?;
                 if !lost.is_empty() {
                     return Err(StoreError::Conflict(lost));
                 }
@@ -373,6 +324,73 @@ pub fn write(
             }
         }
     }
+}
+
+/// Refuse, before anything is written, a key that holds a secret and a
+/// brief too large to store.
+fn refuse_unwritable(repo: &gix::Repository, updates: &[Update]) -> Result<(), StoreError> {
+    let options = crate::brief::redact::Options::from_repo(repo);
+    for update in updates {
+        refuse_secret_key(&update.brief.key, options)?;
+        if let Some(issue) = update.brief.stored_size_issue() {
+            return Err(anyhow!(
+                "brief '{}': {}; nothing was written",
+                update.brief.key,
+                issue.message
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Each brief's blob, in the order of `updates`.
+fn write_blobs(repo: &gix::Repository, updates: &[Update]) -> anyhow::Result<Vec<ObjectId>> {
+    let mut blobs = Vec::with_capacity(updates.len());
+    for update in updates {
+        let id = repo
+            .write_blob(update.brief.to_pretty_json().as_bytes())
+            .context("cannot write the brief blob")?
+            .detach();
+        blobs.push(id);
+    }
+    Ok(blobs)
+}
+
+/// The history lines to add: each brief with a full head id, as compact
+/// JSON on the note of that commit.
+fn annotations(updates: &[Update]) -> Vec<(ObjectId, String)> {
+    updates
+        .iter()
+        .filter_map(|u| {
+            let sha = u.brief.state.head_sha.as_deref()?;
+            let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
+            (sha.len() == 40).then(|| (id, u.brief.to_compact_json()))
+        })
+        .collect()
+}
+
+/// One compare-and-swap edit per brief ref: from the value it was read at
+/// (or none) to its new blob.
+fn brief_edits(updates: &[Update], blobs: &[ObjectId], reflog: &str) -> Vec<RefEdit> {
+    updates
+        .iter()
+        .zip(blobs)
+        .map(|(u, id)| RefEdit {
+            change: Change::Update {
+                log: log(reflog),
+                expected: match u.expected {
+                    Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
+                    None => PreviousValue::MustNotExist,
+                },
+                new: Target::Object(*id),
+            },
+            name: ref_name(&u.brief.key)
+                .try_into()
+                .expect("keys are validated"),
+            deref: false,
+        })
+        .collect()
 }
 
 /// Where archived briefs live (`git handoff prune`); not under
@@ -701,8 +719,9 @@ pub fn lock_error(
         })
 }
 
-/// Every line of the history notes that is a version of `key`, oldest
-/// commit order not guaranteed; each is a compact JSON brief.
+/// Every line of the history note attached to `commit` (the head a version
+/// was written at): one compact JSON brief per line, of any key, in the
+/// note's order.
 pub fn history_lines(repo: &gix::Repository, commit: ObjectId) -> anyhow::Result<Vec<String>> {
     let mut notes = repo
         .notes()

@@ -6,6 +6,9 @@
 //! `insteadOf` work as for the user's own fetches and pushes; everything
 //! local goes through gix. Functions here take a repository and return
 //! data; the commands render it.
+//!
+//! The `sync` layer also holds the one secret gate for what leaves and
+//! enters ([`gate`]).
 
 pub mod gate;
 

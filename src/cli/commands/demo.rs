@@ -108,7 +108,35 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
 
 /// Build the demo and return its transcript.
 pub fn run(args: Args) -> Result<Output> {
-    let base = match args.dir {
+    let base = base_dir(args.dir)?;
+    let base = crate::git::repo::canonical(&base);
+    let repo = base.join("app");
+    let feature = base.join("app-feature");
+    let other = base.join("other-project");
+    let mut tour = Tour {
+        exe: std::env::current_exe().context("cannot locate the git-handoff binary")?,
+        log: format!("git-handoff demo in {}\n", base.display()),
+    };
+    let now = clock::now().map_err(anyhow::Error::msg)?;
+    let earlier = clock::format(now - 31 * 3600);
+
+    setup(&mut tour, &repo, &feature)?;
+    hand_off(&mut tour, &feature, &earlier)?;
+    resume(&mut tour, &repo, &feature)?;
+    refuse_foreign(&mut tour, &base, &repo, &other)?;
+    tour.log.push_str(&format!(
+        "\nPlain git reads it all: git -C {} for-each-ref refs/handoffs; git -C {} log --notes=handoffs\nDelete the demo with: rm -rf {}\n",
+        repo.display(),
+        repo.display(),
+        base.display()
+    ));
+    Ok(Output::text(tour.log))
+}
+
+/// The demo's directory: DIR when it is new or empty, else a new
+/// temporary one that is kept.
+fn base_dir(dir: Option<std::path::PathBuf>) -> Result<std::path::PathBuf> {
+    Ok(match dir {
         Some(dir) => {
             if dir.exists()
                 && std::fs::read_dir(&dir)
@@ -129,30 +157,23 @@ pub fn run(args: Args) -> Result<Output> {
             .tempdir()
             .context("cannot create a temporary directory")?
             .keep(),
-    };
-    let base = crate::git::repo::canonical(&base);
-    let repo = base.join("app");
-    let feature = base.join("app-feature");
-    let other = base.join("other-project");
-    let mut tour = Tour {
-        exe: std::env::current_exe().context("cannot locate the git-handoff binary")?,
-        log: format!("git-handoff demo in {}\n", base.display()),
-    };
-    let now = clock::now().map_err(anyhow::Error::msg)?;
-    let earlier = clock::format(now - 31 * 3600);
+    })
+}
 
-    std::fs::create_dir_all(&repo)?;
-    tour.git(&repo, &["init", "-q", "-b", "main"])?;
+/// The app repository with two files, and its linked worktree on feat/jwt.
+fn setup(tour: &mut Tour, repo: &Path, feature: &Path) -> Result<()> {
+    std::fs::create_dir_all(repo)?;
+    tour.git(repo, &["init", "-q", "-b", "main"])?;
     write_file(&repo.join("README.md"), "# app\n")?;
     write_file(
         &repo.join("src/auth.rs"),
         "pub fn verify(exp: u64, now: u64) -> bool {\n    now < exp\n}\n",
     )?;
     write_file(&repo.join("src/legacy.rs"), "// old token parser\n")?;
-    tour.git(&repo, &["add", "."])?;
-    tour.git(&repo, &["commit", "-q", "-m", "initial app"])?;
+    tour.git(repo, &["add", "."])?;
+    tour.git(repo, &["commit", "-q", "-m", "initial app"])?;
     tour.git(
-        &repo,
+        repo,
         &[
             "worktree",
             "add",
@@ -162,12 +183,16 @@ pub fn run(args: Args) -> Result<Output> {
             feature.to_str().ok_or_else(|| anyhow!("non-UTF-8 path"))?,
         ],
     )?;
+    Ok(())
+}
 
+/// A session in the linked worktree writes a brief, 31 hours ago.
+fn hand_off(tour: &mut Tour, feature: &Path, earlier: &str) -> Result<()> {
     tour.say(
         "A session in the linked worktree app-feature (branch feat/jwt) hands off, 31 hours ago",
     );
     tour.handoff(
-        &feature,
+        feature,
         "app-feature",
         &[
             "write",
@@ -186,43 +211,49 @@ pub fn run(args: Args) -> Result<Output> {
             "--read",
             "src/legacy.rs=the old parser, for reference",
         ],
-        Some(&earlier),
+        Some(earlier),
     )?;
+    Ok(())
+}
 
+/// Work goes on, then a new session resumes: drift, a subagent brief and
+/// a re-grounding.
+fn resume(tour: &mut Tour, repo: &Path, feature: &Path) -> Result<()> {
     tour.say("Meanwhile: two commits touch auth.rs and delete legacy.rs; an edit stays uncommitted in app-feature");
     write_file(
         &feature.join("src/auth.rs"),
         "pub fn verify(exp: u64, now: u64) -> bool {\n    now <= exp + 30\n}\n",
     )?;
-    tour.git(&feature, &["commit", "-q", "-am", "auth: leeway"])?;
-    tour.git(&feature, &["rm", "-q", "src/legacy.rs"])?;
-    tour.git(&feature, &["commit", "-q", "-m", "drop the legacy parser"])?;
+    tour.git(feature, &["commit", "-q", "-am", "auth: leeway"])?;
+    tour.git(feature, &["rm", "-q", "src/legacy.rs"])?;
+    tour.git(feature, &["commit", "-q", "-m", "drop the legacy parser"])?;
     write_file(&feature.join("README.md"), "# app\n\nWork in progress.\n")?;
     tour.log
         .push_str("(git commit ×2 and README.md edited in app-feature)\n");
 
     tour.say("A new session in the main worktree resumes it: drift is measured on feat/jwt, where the work is");
-    tour.handoff(&repo, "app", &["list"], None)?;
-    tour.handoff(&repo, "app", &["resume"], None)?;
+    tour.handoff(repo, "app", &["list"], None)?;
+    tour.handoff(repo, "app", &["resume"], None)?;
 
     tour.say("A subagent gets a short brief; a long session re-grounds");
     tour.handoff(
-        &feature,
+        feature,
         "app-feature",
         &["brief", "--task", "Make cargo test auth::expiry pass"],
         None,
     )?;
-    tour.handoff(&feature, "app-feature", &["reground"], None)?;
+    tour.handoff(feature, "app-feature", &["reground"], None)?;
+    Ok(())
+}
 
+/// A brief copied in from another project is refused as a mismatch.
+fn refuse_foreign(tour: &mut Tour, base: &Path, repo: &Path, other: &Path) -> Result<()> {
     tour.say("A brief from another project is refused");
-    std::fs::create_dir_all(&other)?;
-    tour.git(&other, &["init", "-q", "-b", "main"])?;
-    tour.git(
-        &other,
-        &["commit", "-q", "--allow-empty", "-m", "unrelated"],
-    )?;
+    std::fs::create_dir_all(other)?;
+    tour.git(other, &["init", "-q", "-b", "main"])?;
+    tour.git(other, &["commit", "-q", "--allow-empty", "-m", "unrelated"])?;
     tour.handoff(
-        &other,
+        other,
         "other-project",
         &[
             "write",
@@ -236,11 +267,11 @@ pub fn run(args: Args) -> Result<Output> {
         ],
         None,
     )?;
-    let blob = tour.git(&other, &["cat-file", "-p", "refs/handoffs/foreign"])?;
+    let blob = tour.git(other, &["cat-file", "-p", "refs/handoffs/foreign"])?;
     let blob_file = base.join("foreign.json");
     std::fs::write(&blob_file, blob)?;
     let id = tour.git(
-        &repo,
+        repo,
         &[
             "hash-object",
             "-w",
@@ -249,14 +280,7 @@ pub fn run(args: Args) -> Result<Output> {
                 .ok_or_else(|| anyhow!("non-UTF-8 path"))?,
         ],
     )?;
-    tour.git(&repo, &["update-ref", "refs/handoffs/foreign", id.trim()])?;
-    tour.handoff(&repo, "app", &["resume", "foreign"], None)?;
-
-    tour.log.push_str(&format!(
-        "\nPlain git reads it all: git -C {} for-each-ref refs/handoffs; git -C {} log --notes=handoffs\nDelete the demo with: rm -rf {}\n",
-        repo.display(),
-        repo.display(),
-        base.display()
-    ));
-    Ok(Output::text(tour.log))
+    tour.git(repo, &["update-ref", "refs/handoffs/foreign", id.trim()])?;
+    tour.handoff(repo, "app", &["resume", "foreign"], None)?;
+    Ok(())
 }

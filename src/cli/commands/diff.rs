@@ -38,15 +38,19 @@ pub fn run(args: Args) -> Result<Output> {
         return Err(crate::cli::commands::no_brief(&key));
     }
     let new_selector = match &args.new {
-        Some(spec) => history::parse_selector(&repo, &key, spec)?,
+        Some(spec) => {
+            history::parse_selector(&repo, &key, spec).map_err(crate::cli::hints::version)?
+        }
         None if log.current.is_some() => Selector::Current,
         None => Selector::Index(0),
     };
-    let (new_index, new) = history::select(&log, &key, &new_selector)?;
+    let (new_index, new) =
+        history::select(&log, &key, &new_selector).map_err(crate::cli::hints::version)?;
     let (old_selector, (old_index, old)) = match &args.old {
         Some(spec) => {
-            let s = history::parse_selector(&repo, &key, spec)?;
-            let found = history::select(&log, &key, &s)?;
+            let s =
+                history::parse_selector(&repo, &key, spec).map_err(crate::cli::hints::version)?;
+            let found = history::select(&log, &key, &s).map_err(crate::cli::hints::version)?;
             (s, found)
         }
         None => {

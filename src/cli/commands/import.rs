@@ -100,11 +100,48 @@ pub fn run(args: Args) -> Result<Output> {
         None => default_dirs(&repo)?,
     };
 
+    let (rows, updates) = classify_all(&repo, &dirs, args.force)?;
+    if !updates.is_empty() {
+        store_all(&repo, updates, args.no_redact)?;
+    }
+
+    let invalid = rows
+        .iter()
+        .filter(|r| r.status == Status::SkippedInvalid)
+        .count();
+    let stdout = if args.json {
+        render::json(&rows)
+    } else {
+        report(&rows, &dirs)
+    };
+    if invalid > 0 {
+        eprintln!(
+            "error: {invalid} file{} skipped as invalid (listed above); fix {} and run import again — the other files were handled",
+            if invalid == 1 { " was" } else { "s were" },
+            if invalid == 1 { "it" } else { "them" }
+        );
+        return Ok(Output {
+            stdout,
+            code: 1,
+            text: false,
+            verbatim: false,
+        });
+    }
+    Ok(Output::ok(stdout))
+}
+
+/// Every file of `dirs`, classified: a row each, and the updates of the
+/// importable ones (the first file of each key).
+fn classify_all(
+    repo: &gix::Repository,
+    dirs: &[PathBuf],
+    force: bool,
+) -> Result<(Vec<Row>, Vec<store::Update>)> {
     let mut rows = Vec::new();
     let mut updates: Vec<store::Update> = Vec::new();
     // key -> (file, canonical bytes) of the first file with that key
     let mut claimed: BTreeMap<String, (String, String)> = BTreeMap::new();
-    for dir in &dirs {
+    for dir in dirs {
         for path in json_files(dir)? {
             let file = path.display().to_string();
             let mut row = Row {
@@ -113,7 +150,7 @@ pub fn run(args: Args) -> Result<Output> {
                 status: Status::SkippedInvalid,
                 reason: None,
             };
-            match classify(&repo, &path, args.force) {
+            match classify(repo, &path, force) {
                 Err(reason) => row.reason = Some(reason),
                 Ok((key, canonical, outcome)) => {
                     row.key = Some(key.clone());
@@ -146,52 +183,36 @@ pub fn run(args: Args) -> Result<Output> {
             rows.push(row);
         }
     }
+    Ok((rows, updates))
+}
 
-    if !updates.is_empty() {
-        // Briefs are stored as recorded, except that secrets never land in a ref.
-        let checks = crate::cli::commands::checks::Checks::new(
-            &repo,
-            &crate::cli::commands::checks::CheckArgs {
-                no_redact: args.no_redact,
-                no_lint: true,
-                strict: false,
-            },
-        );
-        for update in updates.iter_mut() {
-            update.brief = checks.redact_brief(update.brief.clone());
-        }
-        let written = store::write(&repo, &updates, "handoff: import")?;
-        checks.report();
-        if !written.history {
-            eprintln!(
-                "note: no commit here yet; the briefs are stored but their history notes are skipped"
-            );
-        }
+/// Store the updates in one transaction, secrets redacted (briefs are
+/// stored as recorded otherwise).
+fn store_all(
+    repo: &gix::Repository,
+    mut updates: Vec<store::Update>,
+    no_redact: bool,
+) -> Result<()> {
+    // Briefs are stored as recorded, except that secrets never land in a ref.
+    let checks = crate::cli::commands::checks::Checks::new(
+        repo,
+        &crate::cli::commands::checks::CheckArgs {
+            no_redact,
+            no_lint: true,
+            strict: false,
+        },
+    );
+    for update in updates.iter_mut() {
+        update.brief = checks.redact_brief(update.brief.clone());
     }
-
-    let invalid = rows
-        .iter()
-        .filter(|r| r.status == Status::SkippedInvalid)
-        .count();
-    let stdout = if args.json {
-        render::json(&rows)
-    } else {
-        report(&rows, &dirs)
-    };
-    if invalid > 0 {
+    let written = store::write(repo, &updates, "handoff: import")?;
+    checks.report();
+    if !written.history {
         eprintln!(
-            "error: {invalid} file{} skipped as invalid (listed above); fix {} and run import again — the other files were handled",
-            if invalid == 1 { " was" } else { "s were" },
-            if invalid == 1 { "it" } else { "them" }
+            "note: no commit here yet; the briefs are stored but their history notes are skipped"
         );
-        return Ok(Output {
-            stdout,
-            code: 1,
-            text: false,
-            verbatim: false,
-        });
     }
-    Ok(Output::ok(stdout))
+    Ok(())
 }
 
 /// `.claude/handoffs` and `.catalyst/handoffs` at the main worktree, those

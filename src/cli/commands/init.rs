@@ -54,8 +54,6 @@ pub struct Args {
 
 /// What the setup items work on.
 pub struct Context {
-    /// The repository.
-    pub repo: gix::Repository,
     /// The current worktree's root, canonical.
     pub root: PathBuf,
     /// The narrative's path relative to the root, with `/` separators.
@@ -132,7 +130,6 @@ pub fn run(args: Args) -> Result<Output> {
         .map(|r| remotes::checked_remote(&repo, r))
         .transpose()?;
     let ctx = Context {
-        repo,
         root,
         narrative,
         remote,

@@ -170,7 +170,7 @@ pub fn version(
         });
     }
     let log = history::log(repo, key)?;
-    let (_, v) = history::select(&log, key, selector)?;
+    let (_, v) = history::select(&log, key, selector).map_err(crate::cli::hints::version)?;
     Ok(crate::store::Stored {
         key: key.to_string(),
         id: v.id,

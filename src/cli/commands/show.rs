@@ -41,7 +41,8 @@ pub fn run(args: Args) -> Result<Output> {
         if selector != Selector::Current {
             bail!("give either KEY@… or --version, not both");
         }
-        selector = history::parse_selector(&repo, &key, version)?;
+        selector =
+            history::parse_selector(&repo, &key, version).map_err(crate::cli::hints::version)?;
     }
     let data = match &selector {
         Selector::Current => {

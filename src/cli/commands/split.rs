@@ -79,22 +79,7 @@ pub fn run(args: Args) -> Result<Output> {
         thread.brief = checks.redact_brief(thread.brief.clone());
         checks.lint(&repo, &thread.brief)?;
     }
-    let proposal = SplitProposal {
-        why: plan.why.clone(),
-        shared_decisions: strings(&plan.shared, &["state", "decisions"]).len(),
-        shared_files: files(&plan.shared).len(),
-        threads: threads
-            .iter()
-            .map(|t| SplitThread {
-                key: t.brief.key.clone(),
-                exists: t.expected.is_some(),
-                summary: t.brief.resume.resume_by.clone(),
-                owns: t.owns.clone(),
-                next_check: t.brief.state.next_acceptance_check.clone(),
-                risks: t.brief.state.open_risks.clone(),
-            })
-            .collect(),
-    };
+    let proposal = proposal(&plan, &threads);
     if !args.yes {
         return Ok(Output::ok(if args.json {
             render::json(&json!({
@@ -141,13 +126,31 @@ pub fn run(args: Args) -> Result<Output> {
             git.head.branch_label()
         );
     }
+    Ok(written_output(
+        &threads,
+        &written,
+        narrative_file,
+        &git.worktree.root,
+        args.json,
+    ))
+}
+
+/// What a written split reports: the briefs, their ids and prompts, and
+/// the narrative entry, as text or JSON.
+fn written_output(
+    threads: &[Thread],
+    written: &store::Written,
+    narrative_file: Option<std::path::PathBuf>,
+    root: &std::path::Path,
+    json: bool,
+) -> Output {
     let rel_narrative = narrative_file.map(|file| {
-        file.strip_prefix(&git.worktree.root)
+        file.strip_prefix(root)
             .unwrap_or(&file)
             .display()
             .to_string()
     });
-    if args.json {
+    if json {
         let rows: Vec<Value> = threads
             .iter()
             .zip(&written.ids)
@@ -161,12 +164,12 @@ pub fn run(args: Args) -> Result<Output> {
                 })
             })
             .collect();
-        return Ok(Output::ok(render::json(&json!({
+        return Output::ok(render::json(&json!({
             "written": true,
             "history": written.history,
             "narrative": rel_narrative,
             "threads": rows,
-        }))));
+        })));
     }
     let narrated = rel_narrative
         .map(|rel| format!("narrative entry added to {rel}"))
@@ -175,14 +178,35 @@ pub fn run(args: Args) -> Result<Output> {
         "Split into {} briefs in one transaction; {narrated}.\n\n",
         threads.len()
     );
-    for t in &threads {
+    for t in threads {
         out.push_str(&format!(
             "git handoff resume {}    # {}\n",
             t.brief.key,
             render::one_line(&t.brief.resume.resume_by, 80)
         ));
     }
-    Ok(Output::ok(out))
+    Output::ok(out)
+}
+
+/// What `split` proposes before `--yes`: the reason, what is shared and
+/// each thread's key, summary, own files, next check and risks.
+fn proposal(plan: &Plan, threads: &[Thread]) -> SplitProposal {
+    SplitProposal {
+        why: plan.why.clone(),
+        shared_decisions: strings(&plan.shared, &["state", "decisions"]).len(),
+        shared_files: files(&plan.shared).len(),
+        threads: threads
+            .iter()
+            .map(|t| SplitThread {
+                key: t.brief.key.clone(),
+                exists: t.expected.is_some(),
+                summary: t.brief.resume.resume_by.clone(),
+                owns: t.owns.clone(),
+                next_check: t.brief.state.next_acceptance_check.clone(),
+                risks: t.brief.state.open_risks.clone(),
+            })
+            .collect(),
+    }
 }
 
 /// Parse the plan's outer shape; thread contents are checked when composed.
@@ -249,16 +273,7 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
             .get("key")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let label = match &raw_key {
-            // Redacted: a key holding a secret is refused, never echoed.
-            Some(k) => format!(
-                "thread {} '{}'",
-                n + 1,
-                crate::sync::gate::redacted_key(k, crate::brief::redact::Options::from_repo(repo))
-                    .escape_debug()
-            ),
-            None => format!("thread {} (no key)", n + 1),
-        };
+        let label = thread_label(repo, n, raw_key.as_deref());
         if !thread.is_object() {
             invalid.push((
                 label,
@@ -269,44 +284,7 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
             ));
             continue;
         }
-        let key = match &raw_key {
-            None => {
-                issues.push(issue(
-                    "key",
-                    "each thread needs its key, a slug like \"api-auth\"".into(),
-                ));
-                None
-            }
-            Some(k) => {
-                match keys::validate(k) {
-                    Ok(())
-                        if let Some(rule) = crate::brief::redact::key_rule(
-                            k,
-                            crate::brief::redact::Options::from_repo(repo),
-                        ) =>
-                    {
-                        issues.push(issue(
-                        "key",
-                        format!("the key holds a secret ({rule}); name the thread with a key without it"),
-                    ));
-                        None
-                    }
-                    Err(e) => {
-                        issues.push(issue("key", e.to_string()));
-                        None
-                    }
-                    Ok(()) => {
-                        if let Some(first) = seen.insert(k.clone(), n + 1) {
-                            issues.push(issue(
-                            "key",
-                            format!("'{k}' is repeated in the plan (thread {first} has it too); each thread needs its own key"),
-                        ));
-                        }
-                        Some(k.clone())
-                    }
-                }
-            }
-        };
+        let key = thread_key(repo, n, raw_key.as_deref(), &mut seen, &mut issues);
         let mut value = plan.shared.clone();
         compose::merge(&mut value, thread.clone(), Lists::Append);
         // A bad key is reported above; compose under a stand-in to find the
@@ -339,6 +317,69 @@ fn compose_threads(repo: &gix::Repository, plan: &Plan, git: &GitFacts) -> Resul
         );
     }
     Ok(composed)
+}
+
+/// How an invalid thread is named on stderr: its number and its key,
+/// redacted (a key holding a secret is refused, never echoed).
+fn thread_label(repo: &gix::Repository, n: usize, raw_key: Option<&str>) -> String {
+    match raw_key {
+        Some(k) => format!(
+            "thread {} '{}'",
+            n + 1,
+            crate::sync::gate::redacted_key(k, crate::brief::redact::Options::from_repo(repo))
+                .escape_debug()
+        ),
+        None => format!("thread {} (no key)", n + 1),
+    }
+}
+
+/// A thread's key when it is a valid, secret-free key that no earlier
+/// thread has; otherwise the reason joins `issues`.
+fn thread_key(
+    repo: &gix::Repository,
+    n: usize,
+    raw_key: Option<&str>,
+    seen: &mut BTreeMap<String, usize>,
+    issues: &mut Vec<Issue>,
+) -> Option<String> {
+    let issue = |path: &str, message: String| Issue {
+        path: path.into(),
+        message,
+    };
+    let Some(k) = raw_key else {
+        issues.push(issue(
+            "key",
+            "each thread needs its key, a slug like \"api-auth\"".into(),
+        ));
+        return None;
+    };
+    match keys::validate(k) {
+        Ok(())
+            if let Some(rule) = crate::brief::redact::key_rule(
+                k,
+                crate::brief::redact::Options::from_repo(repo),
+            ) =>
+        {
+            issues.push(issue(
+                "key",
+                format!("the key holds a secret ({rule}); name the thread with a key without it"),
+            ));
+            None
+        }
+        Err(e) => {
+            issues.push(issue("key", e.to_string()));
+            None
+        }
+        Ok(()) => {
+            if let Some(first) = seen.insert(k.to_string(), n + 1) {
+                issues.push(issue(
+                    "key",
+                    format!("'{k}' is repeated in the plan (thread {first} has it too); each thread needs its own key"),
+                ));
+            }
+            Some(k.to_string())
+        }
+    }
 }
 
 /// The strings of the array at `path` in a partial brief.

@@ -51,24 +51,7 @@ pub struct Args {
 
 /// Build, validate, store and narrate the brief.
 pub fn run(args: Args) -> Result<Output> {
-    let interactive =
-        args.fields.is_empty() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    if args.fields.is_empty() && !args.edit && !interactive {
-        bail!(
-            "nothing to write: give a brief with -F FILE (or -F - for stdin), field flags such as --done-when, --resume-by, --next-check, or --edit"
-        );
-    }
-    let mut value = args.fields.input()?;
-    let narrative_md = match &args.narrative {
-        None if args.narrative_text.is_some() => args.narrative_text.clone(),
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read narrative file '{path}'"))?,
-        ),
-        None => None,
-    };
-    args.fields.apply(&mut value)?;
-
+    let (mut value, narrative_md, interactive) = input(&args)?;
     let repo = repo::open_cwd()?;
     let checks = Checks::new(&repo, &args.checks);
     checks.redact_value(&mut value);
@@ -93,53 +76,22 @@ pub fn run(args: Args) -> Result<Output> {
     }
     // Compare-and-swap base: the version that exists as the write begins.
     let expected = store::current_id(&repo, &key)?;
-
-    let brief = match compose::compose(value, &key, Mode::Write, &git) {
-        Ok(brief) => brief,
-        Err(issues) => {
-            eprint!("{}", render::invalid(&issues));
-            if store::current_id(&repo, &key)?.is_some() {
-                bail!(
-                    "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
-                );
-            }
-            bail!(
-                "brief '{key}' is invalid; nothing was written (`git handoff schema` prints the schema)"
-            );
-        }
-    };
+    let brief = composed(&repo, &key, value, &git)?;
     // What git recorded (the branch name, the diff summary) goes through
     // the same filter as what was given, before the brief and its
     // narrative entry are written.
     let brief = checks.redact_brief(brief);
     checks.lint(&repo, &brief)?;
-    let worktree = &git.worktree;
-    let head = &git.head;
-
-    let skip_narrative = args.no_narrative || narrative::disabled(&repo);
-    // Lock the narrative first so that a stored brief always gets its entry.
-    let pending = if skip_narrative {
+    let pending = if args.no_narrative || narrative::disabled(&repo) {
         None
     } else {
-        let narrative_path = narrative::path(&repo, &worktree.root)?;
-        // "What was done": the commits since this key's previous entry.
-        let previous_head = match expected {
-            Some(_) => store::read(&repo, &key)?
-                .and_then(|stored| stored.brief().ok())
-                .and_then(|b| b.state.head_sha),
-            None => None,
+        let entry = NarrativeEntry {
+            key: &key,
+            brief: &brief,
+            expected,
+            markdown: narrative_md.as_deref(),
         };
-        let commits = narrative::Commits::since(&repo, previous_head.as_deref());
-        let mut entry = narrative::entry_from_brief(&brief, None, &commits);
-        if let Some(md) = &narrative_md {
-            narrative::apply_markdown(&mut entry, md)?;
-        }
-        // The entry holds commit subjects too: it passes the filter as a whole.
-        Some(narrative::Pending::prepare(
-            &narrative_path,
-            &checks.redact_text(&entry.render()),
-            narrative::lock_wait(&repo),
-        )?)
+        Some(entry.prepare(&repo, &git.worktree.root, &checks)?)
     };
     let written = store::write(
         &repo,
@@ -152,45 +104,159 @@ pub fn run(args: Args) -> Result<Output> {
     let narrative_file = pending.map(narrative::Pending::commit).transpose()?;
     checks.report();
     if choice.remember {
-        remember(&repo, &key, head);
+        remember(&repo, &key, &git.head);
     }
-    let id = written.ids[0].1;
     if !written.history {
         eprintln!(
             "note: no commit on '{}' yet; the brief is stored but its history note is skipped until the first commit",
-            head.branch_label()
+            git.head.branch_label()
         );
     }
+    let stored = Stored {
+        key: &key,
+        id: written.ids[0].1,
+        previous: expected,
+        history: written.history,
+    };
+    Ok(stored.output(&repo, &git.worktree.root, narrative_file, &brief, args.json))
+}
 
-    let rel_narrative = narrative_file.map(|file| {
-        file.strip_prefix(&worktree.root)
-            .unwrap_or(&file)
-            .to_string_lossy()
-            .replace(std::path::MAIN_SEPARATOR, "/")
-    });
-    let untracked = rel_narrative
-        .as_deref()
-        .filter(|rel| !narrative::tracked(&repo, rel));
-    let prompt = brief.resume_prompt();
-    if args.json {
-        return Ok(Output::ok(render::json(&json!({
-            "key": key,
-            "ref": store::ref_name(&key),
-            "id": id.to_string(),
-            "previous": expected.map(|e| e.to_string()),
-            "history": written.history,
-            "narrative": rel_narrative,
-            "narrative_tracked": rel_narrative.as_ref().map(|_| untracked.is_none()),
-            "prompt": prompt,
-        }))));
+/// The partial brief (JSON and field flags), the narrative markdown, and
+/// whether to open the editor because nothing was given on a terminal.
+fn input(args: &Args) -> Result<(Value, Option<String>, bool)> {
+    let interactive =
+        args.fields.is_empty() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if args.fields.is_empty() && !args.edit && !interactive {
+        bail!(
+            "nothing to write: give a brief with -F FILE (or -F - for stdin), field flags such as --done-when, --resume-by, --next-check, or --edit"
+        );
     }
-    Ok(Output::ok(written_text(
-        &key,
-        &id,
-        rel_narrative.as_deref(),
-        untracked.is_none(),
-        &prompt,
-    )))
+    let mut value = args.fields.input()?;
+    let narrative_md = match &args.narrative {
+        None if args.narrative_text.is_some() => args.narrative_text.clone(),
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read narrative file '{path}'"))?,
+        ),
+        None => None,
+    };
+    args.fields.apply(&mut value)?;
+    Ok((value, narrative_md, interactive))
+}
+
+/// The brief composed from `value` and the git facts, or the reasons it is
+/// invalid on stderr and an error saying how to go on.
+fn composed(
+    repo: &gix::Repository,
+    key: &str,
+    value: Value,
+    git: &GitFacts,
+) -> Result<crate::brief::Brief> {
+    match compose::compose(value, key, Mode::Write, git) {
+        Ok(brief) => Ok(brief),
+        Err(issues) => {
+            eprint!("{}", render::invalid(&issues));
+            if store::current_id(repo, key)?.is_some() {
+                bail!(
+                    "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
+                );
+            }
+            bail!(
+                "brief '{key}' is invalid; nothing was written (`git handoff schema` prints the schema)"
+            );
+        }
+    }
+}
+
+/// The narrative entry of a write, before it is locked into place.
+struct NarrativeEntry<'a> {
+    key: &'a str,
+    brief: &'a crate::brief::Brief,
+    expected: Option<gix::ObjectId>,
+    markdown: Option<&'a str>,
+}
+
+impl NarrativeEntry<'_> {
+    /// Lock the narrative first so that a stored brief always gets its
+    /// entry: the entry, with the commits since this key's previous entry
+    /// ("what was done"), staged under the narrative's lock file.
+    fn prepare(
+        &self,
+        repo: &gix::Repository,
+        root: &std::path::Path,
+        checks: &Checks,
+    ) -> Result<narrative::Pending> {
+        let narrative_path = narrative::path(repo, root)?;
+        let previous_head = match self.expected {
+            Some(_) => store::read(repo, self.key)?
+                .and_then(|stored| stored.brief().ok())
+                .and_then(|b| b.state.head_sha),
+            None => None,
+        };
+        let commits = narrative::Commits::since(repo, previous_head.as_deref());
+        let mut entry = narrative::entry_from_brief(self.brief, None, &commits);
+        if let Some(md) = self.markdown {
+            narrative::apply_markdown(&mut entry, md)?;
+        }
+        // The entry holds commit subjects too: it passes the filter as a whole.
+        narrative::Pending::prepare(
+            &narrative_path,
+            &checks.redact_text(&entry.render()),
+            narrative::lock_wait(repo),
+        )
+    }
+}
+
+/// A stored brief, as `write` reports it.
+struct Stored<'a> {
+    key: &'a str,
+    id: gix::ObjectId,
+    previous: Option<gix::ObjectId>,
+    history: bool,
+}
+
+impl Stored<'_> {
+    /// Where the brief and its narrative entry went, and the resume prompt,
+    /// as text or JSON.
+    fn output(
+        &self,
+        repo: &gix::Repository,
+        root: &std::path::Path,
+        narrative_file: Option<std::path::PathBuf>,
+        brief: &crate::brief::Brief,
+        json: bool,
+    ) -> Output {
+        let key = self.key;
+        let rel_narrative = narrative_file.map(|file| {
+            file.strip_prefix(root)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace(std::path::MAIN_SEPARATOR, "/")
+        });
+        let untracked = rel_narrative
+            .as_deref()
+            .filter(|rel| !narrative::tracked(repo, rel));
+        let prompt = brief.resume_prompt();
+        if json {
+            return Output::ok(render::json(&json!({
+                "key": key,
+                "ref": store::ref_name(key),
+                "id": self.id.to_string(),
+                "previous": self.previous.map(|e| e.to_string()),
+                "history": self.history,
+                "narrative": rel_narrative,
+                "narrative_tracked": rel_narrative.as_ref().map(|_| untracked.is_none()),
+                "prompt": prompt,
+            })));
+        }
+        Output::ok(written_text(
+            key,
+            &self.id,
+            rel_narrative.as_deref(),
+            untracked.is_none(),
+            &prompt,
+        ))
+    }
 }
 
 /// What `write` prints for a stored brief: where it went, the narrative
