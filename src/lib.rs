@@ -19,6 +19,7 @@ mod support;
 mod sync;
 
 pub use brief::{lint, redact};
+pub use cli::hints::message as error_message;
 pub use cli::{Cli, Command, Output, cleaned, manual, render, run};
 pub use drift::bloom;
 pub use narrative::merge as narrative_merge;

@@ -16,7 +16,7 @@ fn main() -> ExitCode {
             output.exit_code()
         }
         Err(err) => {
-            let message = format!("{err:#}").replace('\n', " ");
+            let message = git_handoff::error_message(&err);
             let message = git_handoff::escape::clean(&message);
             eprintln!("error: {message}");
             ExitCode::FAILURE

@@ -2,7 +2,47 @@
 //! the error states, then what to run next (`git handoff …`). Lower layers
 //! never name a command; this is where their errors learn to.
 
+use crate::store::StoreError;
 use crate::store::history::VersionError;
+use crate::sync::ResolveError;
+
+/// The one line `main` and the MCP server print for an error: the error
+/// and its causes, then — when the root cause is a typed error of a lower
+/// layer — what to run next.
+pub fn message(err: &anyhow::Error) -> String {
+    let mut text = format!("{err:#}");
+    if let Some(next) = next_step(err.root_cause()) {
+        text.push_str(&next);
+    }
+    text.replace('\n', " ")
+}
+
+/// A store error as one line with what to run next (for a report row).
+pub fn store(err: &StoreError) -> String {
+    format!("{err}{}", next_step(err).unwrap_or_default())
+}
+
+/// What to run next after a typed error, to append to its message.
+fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    if let Some(err) = err.downcast_ref::<StoreError>() {
+        return match err {
+            StoreError::Conflict(keys) if keys.len() == 1 => Some(format!(
+                " (`git handoff show {}` shows the new version)",
+                keys[0]
+            )),
+            StoreError::SecretKey { .. } => Some(" (`git handoff write KEY`)".to_string()),
+            _ => None,
+        };
+    }
+    match err.downcast_ref::<ResolveError>()? {
+        ResolveError::NotDiverged { remote, .. } => Some(format!(
+            " (`git handoff fetch {remote}` reports diverged keys)"
+        )),
+        ResolveError::NotABrief { key, .. } => Some(format!(
+            ". Keep yours with `git handoff resolve {key} --keep-local` (the next push replaces it there)"
+        )),
+    }
+}
 
 /// A version argument's error with the command that shows the versions,
 /// the keys or the remote's briefs.
@@ -69,5 +109,31 @@ mod tests {
         for (err, want) in cases {
             assert_eq!(version(err).to_string(), want);
         }
+    }
+
+    #[test]
+    fn typed_errors_below_read_as_before() {
+        let conflict = anyhow::Error::from(StoreError::Conflict(vec!["k".into()]));
+        assert_eq!(
+            message(&conflict.context("cannot write")),
+            "cannot write: brief 'k' changed while writing; run again (`git handoff show k` shows the new version)"
+        );
+        let secret = anyhow::Error::from(StoreError::SecretKey {
+            rule: "github_token".into(),
+        });
+        assert_eq!(
+            message(&secret),
+            "the key holds a secret (github_token); nothing was written. Keys become ref names and history lines: name the brief with a key without it (`git handoff write KEY`)"
+        );
+        let not_a_brief = anyhow::Error::from(ResolveError::NotABrief {
+            key: "k".into(),
+            remote: "origin".into(),
+            id: "abc1234".into(),
+        });
+        assert_eq!(
+            message(&not_a_brief),
+            "'origin' holds abc1234 for 'k', which is not a valid brief of this key; nothing was changed. Keep yours with `git handoff resolve k --keep-local` (the next push replaces it there)"
+        );
+        assert_eq!(message(&anyhow::anyhow!("plain\nerror")), "plain error");
     }
 }

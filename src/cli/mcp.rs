@@ -104,7 +104,7 @@ impl Server {
         match call(name, args) {
             Ok(result) => result,
             Err(e) => {
-                let message = format!("{e:#}").replace('\n', " ");
+                let message = crate::cli::hints::message(&e);
                 error_text(format!(
                     "error: {}",
                     crate::support::escape::clean(&message)

@@ -11,7 +11,7 @@ pub mod listcache;
 pub mod remotes;
 pub mod retention;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::refs::Target;
@@ -90,6 +90,15 @@ pub enum StoreError {
         /// The lock file.
         path: String,
     },
+    /// A key that a redaction rule matches: keys become ref names and
+    /// history lines, so such a key is refused, never redacted.
+    #[error(
+        "the key holds a secret ({rule}); nothing was written. Keys become ref names and history lines: name the brief with a key without it"
+    )]
+    SecretKey {
+        /// The rule that matched.
+        rule: String,
+    },
     /// Anything else.
     #[error(transparent)]
     Other(#[from] anyhow::Error),
@@ -97,9 +106,7 @@ pub enum StoreError {
 
 fn conflict_message(keys: &[String]) -> String {
     match keys {
-        [key] => format!(
-            "brief '{key}' changed while writing; run again (`git handoff show {key}` shows the new version)"
-        ),
+        [key] => format!("brief '{key}' changed while writing; run again"),
         keys => format!(
             "briefs {} changed while writing; nothing was written, run again",
             keys.iter()
@@ -587,13 +594,16 @@ pub fn stale(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
 /// Refuse a key that a redaction rule matches: a key becomes a ref name
 /// and part of every history line, so it is never redacted, only refused
 /// (naming the rule, never the value).
-pub fn refuse_secret_key(key: &str, options: crate::brief::redact::Options) -> anyhow::Result<()> {
-    if let Some(rule) = crate::brief::redact::key_rule(key, options) {
-        bail!(
-            "the key holds a secret ({rule}); nothing was written. Keys become ref names and history lines: name the brief with a key without it (`git handoff write KEY`)"
-        );
+pub fn refuse_secret_key(
+    key: &str,
+    options: crate::brief::redact::Options,
+) -> Result<(), StoreError> {
+    match crate::brief::redact::key_rule(key, options) {
+        Some(rule) => Err(StoreError::SecretKey {
+            rule: rule.to_string(),
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Delete `key`'s ref if it still points at `expected`. The history stays.

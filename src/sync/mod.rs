@@ -1512,6 +1512,32 @@ pub struct Resolved {
     pub theirs: VersionInfo,
 }
 
+/// Why `resolve` changed nothing. The messages state the fact; the
+/// command layer adds what to run next (`cli::hints`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// The key has not diverged (as of the last fetch).
+    #[error("'{key}' has not diverged from '{remote}'; nothing to resolve")]
+    NotDiverged {
+        /// The brief's key.
+        key: String,
+        /// The remote.
+        remote: String,
+    },
+    /// `--take-remote` when the remote's blob is not a valid brief of the key.
+    #[error(
+        "'{remote}' holds {id} for '{key}', which is not a valid brief of this key; nothing was changed"
+    )]
+    NotABrief {
+        /// The brief's key.
+        key: String,
+        /// The remote.
+        remote: String,
+        /// The remote's blob, abbreviated.
+        id: String,
+    },
+}
+
 /// End the divergence of `key` with `remote` (as of the last fetch):
 /// keep-local moves the base to the remote's value so the next push may
 /// replace it; take-remote sets the local brief (and the base) to it.
@@ -1530,16 +1556,20 @@ pub fn resolve(
         _ => false,
     };
     if !diverged {
-        bail!(
-            "'{key}' has not diverged from '{remote}'; nothing to resolve (`git handoff fetch {remote}` reports diverged keys)"
-        );
+        return Err(ResolveError::NotDiverged {
+            key: key.to_string(),
+            remote: remote.to_string(),
+        }
+        .into());
     }
     let (l, r) = (l.expect("diverged"), r.expect("diverged"));
     if resolution == Resolution::TakeRemote && !is_brief(repo, Some(r), key) {
-        bail!(
-            "'{remote}' holds {} for '{key}', which is not a valid brief of this key; nothing was changed. Keep yours with `git handoff resolve {key} --keep-local` (the next push replaces it there)",
-            r.to_hex_with_len(7)
-        );
+        return Err(ResolveError::NotABrief {
+            key: key.to_string(),
+            remote: remote.to_string(),
+            id: r.to_hex_with_len(7).to_string(),
+        }
+        .into());
     }
     let message = format!("handoff: resolve {key} with {remote}");
     let base_name = base_ref(remote, key);

@@ -311,7 +311,7 @@ fn classify(
     }
     keys::validate(&brief.key).map_err(|e| e.to_string())?;
     store::refuse_secret_key(&brief.key, crate::brief::redact::Options::from_repo(repo))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| crate::cli::hints::store(&e))?;
     if let Some(issue) = brief.stored_size_issue() {
         return Err(issue.message);
     }
