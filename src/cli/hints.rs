@@ -4,6 +4,7 @@
 
 use crate::store::StoreError;
 use crate::store::history::VersionError;
+use crate::store::remotes::NoRemote;
 use crate::sync::ResolveError;
 
 /// The one line `main` and the MCP server print for an error: the error
@@ -33,6 +34,12 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
             StoreError::SecretKey { .. } => Some(" (`git handoff write KEY`)".to_string()),
             _ => None,
         };
+    }
+    if err.is::<NoRemote>() {
+        return Some(
+            "; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
+                .to_string(),
+        );
     }
     match err.downcast_ref::<ResolveError>()? {
         ResolveError::NotDiverged { remote, .. } => Some(format!(
@@ -133,6 +140,10 @@ mod tests {
         assert_eq!(
             message(&not_a_brief),
             "'origin' holds abc1234 for 'k', which is not a valid brief of this key; nothing was changed. Keep yours with `git handoff resolve k --keep-local` (the next push replaces it there)"
+        );
+        assert_eq!(
+            message(&anyhow::Error::from(NoRemote)),
+            "no remote to share with: there is no 'origin'; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
         );
         assert_eq!(message(&anyhow::anyhow!("plain\nerror")), "plain error");
     }

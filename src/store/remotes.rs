@@ -120,10 +120,15 @@ pub fn default_remote(repo: &gix::Repository) -> Result<String> {
     if is_remote(repo, "origin") {
         return checked_remote(repo, "origin");
     }
-    bail!(
-        "no remote to share with: there is no 'origin'; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
-    )
+    Err(NoRemote.into())
 }
+
+/// No remote was named and none can be chosen: no `handoff.remote`, no
+/// upstream of the branch, no `origin`. The command layer says how to
+/// name one (`cli::hints`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no remote to share with: there is no 'origin'")]
+pub struct NoRemote;
 
 /// Every ref below `prefix` that points at an object, by the rest of its
 /// name.
