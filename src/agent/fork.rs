@@ -114,13 +114,52 @@ pub fn is_file_name(name: &str) -> bool {
         .is_some_and(slug::is_slug)
 }
 
+/// Why a fork or hand-back file cannot be used. The messages state the
+/// fact; the command layer adds what to run next (`cli::hints`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ForkError {
+    /// An empty FILE argument.
+    #[error("no file given")]
+    NoFile,
+    /// A FILE whose name is not a fork or hand-back file name.
+    #[error("'{arg}' is not a fork or hand-back file name (handoff-<purpose>-<date>.md)")]
+    NotAForkName {
+        /// The argument as given.
+        arg: String,
+    },
+    /// A fork file that was consumed already.
+    #[error("'{shown}' was consumed already; it is kept as '{kept}'")]
+    Consumed {
+        /// The path as given.
+        shown: String,
+        /// Where the consumed file is kept.
+        kept: String,
+        /// The fork file's name.
+        name: String,
+    },
+    /// A file that does not exist.
+    #[error("'{shown}' does not exist (done already?)")]
+    Missing {
+        /// The path.
+        shown: String,
+    },
+    /// Every numbered name of a stem is taken.
+    #[error("99 files named {stem}*.md exist in {dir}")]
+    TooMany {
+        /// The file name stem.
+        stem: String,
+        /// The temp dir.
+        dir: String,
+    },
+}
+
 /// Resolve a FILE argument to a fork or hand-back file in `dir`: a bare
 /// file name is looked up there; a path must lead there (after resolving
 /// symlinks and `..`). Anything else, or a name that is not a fork or
 /// hand-back file name, is refused.
 pub fn resolve(dir: &Path, arg: &str) -> Result<PathBuf> {
     if arg.trim().is_empty() {
-        bail!("no file given; `git handoff fork list` shows the fork and hand-back files");
+        return Err(ForkError::NoFile.into());
     }
     let given = Path::new(arg);
     let name = given
@@ -128,10 +167,8 @@ pub fn resolve(dir: &Path, arg: &str) -> Result<PathBuf> {
         .and_then(|n| n.to_str())
         .map(|n| n.strip_suffix(CONSUMED_SUFFIX).unwrap_or(n))
         .filter(|n| is_file_name(n))
-        .ok_or_else(|| {
-            anyhow!(
-                "'{arg}' is not a fork or hand-back file name (handoff-<purpose>-<date>.md); `git handoff fork list` shows them"
-            )
+        .ok_or_else(|| ForkError::NotAForkName {
+            arg: arg.to_string(),
         })?;
     let parent = given.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(parent) = parent
@@ -161,14 +198,20 @@ pub struct Artifact {
 pub fn read(path: &Path) -> Result<(Header, String)> {
     let shown = path.display();
     let meta = std::fs::symlink_metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound if consumed_path(path).is_file() => anyhow!(
-            "'{shown}' was consumed already; it is kept as '{}' until `git handoff fork done {}` deletes it",
-            consumed_path(path).display(),
-            path.file_name().unwrap_or_default().to_string_lossy()
-        ),
-        std::io::ErrorKind::NotFound => anyhow!(
-            "'{shown}' does not exist (done already?); `git handoff fork list` shows what is left"
-        ),
+        std::io::ErrorKind::NotFound if consumed_path(path).is_file() => ForkError::Consumed {
+            shown: shown.to_string(),
+            kept: consumed_path(path).display().to_string(),
+            name: path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+        }
+        .into(),
+        std::io::ErrorKind::NotFound => ForkError::Missing {
+            shown: shown.to_string(),
+        }
+        .into(),
         _ => anyhow!("cannot read '{shown}': {e}"),
     })?;
     if !meta.file_type().is_file() {
@@ -257,11 +300,8 @@ pub fn existing(path: &Path) -> Option<PathBuf> {
 /// or not) and every hand-back that answers it. Only regular files with a
 /// git-handoff header are deleted. Returns the deleted paths.
 pub fn done(path: &Path) -> Result<Vec<PathBuf>> {
-    let fork = existing(path).ok_or_else(|| {
-        anyhow!(
-            "'{}' does not exist (done already?); `git handoff fork list` shows what is left",
-            path.display()
-        )
+    let fork = existing(path).ok_or_else(|| ForkError::Missing {
+        shown: path.display().to_string(),
     })?;
     let (header, _) = read(&fork)?;
     if header.kind != Kind::Fork {
@@ -307,10 +347,11 @@ pub fn create(dir: &Path, stem: &str, render: impl Fn(&Path) -> String) -> Resul
             Err(CreateError::Other(e)) => return Err(e),
         }
     }
-    bail!(
-        "99 files named {stem}*.md exist in {}; consume some with `git handoff fork consume FILE`",
-        dir.display()
-    )
+    Err(ForkError::TooMany {
+        stem: stem.to_string(),
+        dir: dir.display().to_string(),
+    }
+    .into())
 }
 
 /// The stem of a fork file: `handoff-<slug>-<date>`.

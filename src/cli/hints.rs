@@ -2,6 +2,7 @@
 //! the error states, then what to run next (`git handoff …`). Lower layers
 //! never name a command; this is where their errors learn to.
 
+use crate::agent::fork::ForkError;
 use crate::store::StoreError;
 use crate::store::history::VersionError;
 use crate::store::remotes::NoRemote;
@@ -34,6 +35,21 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
             StoreError::SecretKey { .. } => Some(" (`git handoff write KEY`)".to_string()),
             _ => None,
         };
+    }
+    if let Some(err) = err.downcast_ref::<ForkError>() {
+        return Some(match err {
+            ForkError::NoFile => {
+                "; `git handoff fork list` shows the fork and hand-back files".to_string()
+            }
+            ForkError::NotAForkName { .. } => "; `git handoff fork list` shows them".to_string(),
+            ForkError::Consumed { name, .. } => {
+                format!(" until `git handoff fork done {name}` deletes it")
+            }
+            ForkError::Missing { .. } => "; `git handoff fork list` shows what is left".to_string(),
+            ForkError::TooMany { .. } => {
+                "; consume some with `git handoff fork consume FILE`".to_string()
+            }
+        });
     }
     if err.is::<NoRemote>() {
         return Some(
@@ -145,6 +161,38 @@ mod tests {
             message(&anyhow::Error::from(NoRemote)),
             "no remote to share with: there is no 'origin'; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
         );
+        let consumed = anyhow::Error::from(ForkError::Consumed {
+            shown: "/t/handoff-x-2026-01-01.md".into(),
+            kept: "/t/handoff-x-2026-01-01.md.consumed".into(),
+            name: "handoff-x-2026-01-01.md".into(),
+        });
+        assert_eq!(
+            message(&consumed),
+            "'/t/handoff-x-2026-01-01.md' was consumed already; it is kept as '/t/handoff-x-2026-01-01.md.consumed' until `git handoff fork done handoff-x-2026-01-01.md` deletes it"
+        );
+        for (err, want) in [
+            (
+                ForkError::NoFile,
+                "no file given; `git handoff fork list` shows the fork and hand-back files",
+            ),
+            (
+                ForkError::NotAForkName { arg: "x".into() },
+                "'x' is not a fork or hand-back file name (handoff-<purpose>-<date>.md); `git handoff fork list` shows them",
+            ),
+            (
+                ForkError::Missing { shown: "f".into() },
+                "'f' does not exist (done already?); `git handoff fork list` shows what is left",
+            ),
+            (
+                ForkError::TooMany {
+                    stem: "handoff-x".into(),
+                    dir: "/t".into(),
+                },
+                "99 files named handoff-x*.md exist in /t; consume some with `git handoff fork consume FILE`",
+            ),
+        ] {
+            assert_eq!(message(&anyhow::Error::from(err)), want);
+        }
         assert_eq!(message(&anyhow::anyhow!("plain\nerror")), "plain error");
     }
 }
