@@ -1,3 +1,6 @@
+//! The `git-handoff` binary: parse the command line, run it, print its
+//! output or its error as one line, exit with its code.
+
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -13,7 +16,7 @@ fn main() -> ExitCode {
             output.exit_code()
         }
         Err(err) => {
-            let message = format!("{err:#}").replace('\n', " ");
+            let message = git_handoff::error_message(&err);
             let message = git_handoff::escape::clean(&message);
             eprintln!("error: {message}");
             ExitCode::from(git_handoff::exit_code_of(&err))

@@ -1,0 +1,9 @@
+//! Agent: what git-handoff knows about agent sessions outside git — the
+//! context meter ([`usage`]), continue summaries ([`summary`]), fork and
+//! hand-back files ([`fork`]) and pipeline templates ([`pipeline`]). Files
+//! under `.claude/` or the OS temp dir; no refs.
+
+pub mod fork;
+pub mod pipeline;
+pub mod summary;
+pub mod usage;

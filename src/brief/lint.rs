@@ -1,0 +1,649 @@
+//! Lint: the handoff method's anti-patterns, caught before a weak brief is
+//! handed on. Rules work on the brief as JSON, so a partial brief can be
+//! linted before `write` fills it in.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::brief::redact;
+
+/// The most lines a string field may hold before it counts as pasted content.
+pub const MAX_FIELD_LINES: usize = 8;
+/// The most entries in one list.
+pub const MAX_LIST_ENTRIES: usize = 12;
+/// The most lines a resume render may have.
+pub const MAX_RENDER_LINES: usize = 200;
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The rule's name, e.g. `vague-check`.
+    pub rule: &'static str,
+    /// The field, written like `state.decisions[2]`.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, one line.
+    pub fix: String,
+}
+
+impl Finding {
+    fn new(
+        rule: &'static str,
+        field: impl Into<String>,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        Finding {
+            rule,
+            field: field.into(),
+            message: message.into(),
+            fix: fix.into(),
+        }
+    }
+
+    /// `<field>: <rule>: <message>; fix: <fix>`.
+    pub fn line(&self) -> String {
+        crate::support::escape::clean(&format!(
+            "{}: {}: {}; fix: {}",
+            self.field, self.rule, self.message, self.fix
+        ))
+        .into_owned()
+    }
+}
+
+/// Every rule, with a bad and a good example (for the documentation).
+pub const RULES: &[(&str, &str, &str, &str)] = &[
+    (
+        "vague-check",
+        "resume.done_when / state.next_acceptance_check name no command, test, file or observable result (a single word never does)",
+        "\"done_when\": \"tests pass\"",
+        "\"done_when\": \"cargo test auth passes (14 tests)\"",
+    ),
+    (
+        "inlined-content",
+        "a string holds a code block, more than 8 lines, or lines copied from a file to read first",
+        "\"decisions\": [\"<a fenced code block, or 20 pasted lines of src/auth.rs>\"]",
+        "\"files_read_first\": [{\"path\": \"src/auth.rs:40-58\", \"why\": \"verify()\"}]",
+    ),
+    (
+        "no-rejected-paths",
+        "the brief records no rejected paths (the highest-ROI entry), so the next session may redo them",
+        "\"decisions\": [\"use <=\"]",
+        "\"decisions\": [\"use <=\"], \"rejected_paths\": [\"< (off by one)\"]",
+    ),
+    (
+        "over-long",
+        "the resume render exceeds 200 lines, or one list has more than 12 entries",
+        "\"decisions\": [ …20 entries… ]",
+        "the five that constrain the next step; the rest in the narrative",
+    ),
+    (
+        "dangling-pointer",
+        "a files_read_first / files_skip path exists neither in the worktree nor at HEAD, leaves the worktree, or its :lines range ends past the file's end",
+        "{\"path\": \"src/auht.rs:1-900\"}",
+        "{\"path\": \"src/auth.rs:1-90\"}",
+    ),
+    (
+        "placeholder",
+        "an optional field holds a null-like placeholder (none, n/a, TBD, -) instead of being omitted",
+        "\"open_risks\": [\"none\"]",
+        "omit open_risks",
+    ),
+    (
+        "secret",
+        "a string holds a secret or an e-mail address (it would be redacted on write)",
+        "\"commands\": [\"curl -H 'Authorization: Bearer abc123DEF456ghi789'\"]",
+        "\"commands\": [\"curl -H \\\"Authorization: Bearer $TOKEN\\\"\"]",
+    ),
+];
+
+/// Whether a repository-relative path exists at HEAD.
+pub type HeadHas<'a> = &'a dyn Fn(&str) -> bool;
+
+/// Where pointers resolve.
+#[derive(Default)]
+pub struct Context<'a> {
+    /// The worktree root, for pointer checks (none: pointers are not checked).
+    pub root: Option<PathBuf>,
+    /// Whether a path exists at HEAD, for pointers deleted from the worktree.
+    pub head_has: Option<HeadHas<'a>>,
+    /// The resume render's line count, when known.
+    pub render_lines: Option<usize>,
+}
+
+/// Run every rule.
+pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
+    let mut out = Vec::new();
+    vague_checks(brief, &mut out);
+    text_rules(brief, ctx, &mut out);
+    rejected_paths(brief, &mut out);
+    over_long(brief, ctx, &mut out);
+    dangling_pointers(brief, ctx, &mut out);
+    out
+}
+
+/// `vague-check`: a done-when or next check that names nothing to run.
+fn vague_checks(brief: &Value, out: &mut Vec<Finding>) {
+    for (field, value) in [
+        ("resume.done_when", brief.pointer("/resume/done_when")),
+        (
+            "state.next_acceptance_check",
+            brief.pointer("/state/next_acceptance_check"),
+        ),
+    ] {
+        if let Some(text) = value.and_then(Value::as_str)
+            && is_vague(text)
+        {
+            out.push(Finding::new(
+                "vague-check",
+                field,
+                format!("'{}' names no command, test, file or observable result", one_line(text)),
+                "name the exact command or test and its expected result, e.g. 'cargo test auth::expiry passes'",
+            ));
+        }
+    }
+}
+
+/// The rules on every string: `inlined-content`, `placeholder`, `secret`.
+fn text_rules(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
+    let pasted_from = read_first_contents(brief, ctx);
+    walk_strings(brief, "", &mut |field, text| {
+        let lines = text.lines().count();
+        if text.contains("```") {
+            out.push(Finding::new(
+                "inlined-content",
+                field,
+                "holds a code block",
+                "point at path:line-range in files_read_first instead",
+            ));
+        } else if lines > MAX_FIELD_LINES {
+            out.push(Finding::new(
+                "inlined-content",
+                field,
+                format!("is {lines} lines long (more than {MAX_FIELD_LINES})"),
+                "keep one idea per entry; point at files for the details",
+            ));
+        } else if let Some(path) = copied_from(text, &pasted_from) {
+            out.push(Finding::new(
+                "inlined-content",
+                field,
+                format!("copies lines of {path}"),
+                format!("point at {path}:<lines> instead of pasting it"),
+            ));
+        }
+        if is_placeholder(text) && is_optional(field) {
+            out.push(Finding::new(
+                "placeholder",
+                field,
+                format!("'{}' is a placeholder", text.trim()),
+                "omit the field (or the entry) when there is nothing to say",
+            ));
+        }
+        let secrets = redact::scan(text, redact::Options::default());
+        if !secrets.is_empty() {
+            let kinds: Vec<&str> = secrets.keys().copied().collect();
+            out.push(Finding::new(
+                "secret",
+                field,
+                format!("holds {}", kinds.join(", ")),
+                "reference the secret by name ($TOKEN, a vault path), never its value",
+            ));
+        }
+    });
+}
+
+/// `no-rejected-paths`: the highest-ROI entry is missing.
+fn rejected_paths(brief: &Value, out: &mut Vec<Finding>) {
+    let decisions = brief
+        .pointer("/state/decisions")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let rejected = brief
+        .pointer("/state/rejected_paths")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if rejected == 0 {
+        out.push(Finding::new(
+            "no-rejected-paths",
+            "state.rejected_paths",
+            match decisions {
+                0 => "no decisions and no rejected paths: the highest-ROI entry is missing"
+                    .to_string(),
+                n => format!(
+                    "{n} decision{} but no rejected paths",
+                    if n == 1 { "" } else { "s" }
+                ),
+            },
+            "add what was tried or considered and why it was dropped",
+        ));
+    }
+}
+
+/// `over-long`: lists past their limit, and a resume render past its own.
+fn over_long(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
+    for (field, pointer) in [
+        ("state.decisions", "/state/decisions"),
+        ("state.rejected_paths", "/state/rejected_paths"),
+        ("state.open_risks", "/state/open_risks"),
+        ("state.commands", "/state/commands"),
+        ("state.tests", "/state/tests"),
+        ("files_read_first", "/files_read_first"),
+        ("files_skip", "/files_skip"),
+    ] {
+        let n = brief
+            .pointer(pointer)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        if n > MAX_LIST_ENTRIES {
+            out.push(Finding::new(
+                "over-long",
+                field,
+                format!("{n} entries (more than {MAX_LIST_ENTRIES})"),
+                "keep the ones that constrain the next step; move the rest to the narrative",
+            ));
+        }
+    }
+    if let Some(lines) = ctx.render_lines.filter(|l| *l > MAX_RENDER_LINES) {
+        out.push(Finding::new(
+            "over-long",
+            "(brief)",
+            format!("the resume render is {lines} lines (more than {MAX_RENDER_LINES})"),
+            "a brief is the minimum to resume; split the work or trim the lists",
+        ));
+    }
+}
+
+/// `dangling-pointer`: a file pointer that leads nowhere or outside.
+fn dangling_pointers(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
+    if let Some(root) = &ctx.root {
+        for list in ["files_read_first", "files_skip"] {
+            let Some(items) = brief.get(list).and_then(Value::as_array) else {
+                continue;
+            };
+            for (i, item) in items.iter().enumerate() {
+                let Some(path) = item.get("path").and_then(Value::as_str) else {
+                    continue;
+                };
+                if let Some(problem) = dangling(root, ctx.head_has, path) {
+                    out.push(Finding::new(
+                        "dangling-pointer",
+                        format!("{list}[{i}].path"),
+                        problem,
+                        "fix the path or the line range, or drop the entry",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn one_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("").trim();
+    if line.chars().count() > 60 {
+        format!("{}…", line.chars().take(59).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
+const TOOLS: &[&str] = &[
+    "cargo",
+    "npm",
+    "pnpm",
+    "yarn",
+    "npx",
+    "pytest",
+    "go",
+    "make",
+    "just",
+    "bazel",
+    "gradle",
+    "mvn",
+    "git",
+    "curl",
+    "docker",
+    "kubectl",
+    "python",
+    "python3",
+    "node",
+    "rustc",
+    "tsc",
+    "jest",
+    "vitest",
+    "ctest",
+    "bash",
+    "sh",
+    "deno",
+    "bun",
+    "dotnet",
+    "ruby",
+    "rspec",
+    "phpunit",
+    "mix",
+    "swift",
+    "xcodebuild",
+];
+const OBSERVE: &[&str] = &[
+    "returns", "return", "prints", "print", "shows", "show", "displays", "responds", "exits",
+    "exit", "renders", "logs", "contains", "equals", "succeeds", "fails", "outputs", "reports",
+    "matches", "compiles", "builds", "status", "http", "page", "file", "error", "message",
+];
+const VAGUE: &[&str] = &[
+    "continue",
+    "continue the work",
+    "keep going",
+    "make it work",
+    "it works",
+    "finish",
+    "finish it",
+    "finish the work",
+    "done",
+    "tests pass",
+    "all tests pass",
+    "the tests pass",
+    "tests are green",
+    "everything works",
+    "fix it",
+    "fix the bug",
+    "ship it",
+    "complete the task",
+    "complete the work",
+];
+
+const SUBCOMMANDS: &[&str] = &[
+    "build",
+    "test",
+    "check",
+    "run",
+    "lint",
+    "fmt",
+    "clippy",
+    "install",
+    "serve",
+    "start",
+    "exec",
+    "verify",
+    "bench",
+    "doc",
+    "e2e",
+    "ci",
+    "typecheck",
+];
+const NOT_COMMANDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "it",
+    "all",
+    "everything",
+    "tests",
+    "test",
+    "docs",
+    "code",
+    "this",
+    "that",
+];
+
+/// `mdbook build`, `just test`: a tool name followed by a usual subcommand.
+fn looks_like_command(words: &[&str]) -> bool {
+    words.len() >= 2 && SUBCOMMANDS.contains(&words[1]) && !NOT_COMMANDS.contains(&words[0])
+}
+
+/// Whether a check names no command, test, file or observable result (a
+/// single word never does).
+pub fn is_vague(text: &str) -> bool {
+    let t = text.trim().trim_end_matches(['.', '!']).to_lowercase();
+    if VAGUE.contains(&t.as_str()) {
+        return true;
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if words.len() < 2 {
+        return true;
+    }
+    let concrete = words.iter().any(|w| {
+        let w = w.trim_matches(|c: char| {
+            c == ',' || c == ';' || c == '(' || c == ')' || c == '\'' || c == '"'
+        });
+        TOOLS.contains(&w)
+            || w.contains('`')
+            || w.contains('/')
+            || w.contains("::")
+            || w.contains('=')
+            || w.starts_with("--")
+            || w.starts_with("./")
+            || w.chars().any(|c| c.is_ascii_digit())
+            || (w.contains('.') && w.len() > 3 && !w.ends_with('.'))
+            || w.contains('_')
+    });
+    let observable = words.len() >= 4 && words.iter().any(|w| OBSERVE.contains(w));
+    !(concrete || observable || looks_like_command(&words))
+}
+
+const PLACEHOLDERS: &[&str] = &[
+    "none", "n/a", "na", "tbd", "todo", "-", "—", "null", "nil", "?", "unknown", "nothing", "tba",
+    "...",
+];
+
+fn is_placeholder(text: &str) -> bool {
+    let t = text.trim().trim_end_matches('.').to_lowercase();
+    t.is_empty() || PLACEHOLDERS.contains(&t.as_str())
+}
+
+/// Required fields (where a placeholder is a schema or vagueness problem,
+/// not this rule's).
+fn is_optional(field: &str) -> bool {
+    !matches!(
+        field,
+        "resume.done_when"
+            | "resume.resume_by"
+            | "state.next_acceptance_check"
+            | "state.branch"
+            | "key"
+            | "timestamp"
+            | "mode"
+            | "schema_version"
+    ) && !field.starts_with("state.worktree")
+}
+
+fn walk_strings(value: &Value, path: &str, f: &mut dyn FnMut(&str, &str)) {
+    match value {
+        Value::String(s) => f(if path.is_empty() { "(root)" } else { path }, s),
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                walk_strings(v, &format!("{path}[{i}]"), f);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                walk_strings(v, &p, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text of the files to read first (worktree copies, inside the root).
+fn read_first_contents(brief: &Value, ctx: &Context) -> Vec<(String, String)> {
+    let Some(root) = &ctx.root else {
+        return Vec::new();
+    };
+    let Some(items) = brief.get("files_read_first").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|i| i.get("path").and_then(Value::as_str))
+        .filter_map(|p| {
+            let path = crate::brief::paths::strip_lines(p);
+            let full = crate::brief::paths::resolve_inside(root, path)?;
+            let meta = std::fs::metadata(&full).ok()?;
+            (meta.is_file() && meta.len() < 4 * 1024 * 1024)
+                .then(|| std::fs::read_to_string(&full).ok())
+                .flatten()
+                .map(|text| (path.to_string(), text))
+        })
+        .collect()
+}
+
+/// A field that repeats 3+ consecutive non-blank lines (40+ characters in
+/// all) of a file to read first.
+fn copied_from<'a>(text: &str, files: &'a [(String, String)]) -> Option<&'a str> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.len() < 3 {
+        return None;
+    }
+    for (path, content) in files {
+        let file_lines: Vec<&str> = content
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        for window in lines.windows(3) {
+            if window.iter().map(|l| l.len()).sum::<usize>() >= 40
+                && file_lines.windows(3).any(|w| w == window)
+            {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
+fn dangling(root: &Path, head_has: Option<HeadHas<'_>>, recorded: &str) -> Option<String> {
+    let path = crate::brief::paths::strip_lines(recorded);
+    if crate::brief::paths::path_outside(path) {
+        return Some(format!("'{recorded}' is outside the worktree"));
+    }
+    let full = root.join(path);
+    let in_tree = full.exists();
+    let at_head = !in_tree && head_has.is_some_and(|has| has(path.trim_end_matches('/')));
+    if !in_tree && !at_head {
+        return Some(format!(
+            "'{path}' exists neither in the worktree nor at HEAD"
+        ));
+    }
+    if in_tree && crate::brief::paths::resolve_inside(root, path).is_none() {
+        return Some(format!(
+            "'{recorded}' leads outside the worktree through a symlink"
+        ));
+    }
+    if path != recorded
+        && in_tree
+        && full.is_file()
+        && let Some(end) = range_end(&recorded[path.len() + 1..])
+    {
+        let count = line_count(&full).unwrap_or(0);
+        if end > count {
+            return Some(format!(
+                "'{recorded}' ends at line {end} but {path} has {count} lines"
+            ));
+        }
+    }
+    None
+}
+
+/// The number of lines of a file, read in pieces (a pointer may name a
+/// file of any size).
+fn line_count(path: &Path) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 64 * 1024];
+    let (mut newlines, mut last) = (0usize, None);
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        newlines += buf[..n].iter().filter(|c| **c == b'\n').count();
+        last = Some(buf[n - 1]);
+    }
+    // Lines = newline-terminated lines, plus an unterminated last one.
+    Ok(newlines + usize::from(last.is_some_and(|c| c != b'\n')))
+}
+
+/// The last line number of `10-20`, `7`, `1-3,9-12`.
+fn range_end(spec: &str) -> Option<usize> {
+    spec.split([',', '-'])
+        .filter_map(|n| n.trim().parse::<usize>().ok())
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(v: &Value) -> Vec<&'static str> {
+        lint(v, &Context::default())
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    #[test]
+    fn vague_checks_and_near_misses() {
+        for bad in [
+            "continue the work",
+            "make it work",
+            "finish",
+            "tests pass",
+            "All tests pass.",
+            "it should be good",
+        ] {
+            assert!(is_vague(bad), "{bad}");
+        }
+        for good in [
+            "cargo test auth passes",
+            "cargo test auth::expiry",
+            "the login page shows the error banner",
+            "`make check` is green",
+            "src/auth.rs compiles without warnings",
+            "GET /health returns 200",
+            "mdbook build",
+            "just test",
+        ] {
+            assert!(!is_vague(good), "{good}");
+        }
+    }
+
+    #[test]
+    fn each_rule_fires_on_its_bad_example_only() {
+        let good = json!({"resume": {"done_when": "cargo test auth passes", "resume_by": "add leeway"},
+                          "state": {"next_acceptance_check": "cargo test auth::expiry", "decisions": ["use <="], "rejected_paths": ["<"]}});
+        assert!(rules(&good).is_empty(), "{:?}", rules(&good));
+        let mut b = good.clone();
+        b["state"]["rejected_paths"] = json!([]);
+        assert_eq!(rules(&b), ["no-rejected-paths"]);
+        let mut b = good.clone();
+        b["state"]["open_risks"] = json!(["none"]);
+        assert_eq!(rules(&b), ["placeholder"]);
+        let mut b = good.clone();
+        b["state"]["decisions"] = json!(["```\ncode\n```"]);
+        assert_eq!(rules(&b), ["inlined-content"]);
+        let mut b = good.clone();
+        b["state"]["decisions"] = json!((0..13).map(|i| format!("d{i}")).collect::<Vec<_>>());
+        assert_eq!(rules(&b), ["over-long"]);
+        let mut b = good.clone();
+        b["state"]["commands"] = json!(["curl -H 'Authorization: Bearer abc123DEF456ghi789'"]);
+        assert_eq!(rules(&b), ["secret"]);
+    }
+
+    #[test]
+    fn line_ranges_are_read_as_written() {
+        assert_eq!(range_end("10-20"), Some(20));
+        assert_eq!(range_end("7"), Some(7));
+        assert_eq!(range_end("1-3,9-12"), Some(12));
+    }
+}

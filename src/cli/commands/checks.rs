@@ -1,0 +1,120 @@
+//! The checks every written brief passes: redaction (always, unless
+//! `--no-redact`) and lint (unless `--no-lint`; errors with `--strict` or
+//! `handoff.strict`). Shared by `write`, `recover`, `split` and `import`.
+
+use std::cell::RefCell;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use crate::brief::Brief;
+use crate::brief::redact::{self, Counts};
+use crate::cli::commands::lint as lint_cmd;
+
+/// The flags that steer the checks.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CheckArgs {
+    /// Store secrets as given (with a warning); `push` still refuses them
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Skip the lint checks
+    #[arg(long)]
+    pub no_lint: bool,
+    /// Lint findings are errors: nothing is written (also git config handoff.strict)
+    #[arg(long, conflicts_with = "no_lint")]
+    pub strict: bool,
+}
+
+/// The checks of one command run.
+pub struct Checks {
+    redact: Option<redact::Options>,
+    lint: bool,
+    strict: bool,
+    counts: RefCell<Counts>,
+}
+
+impl Checks {
+    /// Checks as the flags and git config say.
+    pub fn new(repo: &gix::Repository, args: &CheckArgs) -> Checks {
+        if args.no_redact {
+            eprintln!(
+                "warning: --no-redact: secrets are stored as given; `git handoff push` will refuse to send them"
+            );
+        }
+        Checks {
+            redact: (!args.no_redact).then(|| redact::Options::from_repo(repo)),
+            lint: !args.no_lint,
+            strict: lint_cmd::strict(Some(repo), args.strict),
+            counts: RefCell::new(Counts::new()),
+        }
+    }
+
+    /// Redact every string of a (partial) brief in place.
+    pub fn redact_value(&self, value: &mut Value) {
+        if let Some(options) = self.redact {
+            let found = redact::redact_json(value, options);
+            redact::merge(&mut self.counts.borrow_mut(), found);
+        }
+    }
+
+    /// Redact a brief.
+    pub fn redact_brief(&self, brief: Brief) -> Brief {
+        if self.redact.is_none() {
+            return brief;
+        }
+        let mut value = serde_json::to_value(&brief).expect("a brief serializes");
+        let before = self.counts.borrow().values().sum::<usize>();
+        self.redact_value(&mut value);
+        if self.counts.borrow().values().sum::<usize>() == before {
+            return brief;
+        }
+        serde_json::from_value(value).unwrap_or(brief)
+    }
+
+    /// Redact free text (a narrative entry).
+    pub fn redact_text(&self, text: &str) -> String {
+        match self.redact {
+            Some(options) => {
+                let (out, found) = redact::redact(text, options);
+                redact::merge(&mut self.counts.borrow_mut(), found);
+                out
+            }
+            None => text.to_string(),
+        }
+    }
+
+    /// Lint a composed brief: findings go to stderr as warnings, or, when
+    /// strict, as errors that stop the command before anything is written.
+    pub fn lint(&self, repo: &gix::Repository, brief: &Brief) -> Result<()> {
+        if !self.lint {
+            return Ok(());
+        }
+        let value = serde_json::to_value(brief).expect("a brief serializes");
+        let findings = lint_cmd::check(Some(repo), &value);
+        if findings.is_empty() {
+            return Ok(());
+        }
+        let prefix = format!("[{}] ", brief.key);
+        for line in lint_cmd::report(&findings, self.strict).lines() {
+            let (level, rest) = line.split_once(": ").unwrap_or(("warning", line));
+            eprintln!("{level}: {prefix}{rest}");
+        }
+        if self.strict {
+            crate::refuse!(
+                "brief '{}' has {} lint finding{} and lint is strict; nothing was written (fix them, or --no-lint)",
+                brief.key,
+                findings.len(),
+                if findings.len() == 1 { "" } else { "s" }
+            );
+        }
+        Ok(())
+    }
+
+    /// Say on stderr how many secrets of which kind were redacted (never
+    /// the values).
+    pub fn report(&self) {
+        if let Some(summary) = redact::summary(&self.counts.borrow()) {
+            eprintln!("note: {summary} before writing");
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! `git handoff diff KEY [OLD [NEW]]`: how two versions of a brief differ.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::commands::checked_key;
+use crate::store::history::{self, Selector};
+use crate::{cli::Output, cli::render, git::repo};
+
+/// Show how two versions of a brief differ (unified diff of their JSON)
+///
+/// Without OLD and NEW: the previous version against the current one; with
+/// OLD only: OLD against the current one. A version is @{N} (0 is the
+/// newest in `git handoff log KEY`), a version id or unique prefix,
+/// @REMOTE (the remote's version as of the last fetch) or `current`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief's key
+    pub key: String,
+    /// The older version (default: the one before NEW)
+    pub old: Option<String>,
+    /// The newer version (default: the current one)
+    pub new: Option<String>,
+    /// Print one line: which fields changed and how many lines
+    #[arg(long)]
+    pub summary: bool,
+    /// Print the comparison as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Compare and render.
+pub fn run(args: Args) -> Result<Output> {
+    let key = checked_key(&args.key)?;
+    let repo = repo::open_cwd()?;
+    let log = history::log(&repo, &key)?;
+    if log.versions.is_empty() {
+        return Err(crate::cli::commands::no_brief(&key));
+    }
+    let new_selector = match &args.new {
+        Some(spec) => {
+            history::parse_selector(&repo, &key, spec).map_err(crate::cli::hints::version)?
+        }
+        None if log.current.is_some() => Selector::Current,
+        None => Selector::Index(0),
+    };
+    let (new_index, new) =
+        history::select(&log, &key, &new_selector).map_err(crate::cli::hints::version)?;
+    let (old_selector, (old_index, old)) = match &args.old {
+        Some(spec) => {
+            let s =
+                history::parse_selector(&repo, &key, spec).map_err(crate::cli::hints::version)?;
+            let found = history::select(&log, &key, &s).map_err(crate::cli::hints::version)?;
+            (s, found)
+        }
+        None => {
+            let next = new_index.map_or(0, |i| i + 1);
+            let found = log.versions.get(next).ok_or_else(|| {
+                crate::refusal!(
+                    "'{key}' has no version before {}; `git handoff log {key}` lists the versions",
+                    history::label(&key, &new_selector, new_index)
+                )
+            })?;
+            (Selector::Index(next), (Some(next), found))
+        }
+    };
+    let old_label = history::label(&key, &old_selector, old_index);
+    let new_label = history::label(&key, &new_selector, new_index);
+    let describe = |label: &str, v: &history::Version| {
+        format!("{label} {} {}", &v.id.to_string()[..7], v.brief.timestamp)
+    };
+    let comparison = history::compare(
+        old,
+        new,
+        &describe(&old_label, old),
+        &describe(&new_label, new),
+    );
+    if args.json {
+        let side = |label: &str, v: &history::Version| json!({"label": label, "id": v.id.to_string(), "timestamp": v.brief.timestamp});
+        return Ok(Output::ok(render::json(&json!({
+            "key": key,
+            "old": side(&old_label, old),
+            "new": side(&new_label, new),
+            "fields": comparison.fields,
+            "insertions": comparison.insertions,
+            "deletions": comparison.deletions,
+            "diff": comparison.unified,
+        }))));
+    }
+    if args.summary {
+        let n = comparison.fields.len();
+        let line = if n == 0 && comparison.insertions + comparison.deletions == 0 {
+            format!("{old_label}..{new_label}: no fields changed\n")
+        } else {
+            format!(
+                "{old_label}..{new_label}: {n} field{} changed ({}), {} insertion{}(+), {} deletion{}(-)\n",
+                if n == 1 { "" } else { "s" },
+                comparison.fields.join(", "),
+                comparison.insertions,
+                if comparison.insertions == 1 { "" } else { "s" },
+                comparison.deletions,
+                if comparison.deletions == 1 { "" } else { "s" },
+            )
+        };
+        return Ok(Output::ok(line));
+    }
+    Ok(Output::ok(comparison.unified))
+}

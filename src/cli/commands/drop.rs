@@ -1,0 +1,36 @@
+//! `git handoff drop KEY`: delete a brief's ref; its history stays.
+
+use anyhow::Result;
+
+use crate::cli::commands::{checked_key, no_brief};
+use crate::{cli::Output, git::repo, store};
+
+/// Delete a brief (its history in refs/notes/handoffs stays)
+///
+/// Removes refs/handoffs/<KEY> with a compare-and-swap on the version read,
+/// so a brief rewritten meanwhile is not dropped by mistake.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief's key
+    pub key: String,
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Drop the brief.
+pub fn run(args: Args) -> Result<Output> {
+    let key = checked_key(&args.key)?;
+    let repo = repo::open_cwd()?;
+    let id = store::current_id(&repo, &key)?.ok_or_else(|| no_brief(&key))?;
+    store::delete(&repo, &key, id)?;
+    if args.json {
+        let v = serde_json::json!({"key": key, "dropped": id.to_string()});
+        return Ok(Output::ok(format!("{v}\n")));
+    }
+    Ok(Output::ok(format!(
+        "Dropped brief '{key}' (was version {}); its history stays in {}.\n",
+        store::short(&id),
+        store::NOTES_REF
+    )))
+}

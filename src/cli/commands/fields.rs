@@ -1,0 +1,184 @@
+//! The brief input shared by `write` and `recover`: `-F FILE|-` and the
+//! field flags, flattened into each command's `Args`.
+
+use anyhow::Result;
+use serde_json::{Map, Value, json};
+
+use crate::cli::commands::read_input;
+use crate::git::compose;
+
+/// A partial brief from `-F` and the field flags.
+/// Which brief a composing command targets; shared by `write` and `recover`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KeyArgs {
+    /// The key (default: GIT_HANDOFF_KEY, else this worktree's sticky key, else the branch with / as -, else HANDOFF)
+    pub key: Option<String>,
+    /// Target the current branch's key, even when this worktree has another sticky key
+    #[arg(long, conflicts_with = "key")]
+    pub key_from_branch: bool,
+}
+
+#[derive(Debug, Default, clap::Args)]
+pub struct FieldArgs {
+    /// Read a partial brief (JSON) from FILE, or - for stdin
+    #[arg(short = 'F', long = "file", value_name = "FILE|-")]
+    pub file: Option<String>,
+    /// resume.done_when: one verifiable check that says the work is done
+    #[arg(long, value_name = "TEXT")]
+    pub done_when: Option<String>,
+    /// resume.resume_by: the next step, one sentence
+    #[arg(long, value_name = "TEXT")]
+    pub resume_by: Option<String>,
+    /// state.next_acceptance_check: the next check to run
+    #[arg(long = "next-check", value_name = "TEXT")]
+    pub next_check: Option<String>,
+    /// resume.prompt: replaces the generated resume prompt
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
+    /// Add to state.decisions (repeatable); write it as 'decision — why' to keep the why
+    #[arg(long = "decision", value_name = "TEXT")]
+    pub decisions: Vec<String>,
+    /// Add to state.rejected_paths (repeatable)
+    #[arg(long = "rejected", value_name = "TEXT")]
+    pub rejected: Vec<String>,
+    /// Add to state.open_risks (repeatable)
+    #[arg(long = "risk", value_name = "TEXT")]
+    pub risks: Vec<String>,
+    /// Add to state.commands (repeatable)
+    #[arg(long = "command", value_name = "CMD")]
+    pub commands: Vec<String>,
+    /// Add to state.tests as CMD=pass or CMD=fail (repeatable)
+    #[arg(long = "test", value_name = "CMD=pass|fail")]
+    pub tests: Vec<String>,
+    /// Add to files_read_first as PATH=WHY (repeatable)
+    #[arg(long = "read", value_name = "PATH=WHY")]
+    pub read: Vec<String>,
+    /// Add to files_skip as PATH=WHY (repeatable)
+    #[arg(long = "skip", value_name = "PATH=WHY")]
+    pub skip: Vec<String>,
+    /// A partial brief given as a value in place of -F (the MCP server's
+    /// `brief` argument); it passes the same gate as -F's bytes.
+    #[arg(skip)]
+    pub value: Option<Value>,
+}
+
+impl FieldArgs {
+    /// Whether neither `-F` nor any field flag was given.
+    pub fn is_empty(&self) -> bool {
+        self.file.is_none() && self.value.is_none() && !self.has_field_flags()
+    }
+
+    fn has_field_flags(&self) -> bool {
+        self.done_when.is_some()
+            || self.resume_by.is_some()
+            || self.next_check.is_some()
+            || self.prompt.is_some()
+            || !self.decisions.is_empty()
+            || !self.rejected.is_empty()
+            || !self.risks.is_empty()
+            || !self.commands.is_empty()
+            || !self.tests.is_empty()
+            || !self.read.is_empty()
+            || !self.skip.is_empty()
+    }
+
+    /// The JSON given with `-F` or as [`FieldArgs::value`] (an empty object
+    /// without either).
+    pub fn input(&self) -> Result<Value> {
+        if let Some(value) = &self.value {
+            return compose::parse_partial(&serde_json::to_vec(value)?);
+        }
+        match &self.file {
+            Some(source) => compose::parse_partial(&read_input(source)?),
+            None => Ok(Value::Object(Map::new())),
+        }
+    }
+
+    /// Merge the field flags into a partial brief: scalars replace, lists
+    /// append.
+    pub fn apply(&self, value: &mut Value) -> Result<()> {
+        {
+            let resume = object(value, "resume")?;
+            for (field, flag) in [
+                ("done_when", &self.done_when),
+                ("resume_by", &self.resume_by),
+                ("prompt", &self.prompt),
+            ] {
+                if let Some(text) = flag {
+                    resume.insert(field.into(), Value::String(text.clone()));
+                }
+            }
+        }
+        {
+            let state = object(value, "state")?;
+            if let Some(check) = &self.next_check {
+                state.insert("next_acceptance_check".into(), Value::String(check.clone()));
+            }
+            let strings =
+                |v: &Vec<String>| v.iter().cloned().map(Value::String).collect::<Vec<_>>();
+            push_all(state, "decisions", strings(&self.decisions))?;
+            push_all(state, "rejected_paths", strings(&self.rejected))?;
+            push_all(state, "open_risks", strings(&self.risks))?;
+            push_all(state, "commands", strings(&self.commands))?;
+            let mut tests = Vec::new();
+            for spec in &self.tests {
+                match spec.rsplit_once('=') {
+                    Some((cmd, result @ ("pass" | "fail"))) if !cmd.trim().is_empty() => {
+                        tests.push(json!({"cmd": cmd.trim(), "result": result}))
+                    }
+                    _ => crate::refuse!(
+                        "--test '{spec}' needs the form CMD=pass or CMD=fail, like --test 'cargo test auth=pass'"
+                    ),
+                }
+            }
+            push_all(state, "tests", tests)?;
+        }
+        let map = value.as_object_mut().expect("the brief is an object");
+        let read = self
+            .read
+            .iter()
+            .map(|s| pointer("read", s))
+            .collect::<Result<Vec<_>>>()?;
+        push_all(map, "files_read_first", read)?;
+        let skip = self
+            .skip
+            .iter()
+            .map(|s| pointer("skip", s))
+            .collect::<Result<Vec<_>>>()?;
+        push_all(map, "files_skip", skip)?;
+        Ok(())
+    }
+}
+
+fn object<'a>(value: &'a mut Value, field: &str) -> Result<&'a mut Map<String, Value>> {
+    let map = value.as_object_mut().expect("the brief is an object");
+    let entry = map
+        .entry(field)
+        .or_insert_with(|| Value::Object(Map::new()));
+    entry.as_object_mut().ok_or_else(|| {
+        crate::refusal!("'{field}' in the brief must be an object; nothing was written")
+    })
+}
+
+fn push_all(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) -> Result<()> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    let slot = map.entry(field).or_insert_with(|| Value::Array(Vec::new()));
+    let list = slot.as_array_mut().ok_or_else(|| {
+        crate::refusal!("'{field}' in the brief must be an array; nothing was written")
+    })?;
+    list.extend(items);
+    Ok(())
+}
+
+fn pointer(flag: &str, spec: &str) -> Result<Value> {
+    match spec.split_once('=') {
+        Some((path, why)) if !path.trim().is_empty() => {
+            Ok(json!({"path": path.trim(), "why": why.trim()}))
+        }
+        _ => crate::refuse!(
+            "--{flag} '{spec}' needs the form PATH=WHY, like --{flag} 'src/auth.rs=under repair'"
+        ),
+    }
+}

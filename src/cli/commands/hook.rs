@@ -1,0 +1,154 @@
+//! `git handoff hook session-start|pre-compact`: agent-harness hooks. A hook
+//! never blocks a session: every failure is silent, exit 0.
+
+use std::io::Read;
+
+use serde_json::{Value, json};
+
+use crate::drift::{self, Depth};
+use crate::{cli::Output, cli::render, git::repo, store, support::clock};
+
+/// Answer an agent harness's session hooks (JSON on stdin and stdout)
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Which hook
+    #[command(subcommand)]
+    pub event: Event,
+}
+
+/// The hook events.
+#[derive(Debug, clap::Subcommand)]
+pub enum Event {
+    /// SessionStart: inject the brief after /clear or a compaction
+    SessionStart,
+    /// PreCompact: remind to write a handoff before compaction
+    PreCompact,
+}
+
+/// The most a hook reads from stdin.
+const MAX_HOOK_INPUT: u64 = 1024 * 1024;
+
+/// Read the hook input and answer; never fails.
+pub fn run(args: Args) -> anyhow::Result<Output> {
+    let mut input = Vec::new();
+    let _ = std::io::stdin()
+        .lock()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut input);
+    let parsed: Option<Value> = serde_json::from_slice(&input).ok().filter(Value::is_object);
+    let answer = match args.event {
+        Event::SessionStart => parsed.as_ref().and_then(session_start),
+        Event::PreCompact => Some(pre_compact(parsed.as_ref())),
+    };
+    Ok(Output::ok(
+        answer.map(|v| format!("{v}\n")).unwrap_or_default(),
+    ))
+}
+
+/// The repository the hook is about: the input's `cwd` when it names one
+/// (a `cwd` that is not a directory gets no answer: never the hook
+/// process's own directory instead), else the process's directory.
+fn open(input: Option<&Value>) -> Option<gix::Repository> {
+    match input.and_then(|v| v.get("cwd")) {
+        Some(cwd) => {
+            let dir = std::path::PathBuf::from(cwd.as_str()?);
+            if !dir.is_dir() {
+                return None;
+            }
+            repo::open_at_for_reading(&dir).ok()
+        }
+        None => repo::open_cwd_for_reading().ok(),
+    }
+}
+
+/// How many waiting briefs the startup answer names.
+const NAMED: usize = 3;
+
+fn session_start(input: &Value) -> Option<Value> {
+    let source = input
+        .get("source")
+        .and_then(Value::as_str)
+        .unwrap_or("startup");
+    let repo = open(Some(input))?;
+    let head = repo::head_state(&repo).ok()?;
+    let key = repo::default_key(&head).ok()?;
+    let own = match store::read(&repo, &key).ok()? {
+        Some(s) => Some(s),
+        None => store::read(&repo, crate::brief::keys::DETACHED_KEY).ok()?,
+    };
+    let after_reset = matches!(source, "clear" | "compact");
+    let context = match own {
+        Some(stored) if after_reset => inject(&repo, &stored, source, Depth::Quick)?,
+        Some(stored) => format!(
+            "A handoff brief exists for this branch ('{}'); run `git handoff resume {}` to load it.",
+            stored.key, stored.key
+        ),
+        None => {
+            let keys = store::keys(&repo).ok()?;
+            match keys.as_slice() {
+                [] => return None,
+                [only] if after_reset => {
+                    let stored = store::read(&repo, only).ok()??;
+                    inject(&repo, &stored, source, Depth::Full)?
+                }
+                _ => waiting(&repo, head.branch_label())?,
+            }
+        }
+    };
+    Some(json!({
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": context,
+        }
+    }))
+}
+
+/// The five load-bearing fields of a brief and its drift warnings; `None`
+/// for another project's brief.
+fn inject(
+    repo: &gix::Repository,
+    stored: &store::Stored,
+    source: &str,
+    depth: Depth,
+) -> Option<String> {
+    let brief = stored.brief().ok()?;
+    let now = clock::now().ok()?;
+    let report = drift::report(repo, &brief, Some(stored.id), now, depth).ok()?;
+    if report.is_mismatch() {
+        return None;
+    }
+    Some(render::hook_context(&brief, source, &report))
+}
+
+/// The briefs waiting elsewhere, newest first: at most [`NAMED`], each with
+/// its branch, where that is checked out and the command to resume it.
+fn waiting(repo: &gix::Repository, current: &str) -> Option<String> {
+    let now = clock::now().ok()?;
+    let briefs = crate::cli::commands::list::waiting(repo, now).ok()?;
+    if briefs.is_empty() {
+        return None;
+    }
+    let count = if briefs.len() == 1 {
+        "one is".to_string()
+    } else {
+        format!("{} are", briefs.len())
+    };
+    Some(format!(
+        "No handoff brief for this branch ('{current}'); {count} waiting:\n{}",
+        render::waiting_text(&briefs, NAMED)
+    ))
+}
+
+fn pre_compact(input: Option<&Value>) -> Value {
+    let key = open(input).and_then(|repo| {
+        repo::head_state(&repo)
+            .ok()
+            .and_then(|h| repo::default_key(&h).ok())
+    });
+    let target = key.map(|k| format!(" (key '{k}')")).unwrap_or_default();
+    json!({
+        "systemMessage": format!(
+            "Context is about to be compacted: run `git handoff write` now{target} with done_when, resume_by, next_acceptance_check, decisions and rejected paths, so the next session can resume."
+        )
+    })
+}

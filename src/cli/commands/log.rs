@@ -1,0 +1,127 @@
+//! `git handoff log [KEY]`: every version of a brief, newest first.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::commands::checked_key;
+use crate::store::history::{self, Log};
+use crate::{cli::Output, cli::render, git::repo, store};
+
+/// List every version of a brief, newest first
+///
+/// Reads the history in refs/notes/handoffs (and every remote's copy), so
+/// versions stay listed after `drop` and `git gc --prune=now`. Each line:
+/// @{N}, version id, timestamp, mode, branch, short head, done-when; the
+/// current version and each remote's last fetched one are marked.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief's key (default: the current branch's)
+    pub key: Option<String>,
+    /// Print a JSON array instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One version as `log --json` prints it.
+#[derive(Debug, Serialize)]
+pub struct Row {
+    /// `N` of `KEY@{N}`.
+    pub index: usize,
+    /// The version id (blob id).
+    pub id: String,
+    /// When it was written.
+    pub timestamp: String,
+    /// WRITE or RECOVER.
+    pub mode: String,
+    /// The branch it was written on.
+    pub branch: String,
+    /// The commit it was written at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_sha: Option<String>,
+    /// Its done-when check.
+    pub done_when: String,
+    /// Whether `refs/handoffs/<key>` points at it.
+    pub current: bool,
+    /// The remotes whose last fetched value it is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remotes: Vec<String>,
+}
+
+/// The rows of a log.
+pub fn rows(log: &Log) -> Vec<Row> {
+    log.versions
+        .iter()
+        .enumerate()
+        .map(|(index, v)| Row {
+            index,
+            id: v.id.to_string(),
+            timestamp: v.brief.timestamp.clone(),
+            mode: v.brief.mode.clone(),
+            branch: v.brief.state.branch.clone(),
+            head_sha: v.brief.state.head_sha.clone(),
+            done_when: v.brief.resume.done_when.clone(),
+            current: log.current == Some(v.id),
+            remotes: log.remotes_at(&v.id),
+        })
+        .collect()
+}
+
+/// The log as aligned text.
+pub fn text(rows: &[Row]) -> String {
+    let iw = rows
+        .iter()
+        .map(|r| format!("@{{{}}}", r.index).len())
+        .max()
+        .unwrap_or(0);
+    let bw = rows
+        .iter()
+        .map(|r| r.branch.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for r in rows {
+        let head = r.head_sha.as_deref().map_or("-", |s| &s[..s.len().min(7)]);
+        let mut marks: Vec<String> = Vec::new();
+        if r.current {
+            marks.push("current".into());
+        }
+        marks.extend(r.remotes.iter().cloned());
+        let marks = if marks.is_empty() {
+            String::new()
+        } else {
+            format!("  ({})", marks.join(", "))
+        };
+        out.push_str(&format!(
+            "{:iw$}  {}  {}  {:7}  {:bw$}  {head:7}  {}{marks}\n",
+            format!("@{{{}}}", r.index),
+            &r.id[..7],
+            r.timestamp,
+            r.mode,
+            r.branch,
+            r.done_when.lines().next().unwrap_or(""),
+        ));
+    }
+    out
+}
+
+/// Read the history and render it.
+pub fn run(args: Args) -> Result<Output> {
+    let repo = repo::open_cwd()?;
+    let key = match &args.key {
+        Some(k) => checked_key(k)?,
+        None => repo::default_key(&repo::head_state(&repo)?)?,
+    };
+    let log = history::log(&repo, &key)?;
+    if log.versions.is_empty() {
+        crate::refuse!(
+            "no version of '{key}' in the history ({}); `git handoff list` shows the keys",
+            store::NOTES_REF
+        );
+    }
+    let rows = rows(&log);
+    Ok(if args.json {
+        Output::ok(render::json(&rows))
+    } else {
+        Output::text(text(&rows))
+    })
+}

@@ -1,0 +1,286 @@
+//! One module per subcommand, each with its `Args` and its `run`.
+
+pub mod brief;
+pub mod checks;
+pub mod completions;
+pub mod demo;
+pub mod diff;
+pub mod drop;
+pub mod export;
+pub mod fetch;
+pub mod fields;
+pub mod fork;
+pub mod handback;
+pub mod hook;
+pub mod import;
+pub mod init;
+pub mod install_man;
+pub mod lint;
+pub mod list;
+pub mod log;
+pub mod mcp;
+pub mod merge_narrative;
+pub mod overview;
+pub mod pipeline;
+pub mod prune;
+pub mod push;
+pub mod recover;
+pub mod redact;
+pub mod reground;
+pub mod resolve;
+pub mod restore;
+pub mod resume;
+pub mod schema;
+pub mod show;
+pub mod split;
+pub mod summary;
+pub mod usage;
+pub mod validate;
+pub mod write;
+
+use std::io::Read;
+
+use anyhow::{Context, Result, anyhow};
+
+use crate::brief::MAX_BRIEF_BYTES;
+use crate::git::repo::HeadState;
+use crate::{brief::keys, git::sticky};
+
+/// Read a brief's bytes from FILE, or from stdin for `-`, refusing more
+/// than [`MAX_BRIEF_BYTES`] without reading it all.
+pub fn read_input(source: &str) -> Result<Vec<u8>> {
+    let mut data = Vec::new();
+    let limit = MAX_BRIEF_BYTES as u64 + 1;
+    if source == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_end(&mut data)
+            .context("cannot read the brief from stdin")?;
+    } else {
+        data = read_file(std::path::Path::new(source))?;
+    }
+    Ok(data)
+}
+
+/// Read a file of at most [`MAX_BRIEF_BYTES`] (one byte more is read, so
+/// that an oversized file is detected without reading it all).
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read '{shown}'"))?;
+    if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(anyhow!(
+            "'{shown}' is a directory; give a brief file or - for stdin"
+        ));
+    }
+    let mut data = Vec::new();
+    file.take(MAX_BRIEF_BYTES as u64 + 1)
+        .read_to_end(&mut data)
+        .with_context(|| format!("cannot read '{shown}'"))?;
+    Ok(data)
+}
+
+/// Validate a key given on the command line, with a hint.
+pub fn checked_key(key: &str) -> Result<String> {
+    keys::validate(key).map_err(|e| match keys::from_branch(key).filter(|k| k != key) {
+        Some(branch_key) if key.contains('/') => {
+            crate::refusal!("{e}; the key of branch '{key}' is '{branch_key}'")
+        }
+        _ => crate::refusal!("{e}; keys are single ref components like 'feat-jwt'"),
+    })?;
+    Ok(key.to_string())
+}
+
+/// The error for a key with no brief.
+pub fn no_brief(key: &str) -> anyhow::Error {
+    crate::refusal!("no brief for key '{key}'; `git handoff list` shows the keys")
+}
+
+/// Which brief a keyless read command means.
+pub enum Selection {
+    /// This one; `others` are the other stored keys.
+    Found {
+        /// The selected brief.
+        stored: crate::store::Stored,
+        /// The other keys, sorted.
+        others: Vec<String>,
+    },
+    /// No brief matches the current branch and several exist: the caller
+    /// must list them and refuse to guess.
+    Ambiguous(Vec<crate::cli::render::ListRow>),
+}
+
+/// Select the brief for `key`, or without one: the current branch's key
+/// (`GIT_HANDOFF_KEY` overrides); when that has none, the only brief if
+/// there is exactly one; several → [`Selection::Ambiguous`]; none → error.
+pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
+    use crate::{git::repo as r, store};
+    if let Some(spec) = key {
+        let (key, selector) = crate::store::history::parse_key_spec(repo, spec)?;
+        let key = checked_key(&key)?;
+        let stored = match selector {
+            crate::store::history::Selector::Current => {
+                store::read(repo, &key)?.ok_or_else(|| no_brief(&key))?
+            }
+            selector => version(repo, &key, &selector)?,
+        };
+        return Ok(Selection::Found {
+            stored,
+            others: Vec::new(),
+        });
+    }
+    let current = r::default_key(&r::head_state(repo)?)?;
+    let keys = store::keys(repo)?;
+    if keys.contains(&current) {
+        let stored = store::read(repo, &current)?.ok_or_else(|| no_brief(&current))?;
+        let others = keys.into_iter().filter(|k| *k != current).collect();
+        return Ok(Selection::Found { stored, others });
+    }
+    match keys.as_slice() {
+        [] => Err(crate::refusal!(
+            "no briefs in this repository yet; `git handoff write` creates one for the current branch"
+        )),
+        [only] => {
+            let stored = store::read(repo, only)?.ok_or_else(|| no_brief(only))?;
+            Ok(Selection::Found {
+                stored,
+                others: Vec::new(),
+            })
+        }
+        _ => Ok(Selection::Ambiguous(crate::cli::commands::list::rows(
+            repo,
+            crate::support::clock::now().map_err(anyhow::Error::msg)?,
+        )?)),
+    }
+}
+
+/// An earlier version (`KEY@{N}`, a version id) or a remote's version
+/// (`KEY@REMOTE`, as of the last fetch) as a stored brief.
+pub fn version(
+    repo: &gix::Repository,
+    key: &str,
+    selector: &crate::store::history::Selector,
+) -> Result<crate::store::Stored> {
+    use crate::store::history::{self, Selector};
+    if let Selector::Remote(remote) = selector {
+        return crate::store::remotes::remote_brief(repo, remote, key)?.ok_or_else(|| {
+            anyhow!(
+                "no brief '{key}' from remote '{remote}'; `git handoff fetch {remote}` brings the remote's briefs"
+            )
+        });
+    }
+    let log = history::log(repo, key)?;
+    let (_, v) = history::select(&log, key, selector).map_err(crate::cli::hints::version)?;
+    Ok(crate::store::Stored {
+        key: key.to_string(),
+        id: v.id,
+        data: v.pretty.clone().into_bytes(),
+    })
+}
+
+/// The refusal for [`Selection::Ambiguous`]: the listing on stdout (JSON
+/// with `json`), the reason on stderr naming `verb`, exit 1.
+pub fn refuse_ambiguous(
+    rows: &[crate::cli::render::ListRow],
+    verb: &str,
+    json: bool,
+) -> crate::cli::Output {
+    let current = rows.iter().find(|r| r.current).map(|r| r.key.clone());
+    eprintln!(
+        "error: no brief for this branch{} and {} others exist; pass a KEY: `git handoff {verb} <key>`",
+        current.map(|k| format!(" ('{k}')")).unwrap_or_default(),
+        rows.len()
+    );
+    crate::cli::Output {
+        stdout: if json {
+            crate::cli::render::json(
+                &serde_json::json!({"resumed": false, "reason": "ambiguous", "briefs": rows}),
+            )
+        } else {
+            crate::cli::render::list_text(rows, crate::cli::render::line_width())
+        },
+        code: 1,
+        text: !json,
+        verbatim: false,
+    }
+}
+
+/// Remember `key` as this worktree's sticky key after a successful write.
+/// The brief is stored already, so a failure is a warning, not an error.
+pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
+    if let Err(e) = sticky::remember(repo, key, head) {
+        eprintln!(
+            "warning: the brief is stored, but this worktree's key could not be remembered: {e:#}"
+        );
+    }
+}
+
+/// Make `key` this worktree's sticky key after it was resumed (the method:
+/// "the selected key becomes the sticky session key"), so that a later
+/// keyless `write` continues that thread. Not in a bare repository, and not
+/// when `GIT_HANDOFF_KEY` chose it (a per-process override never sticks).
+pub fn adopt(repo: &gix::Repository, key: &str, explicit: bool) {
+    if repo.workdir().is_none() {
+        return;
+    }
+    if !explicit && std::env::var(sticky::KEY_ENV).is_ok_and(|k| !k.is_empty()) {
+        return;
+    }
+    if let Ok(Some(current)) = sticky::read(repo)
+        && current.key == key
+    {
+        return;
+    }
+    match crate::git::repo::head_state(repo) {
+        Ok(head) => remember(repo, key, &head),
+        Err(e) => eprintln!("warning: this worktree's key could not be remembered: {e:#}"),
+    }
+}
+
+/// Pass text bound for a file through the redaction filter
+/// ([`crate::brief::redact::redact_text`]); stderr says how many secrets of which
+/// kind were replaced in `what` (never the values). The caller's
+/// `options` carry `handoff.redactEmails`, as for briefs.
+pub fn redacted(text: &str, what: &str, options: crate::brief::redact::Options) -> String {
+    let (out, counts) = crate::brief::redact::redact(text, options);
+    if let Some(summary) = crate::brief::redact::summary(&counts) {
+        eprintln!("{summary} in {what}");
+    }
+    out
+}
+
+/// A file-name slug of free text, made from its redacted form so that no
+/// secret ends up in a file name.
+pub fn redacted_slug(text: &str) -> String {
+    crate::support::slug::slug(&crate::brief::redact::redact_text(text).0)
+}
+
+/// The key a composing command (`write`, `recover`) targets: the KEY
+/// argument or the input's `key` (which must agree), else the sticky /
+/// branch rules of [`crate::git::sticky::choose`]. A branch-switch warning is
+/// printed on stderr.
+pub fn choose_key(
+    repo: &gix::Repository,
+    head: &crate::git::repo::HeadState,
+    arg: Option<&str>,
+    input: &serde_json::Value,
+    from_branch: bool,
+    verb: &str,
+) -> Result<crate::git::sticky::Choice> {
+    let inner = input.get("key").and_then(serde_json::Value::as_str);
+    let explicit = match (arg, inner) {
+        (Some(arg), Some(inner)) if arg != inner => {
+            return Err(crate::refusal!(
+                "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
+            ));
+        }
+        (Some(arg), _) => Some(arg),
+        (None, inner) => inner,
+    };
+    let choice = crate::git::sticky::choose(repo, head, explicit, from_branch, verb)?;
+    crate::store::refuse_secret_key(&choice.key, crate::brief::redact::Options::from_repo(repo))?;
+    if let Some(warning) = &choice.warning {
+        eprintln!("warning: {warning}");
+    }
+    Ok(choice)
+}

@@ -1,0 +1,35 @@
+//! `git handoff` with no subcommand: what a session that knows nothing
+//! needs first — the briefs waiting here and the command that resumes them.
+
+use anyhow::Result;
+
+use crate::cli::commands::list::{self, Waiting};
+use crate::{cli::Output, cli::render, git::repo, support::clock};
+
+/// How many briefs the overview names.
+const NAMED: usize = 5;
+
+/// The overview: the briefs (newest first) and the next command.
+pub fn run() -> Result<Output> {
+    let head = "git handoff: save and restore the working state of a coding session (`git handoff help` lists every command)\n";
+    let repo = repo::open_cwd_for_reading()?;
+    let now = clock::now().map_err(crate::refused)?;
+    let briefs = list::waiting(&repo, now)?;
+    Ok(Output::text(format!("{head}\n{}", text(&briefs))))
+}
+
+/// The briefs and the command to run next.
+fn text(briefs: &[Waiting]) -> String {
+    if briefs.is_empty() {
+        return "No briefs here yet. Hand off with: git handoff write --done-when CHECK --resume-by NEXT-STEP --next-check COMMAND\n".to_string();
+    }
+    let next = if briefs.iter().any(|w| w.current) || briefs.len() == 1 {
+        "Resume with: git handoff resume".to_string()
+    } else {
+        "Resume one with: git handoff resume KEY".to_string()
+    };
+    format!(
+        "Briefs here, newest first:\n{}\n{next}\n",
+        render::waiting_text(briefs, NAMED)
+    )
+}

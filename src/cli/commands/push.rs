@@ -1,0 +1,190 @@
+//! `git handoff push [REMOTE] [KEY…]`: send briefs and their history, each
+//! key with a lease.
+
+use anyhow::Result;
+
+use crate::cli::commands::checked_key;
+use crate::sync::{self, HistoryPush, Outcome, PushOptions, PushReport};
+use crate::{cli::Output, cli::render, git::repo, store::remotes};
+
+/// Send briefs and their history to a remote, each key with a lease
+///
+/// Fetches first (so leases are current), then pushes each key that is
+/// ahead with --force-with-lease=refs/handoffs/<key>:<base>, and the merged
+/// history (fast-forward). A diverged key is never pushed; a key the remote
+/// changed meanwhile is rejected by name while the others still go. Exit 1
+/// when any key was refused. Dropped keys are deleted remotely only with
+/// --prune.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The remote (default: handoff.remote, else the branch's upstream remote, else origin)
+    pub remote: Option<String>,
+    /// Push only these keys
+    pub keys: Vec<String>,
+    /// Also delete on the remote the keys dropped here (with a lease)
+    #[arg(long)]
+    pub prune: bool,
+    /// Show what would be pushed; fetch nothing and change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+    /// All keys and the history in one atomic push: all or nothing
+    #[arg(long)]
+    pub atomic: bool,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Push and render.
+pub fn run(args: Args) -> Result<Output> {
+    let repo = repo::open_cwd()?;
+    let remote = match &args.remote {
+        Some(r) if remotes::is_remote(&repo, r) => remotes::checked_remote(&repo, r)?,
+        Some(r) => crate::refuse!(
+            "'{r}' is not a remote of this repository; name the remote first (`git handoff push origin {r}`); `git remote -v` lists the remotes"
+        ),
+        None => remotes::default_remote(&repo)?,
+    };
+    let keys = args
+        .keys
+        .iter()
+        .map(|k| checked_key(k))
+        .collect::<Result<Vec<_>>>()?;
+    let report = sync::push(
+        &repo,
+        &remote,
+        &PushOptions {
+            keys,
+            prune: args.prune,
+            dry_run: args.dry_run,
+            atomic: args.atomic,
+        },
+    )?;
+    let code = refused(&report);
+    let stdout = if args.json {
+        render::json(&report)
+    } else {
+        text(&report)
+    };
+    Ok(Output {
+        stdout,
+        code,
+        text: !args.json,
+        verbatim: false,
+    })
+}
+
+/// Exit code of a push: 1 (with one line on stderr naming the keys) when
+/// any key or the history was refused.
+fn refused(report: &PushReport) -> u8 {
+    if !report.refused() {
+        return 0;
+    }
+    let names = |pick: fn(Outcome) -> bool| -> Vec<&str> {
+        report
+            .keys
+            .iter()
+            .filter(|k| pick(k.outcome))
+            .map(|k| k.key.as_str())
+            .collect()
+    };
+    let conflicts = names(|o| matches!(o, Outcome::Rejected | Outcome::Diverged));
+    let secrets = names(|o| o == Outcome::Refused);
+    let history = matches!(report.history, HistoryPush::Refused(_));
+    let mut all: Vec<&str> = conflicts.iter().chain(&secrets).copied().collect();
+    all.sort_unstable();
+    if matches!(
+        report.history,
+        HistoryPush::Rejected(_) | HistoryPush::Refused(_)
+    ) {
+        all.push("the history");
+    }
+    let mut hints = Vec::new();
+    if !conflicts.is_empty() {
+        hints.push(format!(
+            "`git handoff fetch {}` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence",
+            report.remote
+        ));
+    }
+    if matches!(report.history, HistoryPush::Rejected(_)) {
+        hints.push(format!(
+            "the history on '{}' kept moving while others pushed; nothing is lost: run `git handoff push {}` again",
+            report.remote, report.remote
+        ));
+    }
+    if !secrets.is_empty() || history {
+        hints.push(format!(
+            "they hold secrets: `git handoff redact{}` removes them",
+            if history { " --history" } else { "" }
+        ));
+    }
+    if let Some(lock) = &report.stale_lock {
+        hints.push(format!(
+            "'{}' could not lock a ref: '{lock}' exists there; if no git process is running on '{}', remove it: rm '{lock}'",
+            report.remote, report.remote
+        ));
+    }
+    eprintln!(
+        "error: not pushed to '{}': {}; {}",
+        report.remote,
+        all.join(", "),
+        hints.join("; ")
+    );
+    1
+}
+
+/// The push report as text.
+pub fn text(report: &PushReport) -> String {
+    let remote = &report.remote;
+    let mut out = String::new();
+    if let Some(fetch) = &report.fetch {
+        out.push_str(&super::fetch::text(fetch, false));
+    }
+    let would = if report.dry_run { "would " } else { "" };
+    let mut lines = Vec::new();
+    for k in &report.keys {
+        let key = &k.key;
+        let short = |id: Option<gix::ObjectId>| {
+            id.map_or("(none)".to_string(), |id| id.to_hex_with_len(7).to_string())
+        };
+        let reason = k.reason.as_deref().unwrap_or("");
+        lines.push(match k.outcome {
+            Outcome::Pushed if k.lease.is_none() => {
+                format!("{would}create: {key} ({})", short(k.new))
+            }
+            Outcome::Pushed => format!(
+                "{would}push: {key} ({} -> {})",
+                short(k.lease),
+                short(k.new)
+            ),
+            Outcome::Deleted => format!("{would}delete: {key} (was {})", short(k.lease)),
+            Outcome::Rejected => format!("rejected: {key} ({reason})"),
+            Outcome::Diverged => format!("diverged, not pushed: {key} ({reason})"),
+            Outcome::Refused => format!("refused: {key} ({reason})"),
+            Outcome::Skipped => format!("skipped: {key} ({reason})"),
+        });
+    }
+    let history = match &report.history {
+        HistoryPush::None => None,
+        HistoryPush::UpToDate => Some("history: up to date".to_string()),
+        HistoryPush::Pushed(_) => Some(format!("history: {would}push (fast-forward)")),
+        HistoryPush::Rejected(why) => Some(format!(
+            "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
+        )),
+        HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
+        HistoryPush::WouldMerge => Some(format!(
+            "history: would merge '{remote}''s newer history first, then push"
+        )),
+    };
+    out.push_str(&format!("To '{remote}':\n"));
+    if lines.is_empty() {
+        out.push_str("  briefs: up to date\n");
+    }
+    for line in lines {
+        out.push_str(&format!("  {line}\n"));
+    }
+    if let Some(h) = history {
+        out.push_str(&format!("  {h}\n"));
+    }
+    out
+}

@@ -1,0 +1,161 @@
+//! `git handoff recover [KEY]`: rebuild a brief from the stored one plus
+//! the current git state, without a narrative entry.
+
+use anyhow::{Result, bail};
+use serde_json::{Map, Value, json};
+
+use crate::brief::{self, Issue};
+use crate::cli::commands::checks::{CheckArgs, Checks};
+use crate::cli::commands::fields::{FieldArgs, KeyArgs};
+use crate::cli::commands::{choose_key, remember};
+use crate::git::compose::{self, GitFacts, Lists, Mode};
+use crate::{cli::Output, cli::render, git::repo, store};
+
+/// Rebuild the brief for KEY from the stored one and the current git state
+///
+/// For a session whose context has degraded: starts from the stored brief
+/// (if any), applies the -F input (its fields replace the stored ones) and
+/// the field flags (scalars replace, lists append), records the git state
+/// now (branch, worktree, head_sha, diff_summary), sets the timestamp to now
+/// and the mode to RECOVER, validates, and stores it (compare-and-swap) with
+/// its history note. The narrative log is not touched: recovery re-assembles,
+/// it decides nothing new. Prints the resume prompt. The key is chosen as
+/// for `write`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub target: KeyArgs,
+    /// Corrections and additions: -F and the field flags.
+    #[command(flatten)]
+    pub fields: FieldArgs,
+    #[command(flatten)]
+    pub checks: CheckArgs,
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Rebuild, validate and store the brief.
+pub fn run(args: Args) -> Result<Output> {
+    let input = args.fields.input()?;
+    let repo = repo::open_cwd()?;
+    let git = GitFacts::read(&repo)?;
+    let choice = choose_key(
+        &repo,
+        &git.head,
+        args.target.key.as_deref(),
+        &input,
+        args.target.key_from_branch,
+        "recover",
+    )?;
+    let key = choice.key.clone();
+
+    // The stored version is both the base and the compare-and-swap value.
+    let stored = store::read(&repo, &key)?;
+    let mut value = match &stored {
+        Some(s) => match brief::parse_json(&s.data) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            _ => bail!(
+                "brief '{key}' ({}) is not a JSON object, so recover cannot start from it; give the whole brief with `git handoff recover {key} -F FILE`, or `git handoff drop {key}` first",
+                store::short(&s.id)
+            ),
+        },
+        None => Value::Object(Map::new()),
+    };
+    compose::merge(&mut value, input, Lists::Replace);
+    args.fields.apply(&mut value)?;
+    let checks = Checks::new(&repo, &args.checks);
+    checks.redact_value(&mut value);
+
+    let brief = match compose::compose(value, &key, Mode::Recover, &git) {
+        Ok(brief) => brief,
+        Err(issues) => {
+            eprint!("{}", render::invalid(&issues));
+            let missing = missing_fields(&issues);
+            match (&stored, missing.is_empty()) {
+                (None, false) => crate::refuse!(
+                    "no stored brief for '{key}', and the fields given leave {} missing; nothing was written (give them with -F or flags such as --done-when, --resume-by, --next-check)",
+                    missing.join(", ")
+                ),
+                _ => crate::refuse!(
+                    "the recovered brief '{key}' is invalid; nothing was written (correct the fields listed above with -F or flags)"
+                ),
+            }
+        }
+    };
+    let brief = checks.redact_brief(brief);
+    checks.lint(&repo, &brief)?;
+    let expected = stored.as_ref().map(|s| s.id);
+    let written = store::write(
+        &repo,
+        &[store::Update {
+            expected,
+            brief: brief.clone(),
+        }],
+        &format!("handoff: recover {key}"),
+    )?;
+    checks.report();
+    if choice.remember {
+        remember(&repo, &key, &git.head);
+    }
+    let id = written.ids[0].1;
+    if !written.history {
+        eprintln!(
+            "note: no commit on '{}' yet; the brief is stored but its history note is skipped until the first commit",
+            git.head.branch_label()
+        );
+    }
+    let prompt = brief.resume_prompt();
+    if args.json {
+        return Ok(Output::ok(render::json(&json!({
+            "key": key,
+            "ref": store::ref_name(&key),
+            "id": id.to_string(),
+            "previous": expected.map(|e| e.to_string()),
+            "history": written.history,
+            "mode": brief.mode,
+            "prompt": prompt,
+        }))));
+    }
+    Ok(Output::ok(recovered_text(
+        &key,
+        &id,
+        expected.as_ref(),
+        &prompt,
+    )))
+}
+
+/// What `recover` prints for a stored brief: where it went and what it
+/// started from, then the resume prompt.
+pub fn recovered_text(
+    key: &str,
+    id: &gix::ObjectId,
+    previous: Option<&gix::ObjectId>,
+    prompt: &str,
+) -> String {
+    let from = match previous {
+        Some(old) => format!("from version {} and", store::short(old)),
+        None => "from".to_string(),
+    };
+    format!(
+        "Recovered brief '{key}' ({}, version {}) {from} the current git state; the narrative is untouched.\n\n{prompt}\n",
+        store::ref_name(key),
+        store::short(id),
+    )
+}
+
+/// The required fields the schema reports missing, as `resume.done_when`.
+fn missing_fields(issues: &[Issue]) -> Vec<String> {
+    issues
+        .iter()
+        .filter_map(|i| {
+            let name = i.message.strip_suffix(" is a required property")?;
+            let name = name.trim_matches('"');
+            Some(if i.path == "(root)" {
+                name.to_string()
+            } else {
+                format!("{}.{name}", i.path)
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,167 @@
+//! `git handoff redact [--history]`: remove secrets from stored briefs and,
+//! with `--history`, from the whole notes history (a rewrite).
+
+use anyhow::{Result, anyhow};
+use gix::bstr::ByteSlice;
+use serde_json::Value;
+
+use crate::brief::redact::{self, Counts, Options};
+use crate::{cli::Output, cli::render, git::repo, store};
+
+/// Remove secrets from the stored briefs (and with --history, from every version)
+///
+/// Every current brief under refs/handoffs is passed through the redaction
+/// filter and replaced in place (compare-and-swap) when it held a secret.
+/// With --history, refs/notes/handoffs is rewritten commit by commit with the
+/// filter applied to every version: this is a history rewrite, like
+/// `git filter-branch` — clones that already fetched the old history keep it.
+/// Once it removed something, `fetch` refuses to merge those secrets back in
+/// from a remote that still holds them (`fetch --allow-secrets` overrides),
+/// and what the remotes held as of their last fetch is forgotten until the
+/// next fetch.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Also rewrite the notes history (every version of every brief)
+    #[arg(long)]
+    pub history: bool,
+    /// Say what would change, change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Redact the line of a history note: JSON briefs field by field, other
+/// text as text.
+pub fn redact_note(data: &[u8], options: Options, counts: &mut Counts) -> Option<Vec<u8>> {
+    let mut changed = false;
+    let mut out = Vec::with_capacity(data.len());
+    for line in data.split_inclusive(|b| *b == b'\n') {
+        let (body, newline) = match line.strip_suffix(b"\n") {
+            Some(body) => (body, true),
+            None => (line, false),
+        };
+        let replaced = match serde_json::from_slice::<Value>(body) {
+            Ok(mut value) if value.is_object() => {
+                let mut found = redact::redact_json(&mut value, options);
+                // The key too: a line whose key holds a secret (refused
+                // on write since, but older or hand-made) must not keep it.
+                if let Some(Value::String(key)) = value.get_mut("key") {
+                    let (text, in_key) = redact::redact(key, options);
+                    if !in_key.is_empty() {
+                        *key = text;
+                        redact::merge(&mut found, in_key);
+                    }
+                }
+                (!found.is_empty()).then(|| {
+                    redact::merge(counts, found);
+                    serde_json::to_vec(&value).expect("JSON serializes")
+                })
+            }
+            _ => {
+                let (text, found) = redact::redact(&body.to_str_lossy(), options);
+                (!found.is_empty()).then(|| {
+                    redact::merge(counts, found);
+                    text.into_bytes()
+                })
+            }
+        };
+        match replaced {
+            Some(new) => {
+                changed = true;
+                out.extend_from_slice(&new);
+            }
+            None => out.extend_from_slice(body),
+        }
+        if newline {
+            out.push(b'\n');
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Redact briefs, then (with --history) the notes history.
+pub fn run(args: Args) -> Result<Output> {
+    let repo = repo::open_cwd()?;
+    let options = Options::from_repo(&repo);
+    let mut brief_counts = Counts::new();
+    let mut keys = Vec::new();
+    for (key, entry) in store::list(&repo)? {
+        let Ok(stored) = entry else { continue };
+        let Ok(mut value) = serde_json::from_slice::<Value>(&stored.data) else {
+            continue;
+        };
+        let found = redact::redact_json(&mut value, options);
+        if found.is_empty() {
+            continue;
+        }
+        redact::merge(&mut brief_counts, found);
+        if !args.dry_run {
+            let brief = serde_json::from_value(value)
+                .map_err(|e| anyhow!("brief '{key}' cannot be re-read after redaction: {e}"))?;
+            store::replace(&repo, &brief, stored.id, "handoff: redact")?;
+        }
+        keys.push(key);
+    }
+    let mut history_counts = Counts::new();
+    let rewritten = if args.history {
+        Some(store::rewrite_notes(
+            &repo,
+            &mut |data| redact_note(data, options, &mut history_counts),
+            args.dry_run,
+        )?)
+    } else {
+        None
+    };
+    if rewritten.as_ref().is_some_and(|r| r.tips.is_some()) && !args.dry_run {
+        crate::sync::gate::mark_history_redacted(&repo)?;
+        crate::store::remotes::forget_remote_secrets(&repo)?;
+    }
+    if args.json {
+        return Ok(Output::ok(render::json(&serde_json::json!({
+            "dry_run": args.dry_run,
+            "briefs": keys,
+            "brief_secrets": brief_counts,
+            "history_rewritten": rewritten.as_ref().map(|r| r.tips.is_some()),
+            "history_notes": rewritten.as_ref().map(|r| r.blobs),
+            "history_commits": rewritten.as_ref().map(|r| r.commits),
+            "history_secrets": history_counts,
+        }))));
+    }
+    let verb = if args.dry_run {
+        "would redact"
+    } else {
+        "redacted"
+    };
+    let mut out = String::new();
+    match redact::summary(&brief_counts) {
+        Some(s) => out.push_str(&format!("Briefs: {verb} {} ({s}).\n", keys.join(", "))),
+        None => out.push_str("Briefs: no secrets found.\n"),
+    }
+    match (&rewritten, redact::summary(&history_counts)) {
+        (None, _) => out.push_str(
+            "History: not scanned; `git handoff redact --history` rewrites refs/notes/handoffs with the filter applied.\n",
+        ),
+        (Some(_), None) => out.push_str("History: no secrets found; nothing rewritten.\n"),
+        (Some(r), Some(s)) => {
+            out.push_str(&format!(
+                "History: {} — this REWRITES refs/notes/handoffs: {} note{} in {} commit{} ({s}).\n",
+                if args.dry_run { "would rewrite" } else { "rewritten" },
+                r.blobs,
+                if r.blobs == 1 { "" } else { "s" },
+                r.commits,
+                if r.commits == 1 { "" } else { "s" },
+            ));
+            if let (Some((old, new)), false) = (r.tips, args.dry_run) {
+                out.push_str(&format!(
+                    "  {} -> {}. The old chain stays in the local reflog until `git reflog expire --expire=now {} && git gc --prune=now`; clones that fetched it keep their copy.\n",
+                    store::short(&old),
+                    store::short(&new),
+                    store::NOTES_REF
+                ));
+            }
+        }
+    }
+    Ok(Output::ok(out))
+}

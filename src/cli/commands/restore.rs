@@ -1,0 +1,60 @@
+//! `git handoff restore KEY`: bring an archived brief back.
+
+use anyhow::Result;
+
+use crate::cli::commands::checked_key;
+use crate::store::{self, Move, StoreError};
+use crate::{cli::Output, git::repo};
+
+/// Bring an archived brief back to refs/handoffs/<KEY>
+///
+/// Moves refs/handoff-archive/<KEY> back in one ref transaction; refused
+/// when a live brief exists for KEY.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The archived brief's key (`git handoff list --archived` shows them)
+    pub key: String,
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Restore the brief.
+pub fn run(args: Args) -> Result<Output> {
+    let key = checked_key(&args.key)?;
+    let repo = repo::open_cwd()?;
+    let id = store::archived_id(&repo, &key)?.ok_or_else(|| {
+        crate::refusal!("no archived brief '{key}'; `git handoff list --archived` shows them")
+    })?;
+    if store::current_id(&repo, &key)?.is_some() {
+        crate::refuse!(
+            "a live brief '{key}' exists; drop it first (`git handoff drop {key}`) or keep it — the archived one stays in {}",
+            store::archive_ref_name(&key)
+        );
+    }
+    store::apply_moves(
+        &repo,
+        &[Move::Restore {
+            key: key.clone(),
+            id,
+        }],
+        "handoff: restore",
+    )
+    .map_err(|e| match e {
+        StoreError::Conflict(_) => {
+            crate::refusal!(
+                "brief '{key}' changed while restoring; nothing was restored, run again"
+            )
+        }
+        other => other.into(),
+    })?;
+    if args.json {
+        let v = serde_json::json!({"key": key, "restored": id.to_string()});
+        return Ok(Output::ok(format!("{v}\n")));
+    }
+    Ok(Output::ok(format!(
+        "Restored brief '{key}' (version {}) from {}.\n",
+        store::short(&id),
+        store::archive_ref_name(&key)
+    )))
+}

@@ -1,0 +1,82 @@
+//! `git handoff resume [KEY]`: render a brief with drift warnings.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::commands::{Selection, adopt, refuse_ambiguous, select};
+use crate::drift::{self, Depth};
+use crate::{cli::Output, cli::render, git::repo, support::clock};
+
+/// Show a brief with what has drifted since it was written
+///
+/// Warnings come first, each on a line starting `!! `: REPO MISMATCH (another
+/// project: nothing else is printed, exit 1), BRANCH MISMATCH (naming the
+/// worktree that has the brief's branch checked out), STALE (older
+/// than GIT_HANDOFF_STALE_HOURS, else handoff.staleHours, else 24 hours),
+/// MISSING (a file to read first is gone), CHANGED (commits since touched a
+/// file to read first), DIRTY (uncommitted changes now, none then). Drift is
+/// measured on the brief's own branch: HEAD when on it, else that branch's
+/// tip, else its remote-tracking branch, else HEAD. Without
+/// KEY: the current branch's brief; if it has none, the only brief; if several
+/// exist, they are listed and nothing is guessed (exit 1). The resumed key
+/// becomes this worktree's sticky key: a later keyless write continues it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The brief's key (default: the current branch's); KEY@REMOTE for a remote's version, KEY@{N} for an earlier one
+    pub key: Option<String>,
+    /// Print one JSON object: the brief, structured warnings, commit drift
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Select, compute drift, render.
+pub fn run(args: Args) -> Result<Output> {
+    let repo = repo::open_cwd_for_reading()?;
+    let (stored, others) = match select(&repo, args.key.as_deref())? {
+        Selection::Found { stored, others } => (stored, others),
+        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "resume", args.json)),
+    };
+    let brief = stored.brief()?;
+    let now = clock::now().map_err(crate::refused)?;
+    let report = drift::report(&repo, &brief, Some(stored.id), now, Depth::Full)?;
+    let code = if report.is_mismatch() { 1 } else { 0 };
+    if code == 0 {
+        adopt(&repo, &brief.key, args.key.is_some());
+    }
+    let stdout = if args.json {
+        let (commits_since, in_history) = match &report.commits {
+            drift::Commits::Since { count } => (json!(count), json!(true)),
+            drift::Commits::NotInHistory { .. } => (json!(null), json!(false)),
+            drift::Commits::Unknown => (json!(null), json!(null)),
+        };
+        let changed: Vec<_> = report
+            .warnings
+            .iter()
+            .filter(|w| matches!(w, drift::Warning::Changed { .. }))
+            .collect();
+        render::json(&json!({
+            "key": brief.key,
+            "id": stored.id.to_string(),
+            "resumed": !report.is_mismatch(),
+            "origin": report.origin,
+            "warnings": report.warnings,
+            "commits_since": commits_since,
+            "in_history": in_history,
+            "changed_files": changed,
+            "unchecked_paths": report.unchecked,
+            "measured_on": report.measured_on,
+            "worktree": report.worktree,
+            "other_keys": others,
+            "prompt": brief.resume_prompt(),
+            "brief": brief,
+        }))
+    } else {
+        render::resume_text(&brief, &report, &others)
+    };
+    Ok(Output {
+        stdout,
+        code,
+        text: !args.json,
+        verbatim: false,
+    })
+}

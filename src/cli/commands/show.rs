@@ -1,0 +1,60 @@
+//! `git handoff show [KEY]`: print a stored brief, an earlier version or a
+//! remote's version.
+
+use anyhow::Result;
+
+use crate::cli::commands::{checked_key, no_brief};
+use crate::store::history::{self, Selector};
+use crate::{cli::Output, git::repo, store};
+
+/// Print a stored brief as JSON, exactly as stored
+///
+/// Without KEY, shows the current branch's brief. The same bytes as
+/// `git cat-file -p refs/handoffs/<key>`. KEY@{N} shows an earlier version
+/// (@{0} is the newest in `git handoff log KEY`, @{1} the one before),
+/// KEY@REMOTE the remote's version as of the last fetch.
+#[derive(Debug, clap::Args)]
+#[command(disable_version_flag = true)]
+pub struct Args {
+    /// The brief's key (default: the current branch's); KEY@{N} or KEY@REMOTE
+    pub key: Option<String>,
+    /// Show the version with this id (or a unique prefix), as listed by `git handoff log`
+    #[arg(long, value_name = "ID")]
+    pub version: Option<String>,
+    /// Print JSON (the stored brief is JSON already; accepted for symmetry)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Show the brief.
+pub fn run(args: Args) -> Result<Output> {
+    let repo = repo::open_cwd_for_reading()?;
+    let (key, mut selector) = match &args.key {
+        Some(spec) => history::parse_key_spec(&repo, spec)?,
+        None => (
+            repo::default_key(&repo::head_state(&repo)?)?,
+            Selector::Current,
+        ),
+    };
+    let key = checked_key(&key)?;
+    if let Some(version) = &args.version {
+        if selector != Selector::Current {
+            crate::refuse!("give either KEY@… or --version, not both");
+        }
+        selector =
+            history::parse_selector(&repo, &key, version).map_err(crate::cli::hints::version)?;
+    }
+    let data = match &selector {
+        Selector::Current => {
+            store::read(&repo, &key)?
+                .ok_or_else(|| no_brief(&key))?
+                .data
+        }
+        selector => crate::cli::commands::version(&repo, &key, selector)?.data,
+    };
+    let mut text = String::from_utf8_lossy(&data).into_owned();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(Output::verbatim(text))
+}

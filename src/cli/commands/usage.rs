@@ -1,0 +1,158 @@
+//! `git handoff usage [TRANSCRIPT]`: how full the session's context window is.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, anyhow};
+use serde_json::Value;
+
+use crate::agent::usage::{self, Meter, WindowSource};
+use crate::{cli::Output, cli::render, git::repo};
+
+/// Report how full the agent session's context window is
+///
+/// Reads the transcript (JSON lines: Claude Code's, or Codex CLI's session
+/// file) and divides the input tokens of the most recent assistant message
+/// (input + cache read + cache creation) by the context window: --window,
+/// else git config handoff.contextWindow, else the window the transcript
+/// records (Codex), else by model (1,000,000 for 1M-context variants, else
+/// 200,000). Over handoff.threshold percent (default 40) it says it is time
+/// to hand off. A transcript that records no token counts is an error.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The transcript; default: the newest of this directory's sessions
+    /// in ~/.claude/projects
+    #[arg(value_name = "TRANSCRIPT", conflicts_with = "hook")]
+    pub transcript: Option<PathBuf>,
+    /// The context window in tokens (200000, 200k, 1M)
+    #[arg(long, value_name = "N", value_parser = parse_window)]
+    pub window: Option<u64>,
+    /// Print one JSON object
+    #[arg(long)]
+    pub json: bool,
+    /// Read the hook JSON on stdin and use its transcript_path; never fails
+    #[arg(long)]
+    pub hook: bool,
+}
+
+fn parse_window(s: &str) -> Result<u64, String> {
+    usage::parse_tokens(s)
+}
+
+/// The most read from stdin in hook mode.
+const MAX_HOOK_INPUT: u64 = 1024 * 1024;
+
+/// Read the transcript and report.
+pub fn run(args: Args) -> Result<Output> {
+    if !args.hook {
+        let meter = measure(&args, None)?;
+        return Ok(Output::ok(render_meter(&meter, args.json)));
+    }
+    // A hook never blocks the session: failures go to stderr, exit 0.
+    let mut input = Vec::new();
+    let _ = std::io::stdin()
+        .lock()
+        .take(MAX_HOOK_INPUT)
+        .read_to_end(&mut input);
+    let hook: Option<Value> = serde_json::from_slice(&input).ok().filter(Value::is_object);
+    let result = match hook {
+        Some(hook) => measure(&args, Some(&hook)),
+        None => Err(anyhow!("the hook input on stdin is not a JSON object")),
+    };
+    match result {
+        Ok(meter) => Ok(Output::ok(render_meter(&meter, args.json))),
+        Err(e) => {
+            eprintln!("git handoff usage: {e:#}");
+            Ok(Output::ok(""))
+        }
+    }
+}
+
+fn render_meter(meter: &Meter, json: bool) -> String {
+    if json {
+        render::json(meter)
+    } else {
+        render::usage_text(meter)
+    }
+}
+
+fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
+    let field = |name: &str| {
+        hook.and_then(|h| h.get(name))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let cwd = match field("cwd").map(PathBuf::from).filter(|p| p.is_dir()) {
+        Some(dir) => dir,
+        None => std::env::current_dir()
+            .map_err(|e| anyhow!("cannot read the current directory: {e}"))?,
+    };
+    let repo = repo::open_at(&cwd).ok();
+    let transcript = match (hook, &args.transcript) {
+        (Some(_), _) => field("transcript_path")
+            .map(PathBuf::from)
+            .ok_or_else(|| anyhow!("the hook input has no transcript_path"))?,
+        (None, Some(path)) => path.clone(),
+        (None, None) => default_transcript(&cwd, repo.as_ref())?,
+    };
+    let config = |key: &str| {
+        repo.as_ref().and_then(|r| {
+            r.config_snapshot()
+                .string(key)
+                .map(|v| v.to_string())
+                .filter(|v| !v.trim().is_empty())
+        })
+    };
+    let threshold = match config("handoff.threshold") {
+        Some(v) => match v.trim().trim_end_matches('%').parse::<u64>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => {
+                return Err(crate::refusal!(
+                    "handoff.threshold = '{v}' is not a percentage from 1 to 100; fix it with `git config handoff.threshold 40`"
+                ));
+            }
+        },
+        None => usage::DEFAULT_THRESHOLD,
+    };
+    let window = match (args.window, config("handoff.contextWindow")) {
+        (Some(n), _) => Some((n, WindowSource::Flag)),
+        (None, Some(v)) => Some((
+            usage::parse_tokens(&v).map_err(|e| {
+                anyhow!("handoff.contextWindow: {e}; fix it with `git config handoff.contextWindow 200000`")
+            })?,
+            WindowSource::Config,
+        )),
+        (None, None) => None,
+    };
+    let sample = usage::last_sample(&transcript)?;
+    if sample.is_none() && !usage::is_claude_transcript(&transcript) {
+        return Err(crate::refusal!(
+            "no usage recorded in this transcript ('{}'): `git handoff usage` reads the token counts of Claude Code transcripts and Codex CLI session files (~/.codex/sessions/…/rollout-*.jsonl)",
+            transcript.display()
+        ));
+    }
+    Ok(usage::meter(sample, window, threshold, &transcript))
+}
+
+/// The newest transcript of a session started in this worktree's root or
+/// in the current directory.
+fn default_transcript(cwd: &Path, repo: Option<&gix::Repository>) -> Result<PathBuf> {
+    let projects = usage::projects_dir().ok_or_else(|| {
+        anyhow!("no TRANSCRIPT given and HOME is not set; pass the transcript path")
+    })?;
+    let mut dirs = Vec::new();
+    if let Some(root) = repo
+        .and_then(|r| repo::worktree_info(r).ok())
+        .map(|i| i.root)
+    {
+        dirs.push(root);
+    }
+    dirs.push(cwd.to_path_buf());
+    dirs.push(repo::canonical(cwd));
+    usage::find_transcript(&projects, &dirs).ok_or_else(|| {
+        crate::refusal!(
+            "no TRANSCRIPT given and no session transcript found in {}; pass the transcript path (a .jsonl file) or use --hook",
+            projects.join(usage::project_folder(&dirs[0])).display()
+        )
+    })
+}

@@ -1,0 +1,199 @@
+//! The words a user reads after a typed error from a lower layer: the fact
+//! the error states, then what to run next (`git handoff …`). Lower layers
+//! never name a command; this is where their errors learn to.
+
+use crate::agent::fork::ForkError;
+use crate::store::StoreError;
+use crate::store::history::VersionError;
+use crate::store::remotes::NoRemote;
+use crate::sync::ResolveError;
+
+/// The one line `main` and the MCP server print for an error: the error
+/// and its causes, then — when the root cause is a typed error of a lower
+/// layer — what to run next.
+pub fn message(err: &anyhow::Error) -> String {
+    let mut text = format!("{err:#}");
+    if let Some(next) = next_step(err.root_cause()) {
+        text.push_str(&next);
+    }
+    text.replace('\n', " ")
+}
+
+/// A store error as one line with what to run next (for a report row).
+pub fn store(err: &StoreError) -> String {
+    format!("{err}{}", next_step(err).unwrap_or_default())
+}
+
+/// What to run next after a typed error, to append to its message.
+fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    if let Some(err) = err.downcast_ref::<StoreError>() {
+        return match err {
+            StoreError::Conflict(keys) if keys.len() == 1 => Some(format!(
+                " (`git handoff show {}` shows the new version)",
+                keys[0]
+            )),
+            StoreError::SecretKey { .. } => Some(" (`git handoff write KEY`)".to_string()),
+            _ => None,
+        };
+    }
+    if let Some(err) = err.downcast_ref::<ForkError>() {
+        return Some(match err {
+            ForkError::NoFile => {
+                "; `git handoff fork list` shows the fork and hand-back files".to_string()
+            }
+            ForkError::NotAForkName { .. } => "; `git handoff fork list` shows them".to_string(),
+            ForkError::Consumed { name, .. } => {
+                format!(" until `git handoff fork done {name}` deletes it")
+            }
+            ForkError::Missing { .. } => "; `git handoff fork list` shows what is left".to_string(),
+            ForkError::TooMany { .. } => {
+                "; consume some with `git handoff fork consume FILE`".to_string()
+            }
+        });
+    }
+    if err.is::<NoRemote>() {
+        return Some(
+            "; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
+                .to_string(),
+        );
+    }
+    match err.downcast_ref::<ResolveError>()? {
+        ResolveError::NotDiverged { remote, .. } => Some(format!(
+            " (`git handoff fetch {remote}` reports diverged keys)"
+        )),
+        ResolveError::NotABrief { key, .. } => Some(format!(
+            ". Keep yours with `git handoff resolve {key} --keep-local` (the next push replaces it there)"
+        )),
+    }
+}
+
+/// A version argument's error with the command that shows the versions,
+/// the keys or the remote's briefs.
+pub fn version(err: VersionError) -> anyhow::Error {
+    let next = match &err {
+        VersionError::NotANumber { .. }
+        | VersionError::NoSuchRemote { .. }
+        | VersionError::Ambiguous { .. } => return anyhow::Error::new(err),
+        VersionError::Unreadable { key, .. } => format!(
+            "; use @{{N}} (0 is the newest), a version id from `git handoff log {key}`, or @REMOTE"
+        ),
+        VersionError::NoCurrent { key } => {
+            format!("; `git handoff log {key}` lists its earlier versions")
+        }
+        VersionError::NoHistory { .. } => "; `git handoff list` shows the keys".to_string(),
+        VersionError::OutOfRange { key, count } => format!(
+            " (@{{0}} to @{{{}}}); `git handoff log {key}` lists them",
+            count - 1
+        ),
+        VersionError::NoSuchId { key, .. } => {
+            format!("; `git handoff log {key}` lists the version ids")
+        }
+        VersionError::NotFetched { remote, .. } => {
+            format!("; run `git handoff fetch {remote}` first")
+        }
+    };
+    // Still the check's answer "no" (exit 1), with the hint added.
+    crate::refused(format!("{err}{next}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_errors_read_as_before() {
+        let key = "k".to_string();
+        let cases = [
+            (
+                VersionError::OutOfRange {
+                    key: key.clone(),
+                    count: 2,
+                },
+                "'k' has 2 versions (@{0} to @{1}); `git handoff log k` lists them",
+            ),
+            (
+                VersionError::Unreadable {
+                    arg: "zz".into(),
+                    key: key.clone(),
+                },
+                "'zz' names no version; use @{N} (0 is the newest), a version id from `git handoff log k`, or @REMOTE",
+            ),
+            (
+                VersionError::NotFetched {
+                    key: key.clone(),
+                    remote: "origin".into(),
+                },
+                "no brief 'k' from remote 'origin'; run `git handoff fetch origin` first",
+            ),
+            (
+                VersionError::NotANumber { arg: "@{x}".into() },
+                "'@{x}': in @{N}, N is a number (0 is the newest version)",
+            ),
+        ];
+        for (err, want) in cases {
+            assert_eq!(version(err).to_string(), want);
+        }
+    }
+
+    #[test]
+    fn typed_errors_below_read_as_before() {
+        let conflict = anyhow::Error::from(StoreError::Conflict(vec!["k".into()]));
+        assert_eq!(
+            message(&conflict.context("cannot write")),
+            "cannot write: brief 'k' changed while writing; run again (`git handoff show k` shows the new version)"
+        );
+        let secret = anyhow::Error::from(StoreError::SecretKey {
+            rule: "github_token".into(),
+        });
+        assert_eq!(
+            message(&secret),
+            "the key holds a secret (github_token); nothing was written. Keys become ref names and history lines: name the brief with a key without it (`git handoff write KEY`)"
+        );
+        let not_a_brief = anyhow::Error::from(ResolveError::NotABrief {
+            key: "k".into(),
+            remote: "origin".into(),
+            id: "abc1234".into(),
+        });
+        assert_eq!(
+            message(&not_a_brief),
+            "'origin' holds abc1234 for 'k', which is not a valid brief of this key; nothing was changed. Keep yours with `git handoff resolve k --keep-local` (the next push replaces it there)"
+        );
+        assert_eq!(
+            message(&anyhow::Error::from(NoRemote)),
+            "no remote to share with: there is no 'origin'; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
+        );
+        let consumed = anyhow::Error::from(ForkError::Consumed {
+            shown: "/t/handoff-x-2026-01-01.md".into(),
+            kept: "/t/handoff-x-2026-01-01.md.consumed".into(),
+            name: "handoff-x-2026-01-01.md".into(),
+        });
+        assert_eq!(
+            message(&consumed),
+            "'/t/handoff-x-2026-01-01.md' was consumed already; it is kept as '/t/handoff-x-2026-01-01.md.consumed' until `git handoff fork done handoff-x-2026-01-01.md` deletes it"
+        );
+        for (err, want) in [
+            (
+                ForkError::NoFile,
+                "no file given; `git handoff fork list` shows the fork and hand-back files",
+            ),
+            (
+                ForkError::NotAForkName { arg: "x".into() },
+                "'x' is not a fork or hand-back file name (handoff-<purpose>-<date>.md); `git handoff fork list` shows them",
+            ),
+            (
+                ForkError::Missing { shown: "f".into() },
+                "'f' does not exist (done already?); `git handoff fork list` shows what is left",
+            ),
+            (
+                ForkError::TooMany {
+                    stem: "handoff-x".into(),
+                    dir: "/t".into(),
+                },
+                "99 files named handoff-x*.md exist in /t; consume some with `git handoff fork consume FILE`",
+            ),
+        ] {
+            assert_eq!(message(&anyhow::Error::from(err)), want);
+        }
+        assert_eq!(message(&anyhow::anyhow!("plain\nerror")), "plain error");
+    }
+}

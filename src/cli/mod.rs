@@ -1,0 +1,296 @@
+//! The command-line edge: the parser ([`Cli`], [`Command`]), dispatch to
+//! the subcommands in [`commands`], the [`Output`] they return and how it is
+//! escaped and coloured. The only layer that prints or knows the words a
+//! user reads.
+
+pub mod commands;
+pub mod editor;
+pub mod exit;
+pub mod hints;
+pub mod manual;
+pub mod mcp;
+pub mod render;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Save and restore the working state of a coding session in git
+///
+/// A brief is a typed JSON packet stored as a blob under refs/handoffs/<key>,
+/// shared by every worktree and clone; each write also adds the version to
+/// the history in refs/notes/handoffs and an entry to the narrative log
+/// .claude/PROJECT_STATE.md.
+#[derive(Debug, Parser)]
+#[command(
+    name = "git-handoff",
+    bin_name = "git handoff",
+    version,
+    propagate_version = true
+)]
+pub struct Cli {
+    /// The subcommand to run; without one, an overview: the briefs waiting
+    /// here and the command that resumes them.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+impl Cli {
+    /// Parse the command line. The session hooks' two exact forms, which
+    /// agent harnesses run at every session start, skip building the whole
+    /// parser (every subcommand's arguments), which costs more than the
+    /// hook's own work.
+    pub fn parse_fast() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        if let Some(cli) = Cli::hook_shortcut(&args) {
+            return cli;
+        }
+        if args.len() == 1 && args[0] == "-h" && !manual::installed() {
+            use clap::{CommandFactory, FromArgMatches};
+            let cmd = Cli::command().after_help(manual::MISSING_HINT);
+            let matches = cmd.get_matches();
+            return Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        }
+        Cli::parse()
+    }
+
+    /// `hook session-start` and `hook pre-compact`, exactly.
+    fn hook_shortcut(args: &[std::ffi::OsString]) -> Option<Cli> {
+        use commands::hook::{Args, Event};
+        let [hook, event] = args else {
+            return None;
+        };
+        if hook != "hook" {
+            return None;
+        }
+        let event = match event.to_str()? {
+            "session-start" => Event::SessionStart,
+            "pre-compact" => Event::PreCompact,
+            _ => return None,
+        };
+        Some(Cli {
+            command: Some(Command::Hook(Args { event })),
+        })
+    }
+}
+
+/// The subcommands. Each one's help text is the doc comment of its `Args`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    // Write a brief for KEY from JSON and flags, with the git state filled in
+    Write(Box<commands::write::Args>),
+    // Show a brief with what has drifted since it was written
+    Resume(commands::resume::Args),
+    // Print the goal, the first five locked decisions and the files to keep in view
+    Reground(commands::reground::Args),
+    // Print a subagent brief (## Task …) of at most 30 lines, never stored
+    Brief(commands::brief::Args),
+    // List the stored briefs: key, age, branch, head, done-when
+    List(commands::list::Args),
+    // Print a stored brief as JSON, exactly as stored
+    Show(commands::show::Args),
+    // List every version of a brief, newest first
+    Log(commands::log::Args),
+    // Show how two versions of a brief differ (unified diff of their JSON)
+    Diff(commands::diff::Args),
+    // Rebuild the brief for KEY from the stored one and the current git state
+    Recover(Box<commands::recover::Args>),
+    // Fork the work into N self-contained briefs from a plan
+    Split(commands::split::Args),
+    // Split a side task off into an independent session
+    Fork(Box<commands::fork::Args>),
+    // Write the hand-back of a fork: result, changes, merge guidance, open items
+    Handback(commands::handback::Args),
+    // Send briefs and their history to a remote, each key with a lease
+    Push(commands::push::Args),
+    // Fetch briefs and their history from a remote and reconcile them
+    Fetch(commands::fetch::Args),
+    // End a divergence: keep the local version or take the remote's
+    Resolve(commands::resolve::Args),
+    // Set this repository up for git-handoff, or check that it is
+    Init(commands::init::Args),
+    // Delete a brief (its history in refs/notes/handoffs stays)
+    Drop(commands::drop::Args),
+    // Archive briefs not written for a while; delete old archived ones
+    Prune(commands::prune::Args),
+    // Bring an archived brief back to refs/handoffs/<KEY>
+    Restore(commands::restore::Args),
+    // Check a brief for the handoff method's anti-patterns
+    Lint(commands::lint::Args),
+    // Check a brief file (or - for stdin) against the schema
+    Validate(commands::validate::Args),
+    // Remove secrets from the stored briefs (and with --history, from every version)
+    Redact(commands::redact::Args),
+    // Import briefs from <key>.json files (and the legacy HANDOFF.json)
+    Import(commands::import::Args),
+    // Write briefs as <key>.json files, exactly as stored
+    Export(commands::export::Args),
+    // Save, list and show pipeline templates (.claude/pipelines/<name>.md)
+    Pipeline(commands::pipeline::Args),
+    // Write, read and clean continue summaries in .claude/memory/
+    Summary(commands::summary::Args),
+    // Report how full the agent session's context window is
+    Usage(commands::usage::Args),
+    // Answer an agent harness's session hooks (JSON on stdin and stdout)
+    Hook(commands::hook::Args),
+    // Serve the commands as MCP tools over stdio (Model Context Protocol)
+    Mcp(commands::mcp::Args),
+    // Merge three versions of the narrative as a log (git merge driver)
+    MergeNarrative(commands::merge_narrative::Args),
+    // Print the JSON Schema of a brief (schema version 1)
+    Schema(commands::schema::Args),
+    // Print the shell completion script for bash, zsh or fish
+    Completions(commands::completions::Args),
+    // Install the man pages, so that `git help handoff` opens them
+    InstallMan(commands::install_man::Args),
+    // Tour the whole loop in a throwaway repository (never the current one)
+    Demo(commands::demo::Args),
+}
+
+/// What a command produced: the text for stdout and the exit code. Warnings
+/// and notes go to stderr as they happen.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// Everything for stdout.
+    pub stdout: String,
+    /// 0 success, 1 a check failed.
+    pub code: u8,
+    /// Human text that may be coloured on a terminal (never JSON).
+    pub text: bool,
+    /// Print exactly these bytes (`show`): characters a terminal would act
+    /// on are not escaped (see [`crate::support::escape::clean`]).
+    pub verbatim: bool,
+}
+
+impl Output {
+    /// Success with this text.
+    pub fn ok(stdout: impl Into<String>) -> Output {
+        Output {
+            stdout: stdout.into(),
+            code: 0,
+            text: false,
+            verbatim: false,
+        }
+    }
+
+    /// Success with human text, which may be coloured on a terminal.
+    pub fn text(stdout: impl Into<String>) -> Output {
+        Output {
+            stdout: stdout.into(),
+            code: 0,
+            text: true,
+            verbatim: false,
+        }
+    }
+
+    /// Success with stored bytes to print exactly as they are.
+    pub fn verbatim(stdout: impl Into<String>) -> Output {
+        Output {
+            stdout: stdout.into(),
+            code: 0,
+            text: false,
+            verbatim: true,
+        }
+    }
+
+    /// The exit code as a process exit code.
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(self.code)
+    }
+}
+
+/// Run a parsed command line. Errors are returned for `main` to print as
+/// one line (exit 1); checks that fail without an error (an invalid brief)
+/// return an [`Output`] with code 1. Characters a terminal would act on
+/// are escaped ([`crate::support::escape::clean`]) unless the output is verbatim.
+pub fn run(cli: Cli) -> anyhow::Result<Output> {
+    let mut output = cleaned(dispatch(cli)?);
+    if output.text && render::color_wanted(std::io::IsTerminal::is_terminal(&std::io::stdout())) {
+        output.stdout = render::paint(&output.stdout);
+    }
+    Ok(output)
+}
+
+/// The output with the characters a terminal would act on escaped
+/// ([`crate::support::escape::clean`]), unless it is verbatim: what `run` prints, before
+/// any colour.
+pub fn cleaned(mut output: Output) -> Output {
+    if !output.verbatim
+        && let std::borrow::Cow::Owned(cleaned) = crate::support::escape::clean(&output.stdout)
+    {
+        output.stdout = cleaned;
+    }
+    output
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<Output> {
+    let Some(command) = cli.command else {
+        return commands::overview::run();
+    };
+    match command {
+        Command::Write(args) => commands::write::run(*args),
+        Command::Recover(args) => commands::recover::run(*args),
+        Command::Resume(args) => commands::resume::run(args),
+        Command::Reground(args) => commands::reground::run(args),
+        Command::Brief(args) => commands::brief::run(args),
+        Command::Hook(args) => commands::hook::run(args),
+        Command::Mcp(args) => commands::mcp::run(args),
+        Command::Lint(args) => commands::lint::run(args),
+        Command::Split(args) => commands::split::run(args),
+        Command::Pipeline(args) => commands::pipeline::run(args),
+        Command::Import(args) => commands::import::run(args),
+        Command::Export(args) => commands::export::run(args),
+        Command::Validate(args) => commands::validate::run(args),
+        Command::List(args) => commands::list::run(args),
+        Command::Show(args) => commands::show::run(args),
+        Command::Drop(args) => commands::drop::run(args),
+        Command::Redact(args) => commands::redact::run(args),
+        Command::Demo(args) => commands::demo::run(args),
+        Command::Completions(args) => commands::completions::run(args),
+        Command::InstallMan(args) => commands::install_man::run(args),
+        Command::Schema(args) => commands::schema::run(args),
+        Command::Log(args) => commands::log::run(args),
+        Command::Diff(args) => commands::diff::run(args),
+        Command::Push(args) => commands::push::run(args),
+        Command::Fetch(args) => commands::fetch::run(args),
+        Command::Resolve(args) => commands::resolve::run(args),
+        Command::Init(args) => commands::init::run(args),
+        Command::MergeNarrative(args) => commands::merge_narrative::run(args),
+        Command::Fork(args) => commands::fork::run(*args),
+        Command::Handback(args) => commands::handback::run(args),
+        Command::Usage(args) => commands::usage::run(args),
+        Command::Summary(args) => commands::summary::run(args),
+        Command::Prune(args) => commands::prune::run(args),
+        Command::Restore(args) => commands::restore::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_hook_shortcut_parses_as_clap_does() {
+        for event in ["session-start", "pre-compact"] {
+            let args = ["hook", event].map(std::ffi::OsString::from);
+            let fast = Cli::hook_shortcut(&args).expect("taken");
+            let full = Cli::try_parse_from(["git-handoff", "hook", event]).unwrap();
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"));
+        }
+        for args in [
+            vec!["hook"],
+            vec!["hook", "session-start", "--help"],
+            vec!["hook", "other"],
+            vec!["list", "session-start"],
+        ] {
+            let args: Vec<_> = args.into_iter().map(std::ffi::OsString::from).collect();
+            assert!(Cli::hook_shortcut(&args).is_none(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+}

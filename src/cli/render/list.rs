@@ -1,0 +1,157 @@
+//! `list` and the overview: the rows of stored briefs, fitted to the
+//! terminal's width, and the briefs waiting here.
+
+use serde::Serialize;
+
+/// One row of `git handoff list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListRow {
+    /// The key.
+    pub key: String,
+    /// Whether it is the current branch's key.
+    pub current: bool,
+    /// The version id (blob id).
+    pub id: String,
+    /// The branch it was written on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The head commit it was written at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_sha: Option<String>,
+    /// When it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Seconds since it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub age_seconds: Option<i64>,
+    /// Its done-when check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done_when: Option<String>,
+    /// Why it could not be read, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The width `list` rows are cut to: `COLUMNS` when set, else the
+/// terminal's width when stdout is one, else 80.
+pub fn line_width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return n;
+    }
+    terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(w, _)| usize::from(w.0))
+        .filter(|w| *w > 0)
+        .unwrap_or(80)
+}
+
+/// `list` as aligned text: marker, key, age, branch, short head, done when;
+/// each row cut to `width` characters with `…` (the done-when text is what
+/// gives way).
+pub fn list_text(rows: &[ListRow], line_width: usize) -> String {
+    if rows.is_empty() {
+        return "No briefs yet; `git handoff write` creates one.\n".to_string();
+    }
+    use std::fmt::Write;
+    let ages: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.age_seconds
+                .map_or_else(|| "-".into(), crate::support::clock::age)
+        })
+        .collect();
+    let width = |f: &dyn Fn(&ListRow) -> usize| rows.iter().map(f).max().unwrap_or(0);
+    let kw = width(&|r| r.key.chars().count());
+    let aw = ages.iter().map(|a| a.len()).max().unwrap_or(0);
+    let bw = width(&|r| r.branch.as_deref().map_or(1, |b| b.chars().count()));
+    let mut out = String::with_capacity(rows.len() * (kw + aw + bw + 60));
+    for (r, age) in rows.iter().zip(&ages) {
+        let start = out.len();
+        let marker = if r.current { '*' } else { ' ' };
+        let branch = r.branch.as_deref().unwrap_or("-");
+        let head = r
+            .head_sha
+            .as_deref()
+            .map(|s| &s[..s.len().min(7)])
+            .unwrap_or("-");
+        // Padding by hand: `format!` widths cost more than the rest.
+        let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+        out.push(marker);
+        out.push(' ');
+        out.push_str(&r.key);
+        pad(&mut out, kw.saturating_sub(r.key.chars().count()) + 2);
+        pad(&mut out, aw.saturating_sub(age.len()));
+        out.push_str(age);
+        out.push_str("  ");
+        out.push_str(branch);
+        pad(&mut out, bw.saturating_sub(branch.chars().count()) + 2);
+        out.push_str(head);
+        pad(&mut out, 7usize.saturating_sub(head.chars().count()) + 2);
+        match (&r.error, &r.done_when) {
+            (Some(e), _) => {
+                let _ = write!(out, "(unreadable: {e})");
+            }
+            (None, Some(d)) => out.push_str(d.lines().next().unwrap_or("")),
+            (None, None) => {}
+        }
+        let line = out[start..].trim_end().len();
+        out.truncate(start + line);
+        cut_to(&mut out, start, line_width);
+        out.push('\n');
+    }
+    out
+}
+
+/// Cut the line that begins at `start` to `width` characters, the last one
+/// `…` when anything was cut.
+fn cut_to(out: &mut String, start: usize, width: usize) {
+    let line = &out[start..];
+    if line.chars().count() <= width {
+        return;
+    }
+    let keep = line
+        .char_indices()
+        .nth(width.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    out.truncate(start + keep);
+    let trimmed = out[start..].trim_end().len();
+    out.truncate(start + trimmed);
+    out.push('…');
+}
+
+/// One line per waiting brief, at most `named`, then `+N more`: its key,
+/// branch, the worktree that has the branch checked out (with the `cd`),
+/// its age and the command that resumes it.
+pub fn waiting_text(briefs: &[crate::cli::commands::list::Waiting], named: usize) -> String {
+    let mut out = String::new();
+    for w in briefs.iter().take(named) {
+        let place = w
+            .worktree
+            .as_deref()
+            .map(|root| {
+                format!(
+                    ", checked out in {root} (cd {})",
+                    crate::drift::shell_quote(root)
+                )
+            })
+            .unwrap_or_default();
+        let age = w
+            .age_seconds
+            .map(crate::support::clock::age)
+            .unwrap_or_else(|| "-".into());
+        out.push_str(&format!(
+            "- {} (branch '{}'{place}, written {age} ago): `git handoff resume {}`\n",
+            w.key, w.branch, w.key
+        ));
+    }
+    if briefs.len() > named {
+        out.push_str(&format!(
+            "+{} more: `git handoff list`\n",
+            briefs.len() - named
+        ));
+    }
+    out
+}

@@ -1,0 +1,51 @@
+//! Renderers: turn computed values into text for people or JSON for tools,
+//! one module per kind of output; the helpers all of them share are here.
+
+mod color;
+mod list;
+mod resume;
+mod setup;
+mod split;
+mod usage;
+
+pub use color::{color_wanted, paint};
+pub use list::{ListRow, line_width, list_text, waiting_text};
+pub use resume::{hook_context, reground_text, resume_text, subagent_text};
+pub use setup::{SetupRow, setup_text};
+pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
+pub use usage::usage_text;
+
+use serde::Serialize;
+
+use crate::brief::Issue;
+
+/// The validator's report: `handoff-validate: INVALID` and one line per error.
+pub fn invalid(issues: &[Issue]) -> String {
+    let mut out = String::from("handoff-validate: INVALID\n");
+    for issue in issues {
+        out.push_str(&format!(
+            "  - {}: {}\n",
+            issue.path,
+            issue.message.replace('\n', " ")
+        ));
+    }
+    out
+}
+
+/// Any serializable value as pretty JSON with a trailing newline.
+pub fn json<T: Serialize>(value: &T) -> String {
+    let mut s = serde_json::to_string_pretty(value).expect("serializable");
+    s.push('\n');
+    s
+}
+
+/// Cut a text to its first line and at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > max {
+        let cut: String = line.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        line
+    }
+}

@@ -1,0 +1,383 @@
+//! The brief as people read it: `resume` (with its drift), `reground`,
+//! the subagent brief and the session hook's context.
+
+use crate::brief::{Brief, FilePointer};
+use crate::drift::{Commits, Origin, Report};
+
+fn section(out: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!("\n## {title}\n"));
+    for item in items {
+        out.push_str(&format!("- {}\n", item.trim()));
+    }
+}
+
+fn pointers(files: &[FilePointer]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| {
+            if f.why.trim().is_empty() {
+                f.path.clone()
+            } else {
+                format!("{} — {}", f.path, f.why.trim())
+            }
+        })
+        .collect()
+}
+
+/// The resume render: warnings, heading, the next step, a summary where
+/// each fact appears once, then every list. `others` are the other stored
+/// keys, named in one line.
+pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String {
+    let mut out = String::new();
+    for w in &report.warnings {
+        out.push_str(&w.line());
+        out.push('\n');
+    }
+    if report.is_mismatch() {
+        return out;
+    }
+    out.push_str(&format!(
+        "# Resume — {}\n\nNext step: {}\n",
+        brief.key,
+        brief.resume.resume_by.trim()
+    ));
+    if let Some(prompt) = brief
+        .resume
+        .prompt
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+    {
+        out.push_str(&format!("Prompt: {}\n", prompt.trim()));
+    }
+    resume_summary(&mut out, brief, report, others);
+    let s = &brief.state;
+    out.push('\n');
+    section_tight(&mut out, "Decisions", &s.decisions);
+    section_tight(&mut out, "Rejected paths (do not retry)", &s.rejected_paths);
+    section_tight(&mut out, "Open risks", &s.open_risks);
+    let tests: Vec<String> = s
+        .tests
+        .iter()
+        .map(|t| format!("[{}] {}", t.result, t.cmd))
+        .collect();
+    section_tight(&mut out, "Tests", &tests);
+    section_tight(&mut out, "Commands", &s.commands);
+    section_tight(
+        &mut out,
+        "Files to read first",
+        &pointers(&brief.files_read_first),
+    );
+    section_tight(&mut out, "Files to skip", &pointers(&brief.files_skip));
+    if out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// The summary lines of the resume render: goal, check, where and when it
+/// was written, commit drift, pointers.
+fn resume_summary(out: &mut String, brief: &Brief, report: &Report, others: &[String]) {
+    let s = &brief.state;
+    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        s.next_acceptance_check.trim()
+    ));
+    let at = s
+        .head_sha
+        .as_deref()
+        .map(|h| format!(" at {}", &h[..h.len().min(7)]))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "- Written: {} on {}{at} ({})\n",
+        brief.timestamp, s.branch, brief.mode
+    ));
+    out.push_str(&format!(
+        "- Written in worktree: {}{}\n",
+        s.worktree.root,
+        if s.worktree.is_linked {
+            " (linked)"
+        } else {
+            ""
+        }
+    ));
+    match &report.origin {
+        Origin::OtherClone { root } => out.push_str(&format!("- Written in another clone of this repository ({root})\n")),
+        Origin::FromRemote { remote } => out.push_str(&format!(
+            "- From remote '{remote}': its head commit is not in this clone; fetch the branch ('{}') to see it\n",
+            s.branch
+        )),
+        _ => {}
+    }
+    if let Some(d) = &s.diff_summary {
+        out.push_str(&format!("- Uncommitted when written: {d}\n"));
+    }
+    match &report.commits {
+        Commits::Since { count } => {
+            out.push_str(&format!("- Commits since brief written: {count}\n"))
+        }
+        Commits::NotInHistory { sha7, histories } => out.push_str(&not_in_history(
+            sha7,
+            histories,
+            &report.measured_on.current,
+        )),
+        Commits::Unknown => {}
+    }
+    if let Some(h) = &brief.resume.history_pointer {
+        out.push_str(&format!("- History: {h}\n"));
+    }
+    for path in &report.unchecked {
+        out.push_str(&format!("- Not checked (outside the worktree): {path}\n"));
+    }
+    if !others.is_empty() {
+        out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
+    }
+}
+
+/// The line for a brief head found in none of the histories checked: the
+/// current one alone (the branch was rewritten), or the brief's branch and
+/// the current one (rewritten or deleted).
+fn not_in_history(sha7: &str, histories: &[String], current: &str) -> String {
+    match histories {
+        [] => format!("- Brief HEAD {sha7} not in current history\n"),
+        [only] if only == current => format!("- Brief HEAD {sha7} not in current history\n"),
+        [only] => {
+            format!("- Brief HEAD {sha7} not in current history: not in '{only}' (rewritten?)\n")
+        }
+        [branch, rest @ ..] => format!(
+            "- Brief HEAD {sha7} not in current history: neither in '{branch}' nor in {} (rewritten or deleted)\n",
+            rest.iter()
+                .map(|b| format!("'{b}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// A `## title` section with no blank line before it.
+fn section_tight(out: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!("## {title}\n"));
+    for item in items {
+        out.push_str(&format!("- {}\n", item.trim()));
+    }
+}
+
+/// The compact re-injection: goal, first five decisions, files in view.
+pub fn reground_text(brief: &Brief) -> String {
+    let mut out = format!("# Reground — {}\n\n## Goal\n", brief.key);
+    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        brief.state.next_acceptance_check.trim()
+    ));
+    out.push_str("\n## Locked decisions\n");
+    if brief.state.decisions.is_empty() {
+        out.push_str("—\n");
+    }
+    for d in brief.state.decisions.iter().take(5) {
+        out.push_str(&format!("- {}\n", d.trim()));
+    }
+    out.push_str("\n## Files to keep in view\n");
+    if brief.files_read_first.is_empty() {
+        out.push_str("—\n");
+    }
+    for p in pointers(&brief.files_read_first) {
+        out.push_str(&format!("- {p}\n"));
+    }
+    out
+}
+
+/// A subagent brief: task, scope, decisions, do-not-retry, risks, read
+/// first, what to return. No key, schema or store path — except in the one
+/// `(+N more: …)` line that stands for what did not fit.
+///
+/// It fits `cap` lines by construction: task, scope and the Return contract
+/// always appear; each list keeps its items most relevant to the task and
+/// scope (words and paths in common), at least its first when there is room
+/// for every list's first, then more in turn while lines remain. `Err` gives
+/// the lines the task, scope and Return contract need alone, when that is
+/// over the cap.
+pub fn subagent_text(
+    brief: &Brief,
+    task: Option<&str>,
+    scope: &[String],
+    cap: usize,
+) -> Result<String, usize> {
+    let mut out = String::from("## Task\n");
+    out.push_str(task.unwrap_or(&brief.resume.resume_by).trim());
+    out.push('\n');
+    let scope: Vec<String> = if scope.is_empty() {
+        vec![format!(
+            "Only this task; the goal it serves: {}",
+            brief.resume.done_when.trim()
+        )]
+    } else {
+        scope.to_vec()
+    };
+    section(&mut out, "Scope", &scope);
+    let mut ret = String::new();
+    section(
+        &mut ret,
+        "Return",
+        &[
+            "What you changed: files and one line each".to_string(),
+            format!(
+                "What you verified: commands and results (at least `{}`)",
+                brief.state.next_acceptance_check.trim()
+            ),
+            "What is still open or surprised you".to_string(),
+        ],
+    );
+    let fixed = out.lines().count() + ret.lines().count();
+    if fixed > cap {
+        return Err(fixed);
+    }
+    let words = relevance_words(&out);
+    let lists = [
+        ("Locked decisions", brief.state.decisions.clone()),
+        ("Do not retry", brief.state.rejected_paths.clone()),
+        ("Open risks", brief.state.open_risks.clone()),
+        ("Read first", pointers(&brief.files_read_first)),
+    ]
+    .map(|(title, items)| (title, ranked(items, &words)));
+    let shown = fit_lists(&lists, cap - fixed);
+    let mut left = 0;
+    for ((title, items), n) in lists.iter().zip(&shown) {
+        if *n == 0 {
+            left += items.len();
+            continue;
+        }
+        section(&mut out, title, &items[..*n]);
+        left += items.len() - n;
+    }
+    if left > 0 {
+        out.push_str(&format!(
+            "(+{left} more: git handoff resume {})\n",
+            brief.key
+        ));
+    }
+    out.push_str(&ret);
+    Ok(out)
+}
+
+/// How many items of each list fit in `budget` lines: a shown list costs a
+/// blank line and its heading, one line per item shown, and any list cut
+/// short shares one `(+N more …)` line. Every non-empty list first gets its
+/// first item, in order, while that fits; then one more item per list in
+/// turn.
+fn fit_lists(lists: &[(&str, Vec<String>); 4], budget: usize) -> [usize; 4] {
+    let mut shown = [0usize; 4];
+    let cost = |shown: &[usize; 4]| {
+        let mut lines = 0;
+        let mut cut = false;
+        for ((_, items), n) in lists.iter().zip(shown) {
+            if *n > 0 {
+                lines += 2 + n;
+            }
+            cut |= *n < items.len();
+        }
+        lines + usize::from(cut)
+    };
+    for i in 0..lists.len() {
+        if !lists[i].1.is_empty() {
+            shown[i] = 1;
+            if cost(&shown) > budget {
+                shown[i] = 0;
+            }
+        }
+    }
+    loop {
+        let mut grew = false;
+        for i in 0..lists.len() {
+            if shown[i] == 0 || shown[i] >= lists[i].1.len() {
+                continue;
+            }
+            shown[i] += 1;
+            if cost(&shown) > budget {
+                shown[i] -= 1;
+            } else {
+                grew = true;
+            }
+        }
+        if !grew {
+            return shown;
+        }
+    }
+}
+
+/// The words (three letters or more, lowercased) and paths of a text.
+fn relevance_words(text: &str) -> std::collections::HashSet<String> {
+    text.split(|c: char| c.is_whitespace() || ",;()`'\"".contains(c))
+        .flat_map(|token| {
+            let token = token
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            let parts: Vec<String> = token
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .map(str::to_string)
+                .collect();
+            std::iter::once(token).chain(parts)
+        })
+        .filter(|w| w.chars().count() >= 3 && !STOP_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// Words too common to make two texts related.
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "not", "but", "from", "this", "that", "into", "only", "are",
+    "was", "its", "all", "any", "use", "one", "when", "then", "than", "each", "what", "your",
+];
+
+/// The items, most relevant first (most words and paths in common with the
+/// task and scope); ties keep the brief's order.
+fn ranked(items: Vec<String>, words: &std::collections::HashSet<String>) -> Vec<String> {
+    let mut scored: Vec<(usize, usize, String)> = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let score = relevance_words(&item).intersection(words).count();
+            (usize::MAX - score, i, item)
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().map(|(_, _, item)| item).collect()
+}
+
+/// The hook's context after `/clear` or a compaction: the five
+/// load-bearing fields and the drift warnings.
+pub fn hook_context(brief: &Brief, source: &str, report: &Report) -> String {
+    let dash = |v: Vec<String>| {
+        if v.is_empty() {
+            "—".to_string()
+        } else {
+            v.join("; ")
+        }
+    };
+    let mut out = format!("# Resumed (auto, on /{source}) — {}\n", brief.key);
+    for w in &report.warnings {
+        out.push_str(&w.line());
+        out.push('\n');
+    }
+    out.push_str(&format!("- Next step: {}\n", brief.resume.resume_by.trim()));
+    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        brief.state.next_acceptance_check.trim()
+    ));
+    out.push_str(&format!(
+        "- Open risks: {}\n",
+        dash(brief.state.open_risks.clone())
+    ));
+    out.push_str(&format!(
+        "- Read first: {}\n",
+        dash(pointers(&brief.files_read_first))
+    ));
+    out.push_str(&format!("Full brief: `git handoff resume {}`\n", brief.key));
+    out
+}

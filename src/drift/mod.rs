@@ -1,0 +1,741 @@
+//! Drift: what changed between the moment a brief was written and now — the
+//! repository, branch, age, files, commits and working tree.
+//!
+//! The `drift` layer also holds the commit walk behind the CHANGED counts
+//! ([`changed`]) and the commit-graph's Bloom filters ([`bloom`]). Read-only.
+
+pub mod bloom;
+pub mod changed;
+
+pub use crate::brief::paths::{path_outside, resolve_inside, strip_lines};
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use serde::Serialize;
+
+use crate::brief::Brief;
+use crate::drift::changed::{Since, Walked, touched, walk};
+use crate::git::repo::{self, WorktreeInfo};
+use crate::{git::measure, store, support::clock};
+
+/// The default age, in hours, from which a brief is stale.
+pub const DEFAULT_STALE_HOURS: i64 = 24;
+
+/// How the brief relates to this repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Origin {
+    /// Written in this repository (same common git dir): any of its worktrees.
+    SameRepository,
+    /// Written in another clone of this project: its head commit is here.
+    OtherClone {
+        /// The worktree root it was written in.
+        root: String,
+    },
+    /// A teammate's brief that arrived from a remote; its head commit is not here.
+    FromRemote {
+        /// The remote it came from.
+        remote: String,
+    },
+    /// Nothing ties the brief to this repository.
+    Mismatch,
+}
+
+/// One drift warning.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Warning {
+    /// Written for a different repository.
+    RepoMismatch {
+        /// The common git dir it was written in.
+        git_common_dir: String,
+    },
+    /// Written on another branch.
+    BranchMismatch {
+        /// The brief's branch.
+        brief: String,
+        /// The current branch (`HEAD` when detached).
+        current: String,
+        /// Another worktree of this repository that has the brief's branch
+        /// checked out: where to `cd` to work on it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        worktree: Option<String>,
+        /// What the drift below is measured on instead of HEAD: the brief's
+        /// branch or its remote-tracking branch (`origin/feat/x`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        measured_on: Option<String>,
+        /// Whether the brief's branch exists here at all (locally or as a
+        /// remote-tracking branch).
+        exists: bool,
+    },
+    /// Older than the stale threshold.
+    Stale {
+        /// Whole hours since it was written.
+        hours: i64,
+        /// When it was written.
+        timestamp: String,
+    },
+    /// A file to read first no longer exists.
+    Missing {
+        /// The path as recorded.
+        path: String,
+    },
+    /// A file to read first was touched by commits since the brief.
+    Changed {
+        /// The path as recorded.
+        path: String,
+        /// `modified`, `added` or `deleted` (net, brief head to HEAD).
+        change: String,
+        /// Commits since the brief that touched it.
+        commits: usize,
+        /// The newest of them: short id and subject.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        newest: Option<CommitLine>,
+    },
+    /// The working tree has uncommitted changes now and had none then.
+    Dirty {
+        /// The `git diff --stat HEAD` summary now.
+        summary: String,
+    },
+}
+
+impl Warning {
+    /// The warning as one `!! ` line.
+    pub fn line(&self) -> String {
+        match self {
+            Warning::RepoMismatch { git_common_dir } => format!(
+                "!! REPO MISMATCH: brief was written for another repository ({git_common_dir}); not resumed"
+            ),
+            Warning::BranchMismatch {
+                brief,
+                current,
+                worktree,
+                measured_on,
+                exists,
+            } => {
+                let at = worktree
+                    .as_deref()
+                    .map(|w| format!(", checked out in {w} (cd {})", shell_quote(w)))
+                    .unwrap_or_default();
+                let on = match (measured_on, exists) {
+                    (Some(on), _) => format!(" — drift below is measured on '{on}'"),
+                    (None, false) => format!(
+                        "; '{brief}' exists nowhere here (deleted, or never fetched) — drift below is measured on '{current}'"
+                    ),
+                    (None, true) => String::new(),
+                };
+                let sep = if at.is_empty() { ',' } else { ';' };
+                format!(
+                    "!! BRANCH MISMATCH: brief is for '{brief}'{at}{sep} you're on '{current}'{on}"
+                )
+            }
+            Warning::Stale { hours, timestamp } => {
+                let age = if *hours < 48 {
+                    format!("~{hours}h")
+                } else {
+                    format!("~{}d", hours / 24)
+                };
+                format!("!! STALE: brief written {age} ago ({timestamp})")
+            }
+            Warning::Missing { path } => format!("!! MISSING: {path}"),
+            Warning::Changed {
+                path,
+                change,
+                commits,
+                newest,
+            } => format!(
+                "!! CHANGED: {path} — {commits} commit{} since the brief touched it ({change}){}",
+                if *commits == 1 { "" } else { "s" },
+                newest
+                    .as_ref()
+                    .map(|c| {
+                        let which = if *commits == 1 { ":" } else { ", newest:" };
+                        format!("{which} {} {}", c.sha7, c.subject)
+                    })
+                    .unwrap_or_default()
+            ),
+            Warning::Dirty { summary } => {
+                format!(
+                    "!! DIRTY: uncommitted changes now ({summary}); the brief was written on a clean tree"
+                )
+            }
+        }
+    }
+}
+
+/// A commit as one line: short id and subject.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitLine {
+    /// The short id.
+    pub sha7: String,
+    /// The subject, cut to 72 characters.
+    pub subject: String,
+}
+
+/// The short id and subject of commit `id`, when it can be read.
+fn newest_commit(repo: &gix::Repository, id: ObjectId) -> Option<CommitLine> {
+    let commit = repo.find_commit(id).ok()?;
+    let message = commit.message_raw_sloppy().to_str_lossy().into_owned();
+    let subject = message.lines().next().unwrap_or("").trim();
+    Some(CommitLine {
+        sha7: store::short(&id),
+        subject: if subject.chars().count() > 72 {
+            format!("{}…", subject.chars().take(71).collect::<String>())
+        } else {
+            subject.to_string()
+        },
+    })
+}
+
+/// Where HEAD stands relative to the brief's head commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Commits {
+    /// The brief's head is an ancestor of HEAD, this many commits behind.
+    Since {
+        /// `git rev-list --count <head_sha>..HEAD`.
+        count: usize,
+    },
+    /// The brief's head is in none of the histories checked.
+    NotInHistory {
+        /// Its short id.
+        sha7: String,
+        /// The branches whose history was checked (the brief's line of
+        /// work, then the current branch when it differs).
+        histories: Vec<String>,
+    },
+    /// Not known: no head recorded, unknown to this object database, or a
+    /// shallow boundary in the way.
+    Unknown,
+}
+
+/// What to compute: the cheap checks only (for hooks), or everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// Repository, branch, age and missing files: no walk, no status.
+    Quick,
+    /// Also the commit walk, changed files and the working tree.
+    Full,
+}
+
+/// Everything resume says about drift.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// How the brief relates to this repository.
+    pub origin: Origin,
+    /// The warnings, in their fixed order.
+    pub warnings: Vec<Warning>,
+    /// Commit drift (always `Unknown` for [`Depth::Quick`]).
+    pub commits: Commits,
+    /// Paths outside the worktree that were not checked.
+    pub unchecked: Vec<String>,
+    /// The line of work the drift is measured on.
+    pub measured_on: MeasuredOn,
+    /// The worktree the work happens in (the one that has the brief's branch
+    /// checked out, else this one); `None` when no worktree has it.
+    pub worktree: Option<String>,
+}
+
+/// The branch and tip drift is measured on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MeasuredOn {
+    /// The branch: the brief's, its remote-tracking branch
+    /// (`origin/feat/x`), or the current one (`HEAD` when detached).
+    pub branch: String,
+    /// The tip commit, when there is one.
+    pub tip: Option<String>,
+    /// The current branch, for the fallback to HEAD.
+    #[serde(skip)]
+    pub current: String,
+}
+
+impl MeasuredOn {
+    fn of(
+        target: &measure::Target,
+        brief_branch: &str,
+        current: &str,
+        head: Option<ObjectId>,
+    ) -> MeasuredOn {
+        let (branch, tip) = match target {
+            measure::Target::Local { tip, .. } => (brief_branch.to_string(), Some(*tip)),
+            measure::Target::Remote { name, tip } => (name.clone(), Some(*tip)),
+            measure::Target::Here | measure::Target::Nowhere => (current.to_string(), head),
+        };
+        MeasuredOn {
+            branch,
+            tip: tip.map(|t| t.to_string()),
+            current: current.to_string(),
+        }
+    }
+}
+
+/// A path as a POSIX shell word: as it is when it needs no quoting, else in
+/// single quotes.
+pub fn shell_quote(path: &str) -> String {
+    let plain = !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    if plain {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+impl Report {
+    /// A report with no drift at all: same repository, no warnings,
+    /// nothing known about commits (for measuring a render's length).
+    pub fn none() -> Report {
+        Report {
+            origin: Origin::SameRepository,
+            warnings: Vec::new(),
+            commits: Commits::Unknown,
+            unchecked: Vec::new(),
+            measured_on: MeasuredOn {
+                branch: String::new(),
+                tip: None,
+                current: String::new(),
+            },
+            worktree: None,
+        }
+    }
+
+    /// Whether the brief belongs to another project.
+    pub fn is_mismatch(&self) -> bool {
+        self.origin == Origin::Mismatch
+    }
+}
+
+/// The stale threshold: `GIT_HANDOFF_STALE_HOURS`, else `handoff.staleHours`,
+/// else 24. Unparseable values are skipped.
+pub fn stale_hours(repo: &gix::Repository) -> i64 {
+    if let Some(h) = std::env::var("GIT_HANDOFF_STALE_HOURS")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .filter(|h| *h >= 0)
+    {
+        return h;
+    }
+    repo.config_snapshot()
+        .integer("handoff.staleHours")
+        .filter(|h| *h >= 0)
+        .unwrap_or(DEFAULT_STALE_HOURS)
+}
+
+/// Compute the drift of `brief` (stored as `stored_id`) against the
+/// repository's current state, measured on the brief's own line of work
+/// (see [`crate::git::measure`]).
+pub fn report(
+    repo: &gix::Repository,
+    brief: &Brief,
+    stored_id: Option<ObjectId>,
+    now: i64,
+    depth: Depth,
+) -> Result<Report> {
+    let here = repo::worktree_info(repo)?;
+    let head = repo::head_state(repo)?;
+    let head_id = head
+        .sha()
+        .and_then(|s| ObjectId::from_hex(s.as_bytes()).ok());
+    let origin = origin(repo, brief, stored_id, &here);
+    let current = head.branch_label().to_string();
+    let target = measure::rule(&measure::facts(repo, &brief.state.branch, &current));
+    let mut report = Report {
+        origin: origin.clone(),
+        warnings: Vec::new(),
+        commits: Commits::Unknown,
+        unchecked: Vec::new(),
+        measured_on: MeasuredOn::of(&target, &brief.state.branch, &current, head_id),
+        worktree: worktree_of(&target, &here),
+    };
+    if origin == Origin::Mismatch {
+        report.warnings.push(Warning::RepoMismatch {
+            git_common_dir: brief.state.worktree.git_common_dir.clone(),
+        });
+        return Ok(report);
+    }
+    if brief.state.branch != current {
+        report.warnings.push(Warning::BranchMismatch {
+            brief: brief.state.branch.clone(),
+            current,
+            worktree: match &target {
+                measure::Target::Local {
+                    worktree: Some(path),
+                    ..
+                } => Some(path.display().to_string()),
+                _ => None,
+            },
+            measured_on: matches!(
+                target,
+                measure::Target::Local { .. } | measure::Target::Remote { .. }
+            )
+            .then(|| report.measured_on.branch.clone()),
+            exists: target != measure::Target::Nowhere,
+        });
+    }
+    if let Some(written) = clock::parse(&brief.timestamp) {
+        let hours = (now - written).max(0) / 3600;
+        if hours >= stale_hours(repo) {
+            report.warnings.push(Warning::Stale {
+                hours,
+                timestamp: brief.timestamp.clone(),
+            });
+        }
+    }
+    missing(repo, brief, &here, &target, &mut report);
+    if depth == Depth::Quick {
+        return Ok(report);
+    }
+    commits(repo, brief, &target, head_id, &mut report);
+    dirty(repo, brief, &target, &mut report);
+    Ok(report)
+}
+
+/// The worktree the work happens in: the one that has the brief's branch
+/// checked out, else this one.
+fn worktree_of(target: &measure::Target, here: &WorktreeInfo) -> Option<String> {
+    match target {
+        measure::Target::Local {
+            worktree: Some(path),
+            ..
+        } => Some(path.display().to_string()),
+        measure::Target::Local { worktree: None, .. } | measure::Target::Remote { .. } => None,
+        measure::Target::Here | measure::Target::Nowhere => Some(here.root.display().to_string()),
+    }
+}
+
+/// MISSING: each file to read first that is gone from the line of work —
+/// from the worktree that has it checked out, or from the branch's tip
+/// when no worktree has it.
+fn missing(
+    repo: &gix::Repository,
+    brief: &Brief,
+    here: &WorktreeInfo,
+    target: &measure::Target,
+    report: &mut Report,
+) {
+    if brief.files_read_first.is_empty() {
+        return;
+    }
+    let tip = match target {
+        measure::Target::Local {
+            worktree: None,
+            tip,
+        }
+        | measure::Target::Remote { tip, .. } => Some(*tip),
+        _ => None,
+    };
+    let base = match target {
+        measure::Target::Local {
+            worktree: Some(path),
+            ..
+        } => path.clone(),
+        _ => files_base(brief, here, &report.origin),
+    };
+    for pointer in &brief.files_read_first {
+        let check = match tip {
+            Some(tip) => pointer_at(repo, tip, &pointer.path),
+            None => resolve_pointer(&base, &pointer.path),
+        };
+        match check {
+            PointerCheck::Present => {}
+            PointerCheck::Missing => report.warnings.push(Warning::Missing {
+                path: pointer.path.clone(),
+            }),
+            PointerCheck::Outside => report.unchecked.push(pointer.path.clone()),
+        }
+    }
+}
+
+/// Whether a file to read first exists in the tree of commit `tip`.
+fn pointer_at(repo: &gix::Repository, tip: ObjectId, recorded: &str) -> PointerCheck {
+    let path = strip_lines(recorded);
+    if path_outside(path) {
+        return PointerCheck::Outside;
+    }
+    // What cannot be read is not reported missing.
+    let entry = repo
+        .find_commit(tip)
+        .ok()
+        .and_then(|commit| commit.tree().ok())
+        .map(|tree| tree.lookup_entry_by_path(path));
+    match entry {
+        Some(Ok(None)) => PointerCheck::Missing,
+        _ => PointerCheck::Present,
+    }
+}
+
+/// Commit drift and CHANGED, walked from the brief's head to the tip of the
+/// line of work; when the head is not in that history but is in HEAD's
+/// (the branch was rewritten after a merge), measured on HEAD instead.
+fn commits(
+    repo: &gix::Repository,
+    brief: &Brief,
+    target: &measure::Target,
+    head_id: Option<ObjectId>,
+    report: &mut Report,
+) {
+    // A full id is not looked up here: the walk finds it in the
+    // commit-graph without loading the pack index, or finds it missing.
+    let Some(brief_head) = brief.state.head_sha.as_deref().and_then(|sha| {
+        if sha.len() == 40 {
+            ObjectId::from_hex(sha.as_bytes()).ok()
+        } else {
+            resolve(repo, Some(sha))
+        }
+    }) else {
+        return;
+    };
+    let tip = match target {
+        measure::Target::Local { tip, .. } | measure::Target::Remote { tip, .. } => Some(*tip),
+        measure::Target::Here | measure::Target::Nowhere => head_id,
+    };
+    let Some(tip) = tip else { return };
+    let mut walked = walk(repo, brief_head, tip);
+    if matches!(walked, Some(Walked::NotInHistory))
+        && let Some(head) = head_id.filter(|h| *h != tip)
+    {
+        let mut histories = vec![report.measured_on.branch.clone()];
+        match walk(repo, brief_head, head) {
+            Some(Walked::NotInHistory) => {
+                histories.push(report.measured_on.current.clone());
+                report.commits = Commits::NotInHistory {
+                    sha7: store::short(&brief_head),
+                    histories,
+                };
+                return;
+            }
+            other => {
+                report.measured_on.branch = report.measured_on.current.clone();
+                report.measured_on.tip = Some(head.to_string());
+                walked = other;
+            }
+        }
+    }
+    match walked {
+        Some(Walked::Since(since)) => {
+            report.commits = Commits::Since {
+                count: since.count(),
+            };
+            changed(repo, brief, &since, report);
+        }
+        Some(Walked::NotInHistory) => {
+            report.commits = Commits::NotInHistory {
+                sha7: store::short(&brief_head),
+                histories: vec![report.measured_on.branch.clone()],
+            };
+        }
+        None => {}
+    }
+}
+
+/// CHANGED: the files to read first that the commits since touched.
+fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Report) {
+    let pointers: Vec<_> = brief
+        .files_read_first
+        .iter()
+        .filter(|p| !path_outside(strip_lines(&p.path)))
+        .collect();
+    let paths: Vec<&str> = pointers.iter().map(|p| strip_lines(&p.path)).collect();
+    for (pointer, found) in pointers.iter().zip(touched(repo, since, &paths)) {
+        if let Some(found) = found {
+            report.warnings.push(Warning::Changed {
+                path: pointer.path.clone(),
+                change: found.change,
+                commits: found.commits,
+                newest: found.newest.and_then(|id| newest_commit(repo, id)),
+            });
+        }
+    }
+}
+
+/// DIRTY: uncommitted changes in the worktree the work happens in (the one
+/// that has the brief's branch checked out, else this one).
+fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report: &mut Report) {
+    if brief.state.diff_summary.is_some() {
+        return;
+    }
+    let other = match target {
+        measure::Target::Local {
+            worktree: Some(path),
+            ..
+        } => match repo::open_at_for_reading(path) {
+            Ok(other) => Some(other),
+            Err(_) => return,
+        },
+        _ => None,
+    };
+    if let Ok(stat) = repo::diff_stat(other.as_ref().unwrap_or(repo))
+        && let Some(summary) = stat.summary()
+    {
+        report.warnings.push(Warning::Dirty { summary });
+    }
+}
+
+/// Resolve a recorded head (7–40 hex) to an object in this database.
+fn resolve(repo: &gix::Repository, sha: Option<&str>) -> Option<ObjectId> {
+    let sha = sha?;
+    if sha.len() == 40 {
+        let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
+        return repo.has_object(id).then_some(id);
+    }
+    repo.rev_parse_single(sha).ok().map(|id| id.detach())
+}
+
+/// The origin rule (README, "Resume and drift"): same common dir → same repository; head commit
+/// here → another clone; the version arrived from a remote → a teammate's;
+/// otherwise a mismatch.
+fn origin(
+    repo: &gix::Repository,
+    brief: &Brief,
+    stored_id: Option<ObjectId>,
+    here: &WorktreeInfo,
+) -> Origin {
+    let recorded = Path::new(&brief.state.worktree.git_common_dir);
+    if recorded == here.common_dir || repo::canonical(recorded) == here.common_dir {
+        return Origin::SameRepository;
+    }
+    if resolve(repo, brief.state.head_sha.as_deref()).is_some() {
+        return Origin::OtherClone {
+            root: brief.state.worktree.root.clone(),
+        };
+    }
+    if let Some(remote) = from_remote(repo, brief, stored_id) {
+        return Origin::FromRemote { remote };
+    }
+    Origin::Mismatch
+}
+
+/// The remote whose staging refs hold (or whose fetched history notes list)
+/// this version of the brief.
+fn from_remote(
+    repo: &gix::Repository,
+    brief: &Brief,
+    stored_id: Option<ObjectId>,
+) -> Option<String> {
+    let platform = repo.references().ok()?;
+    let iter = platform
+        .prefixed(crate::store::remotes::REMOTES_PREFIX)
+        .ok()?;
+    for reference in iter.flatten() {
+        let name = reference.name().as_bstr().to_str_lossy().into_owned();
+        let Some((remote, key)) = crate::store::remotes::base_ref_parts(&name) else {
+            continue;
+        };
+        if key == brief.key
+            && !remote.contains('/')
+            && stored_id.is_some()
+            && reference.target().try_id().map(|id| id.to_owned()) == stored_id
+        {
+            return Some(remote.to_string());
+        }
+    }
+    // The history line of this version, in a remote's fetched notes.
+    let sha = ObjectId::from_hex(brief.state.head_sha.as_deref()?.as_bytes()).ok()?;
+    let line = brief.to_compact_json();
+    let platform = repo.references().ok()?;
+    for reference in platform
+        .prefixed(crate::store::remotes::REMOTES_PREFIX)
+        .ok()?
+        .flatten()
+    {
+        let name = reference.name().as_bstr().to_str_lossy().into_owned();
+        let Some(remote) = crate::store::remotes::notes_ref_remote(&name) else {
+            continue;
+        };
+        let Ok(notes) = repo.notes().and_then(|n| n.with_refs([name.as_str()])) else {
+            continue;
+        };
+        let mut notes = notes;
+        let Ok(found) = notes.get(sha) else { continue };
+        if found.iter().any(|n| {
+            n.blob
+                .data
+                .lines()
+                .any(|l| l == line.as_bytes() || same_brief(l, brief))
+        }) {
+            return Some(remote.to_string());
+        }
+    }
+    None
+}
+
+fn same_brief(line: &[u8], brief: &Brief) -> bool {
+    Brief::from_slice(line)
+        .map(|b| &b == brief)
+        .unwrap_or(false)
+}
+
+/// Where relative `files_read_first` paths resolve: the recorded worktree
+/// when it still exists and belongs to this repository, else this one.
+fn files_base(brief: &Brief, here: &WorktreeInfo, origin: &Origin) -> PathBuf {
+    let recorded = PathBuf::from(&brief.state.worktree.root);
+    if recorded == here.root {
+        // This very worktree: no need to open it again.
+        return recorded;
+    }
+    if *origin == Origin::SameRepository
+        && recorded.is_dir()
+        && let Ok(other) = gix::open(&recorded)
+        && other.workdir().is_some()
+        && repo::canonical(other.common_dir()) == here.common_dir
+    {
+        return recorded;
+    }
+    here.root.clone()
+}
+
+enum PointerCheck {
+    Present,
+    Missing,
+    Outside,
+}
+
+fn resolve_pointer(base: &Path, recorded: &str) -> PointerCheck {
+    let path = strip_lines(recorded);
+    if path_outside(path) {
+        return PointerCheck::Outside;
+    }
+    if base.join(recorded).symlink_metadata().is_ok() || base.join(path).symlink_metadata().is_ok()
+    {
+        PointerCheck::Present
+    } else {
+        PointerCheck::Missing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ranges_are_stripped_and_escapes_detected() {
+        assert_eq!(strip_lines("src/a.rs:10-20"), "src/a.rs");
+        assert_eq!(strip_lines("src/a.rs:7"), "src/a.rs");
+        assert_eq!(strip_lines("src/a.rs"), "src/a.rs");
+        assert_eq!(strip_lines("c:weird"), "c:weird");
+        assert!(path_outside("../x"));
+        assert!(path_outside("/etc/passwd"));
+        assert!(path_outside("a/../../x"));
+        assert!(!path_outside("a/b.rs"));
+    }
+
+    #[test]
+    fn stale_reads_hours_then_days() {
+        let w = |hours| {
+            Warning::Stale {
+                hours,
+                timestamp: "t".into(),
+            }
+            .line()
+        };
+        assert_eq!(w(31), "!! STALE: brief written ~31h ago (t)");
+        assert_eq!(w(47), "!! STALE: brief written ~47h ago (t)");
+        assert_eq!(w(48), "!! STALE: brief written ~2d ago (t)");
+        assert_eq!(w(100), "!! STALE: brief written ~4d ago (t)");
+    }
+}

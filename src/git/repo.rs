@@ -1,0 +1,698 @@
+//! Opening the repository and reading the git facts a brief records.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use gix::bstr::ByteSlice;
+
+use crate::brief::keys;
+
+/// How long to wait for a ref lock held by another process, in ms, unless
+/// `core.filesRefLockTimeout` says otherwise (git's default is 100 ms, too
+/// short for many agents writing at once).
+pub const LOCK_TIMEOUT_MS: &str = "5000";
+
+/// Open the repository that contains the current directory, honouring
+/// `GIT_DIR`, `GIT_WORK_TREE` and the other variables git reads. A bare
+/// repository is refused: briefs describe a working tree. Ready for writes:
+/// see [`prepare_writes`].
+pub fn open_cwd() -> Result<gix::Repository> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    open_at(&cwd)
+}
+
+/// Like [`open_cwd`], starting the search at `dir`.
+pub fn open_at(dir: &Path) -> Result<gix::Repository> {
+    let mut repo = open_at_for_reading(dir)?;
+    prepare_writes(&mut repo)?;
+    Ok(repo)
+}
+
+/// Like [`open_cwd`], for commands that only read: without the set-up that
+/// only writes need ([`prepare_writes`]), which costs as much as the rest
+/// of a read (resolving the committer reads the time-zone database).
+pub fn open_cwd_for_reading() -> Result<gix::Repository> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    open_at_for_reading(&cwd)
+}
+
+/// Like [`open_cwd_for_reading`], starting the search at `dir`.
+pub fn open_at_for_reading(dir: &Path) -> Result<gix::Repository> {
+    let mut repo = gix::discover_with_environment_overrides(dir).map_err(|_| {
+        anyhow!(
+            "not a git repository (or any parent up to /): {}; run git-handoff inside a repository, or `git init` one",
+            dir.display()
+        )
+    })?;
+    if repo.is_bare() || repo.workdir().is_none() {
+        bail!(
+            "'{}' is a bare repository; git-handoff needs a working tree: run it in a clone or worktree",
+            repo.git_dir().display()
+        );
+    }
+    set_caches(&mut repo);
+    let color = {
+        let config = repo.config_snapshot();
+        config
+            .string("color.handoff")
+            .or_else(|| config.string("color.ui"))
+            .map(|v| v.to_string().to_ascii_lowercase())
+    };
+    let _ = COLOR_SETTING.set(color);
+    Ok(repo)
+}
+
+/// `color.handoff`, else `color.ui`, of the first repository opened.
+static COLOR_SETTING: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// The colour setting of the repository the command opened (`None` when it
+/// opened none), so that rendering need not open it again.
+pub fn color_setting() -> Option<Option<String>> {
+    COLOR_SETTING.get().cloned()
+}
+
+/// The most memory the delta-base cache of packs may use. Briefs and trees
+/// in a packed repository are deltas of each other in chains up to 50 long;
+/// without the cache every read would undo the whole chain.
+const PACK_CACHE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most memory the cache of decoded objects may use (trees looked up
+/// again and again by path).
+const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Caches gix leaves off unless built with its `max-performance` feature
+/// (which would also bring its thread pool): a delta-base cache for pack
+/// reads, unless `core.deltaBaseCacheLimit` is 0, and an object cache.
+fn set_caches(repo: &mut gix::Repository) {
+    let pack_bytes = repo
+        .config_snapshot()
+        .integer("core.deltaBaseCacheLimit")
+        .and_then(|v| usize::try_from(v).ok())
+        .map(|v| v.min(PACK_CACHE_BYTES))
+        .unwrap_or(PACK_CACHE_BYTES);
+    if pack_bytes > 0 {
+        repo.objects.set_pack_cache(move || {
+            Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
+                pack_bytes,
+            ))
+        });
+    }
+    repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+}
+
+/// What writes need and reads do not: a ref lock timeout suited to many
+/// agents writing at once, and a committer identity for history notes.
+pub fn prepare_writes(repo: &mut gix::Repository) -> Result<()> {
+    // Many agents write at once: wait for a ref lock (as git does with
+    // core.filesRefLockTimeout) longer than git's 100 ms default.
+    if repo
+        .config_snapshot()
+        .integer("core.filesRefLockTimeout")
+        .is_none()
+    {
+        let mut config = repo.config_snapshot_mut();
+        config
+            .set_raw_value("core.filesRefLockTimeout", LOCK_TIMEOUT_MS)
+            .context("cannot set the ref lock timeout")?;
+        config.commit().context("cannot set the ref lock timeout")?;
+    }
+    // History notes are commits; without a configured identity they are
+    // made by "git-handoff" rather than failing the write.
+    if repo.committer().is_none() {
+        repo.committer_or_set_fallback("git-handoff", "git-handoff@localhost")
+            .context("cannot set a committer identity for history notes")?;
+    }
+    Ok(())
+}
+
+/// Canonicalize a path, falling back to the path itself when it cannot be.
+pub fn canonical(path: &Path) -> PathBuf {
+    gix::path::realpath(path)
+        .ok()
+        .or_else(|| std::fs::canonicalize(path).ok())
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// The state of HEAD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeadState {
+    /// On a branch with at least one commit.
+    Branch {
+        /// Short branch name, like `feat/x`.
+        name: String,
+        /// The commit it points at.
+        sha: String,
+    },
+    /// On a branch with no commit yet.
+    Unborn {
+        /// Short branch name.
+        name: String,
+    },
+    /// Detached at a commit.
+    Detached {
+        /// The commit checked out.
+        sha: String,
+    },
+}
+
+impl HeadState {
+    /// The branch name, if HEAD is on one.
+    pub fn branch(&self) -> Option<&str> {
+        match self {
+            HeadState::Branch { name, .. } | HeadState::Unborn { name } => Some(name),
+            HeadState::Detached { .. } => None,
+        }
+    }
+
+    /// The commit checked out, if any.
+    pub fn sha(&self) -> Option<&str> {
+        match self {
+            HeadState::Branch { sha, .. } | HeadState::Detached { sha } => Some(sha),
+            HeadState::Unborn { .. } => None,
+        }
+    }
+
+    /// What `state.branch` records: the branch, or `HEAD` when detached.
+    pub fn branch_label(&self) -> &str {
+        self.branch().unwrap_or("HEAD")
+    }
+}
+
+/// Read HEAD.
+pub fn head_state(repo: &gix::Repository) -> Result<HeadState> {
+    let head = repo.head().context("cannot read HEAD")?;
+    let name = head
+        .referent_name()
+        .map(|n| n.shorten().to_str_lossy().into_owned());
+    let sha = head.id().map(|id| id.to_string());
+    Ok(match (name, sha) {
+        (Some(name), Some(sha)) => HeadState::Branch { name, sha },
+        (Some(name), None) => HeadState::Unborn { name },
+        (None, Some(sha)) => HeadState::Detached { sha },
+        (None, None) => {
+            bail!("HEAD is neither a branch nor a commit; repair it with `git checkout <branch>`")
+        }
+    })
+}
+
+/// The key a keyless command uses here: `GIT_HANDOFF_KEY`, else the current
+/// branch's key, else `HANDOFF` on a detached HEAD.
+pub fn default_key(head: &HeadState) -> Result<String> {
+    if let Ok(key) = std::env::var("GIT_HANDOFF_KEY")
+        && !key.is_empty()
+    {
+        keys::validate(&key).map_err(|e| anyhow!("GIT_HANDOFF_KEY: {e}"))?;
+        return Ok(key);
+    }
+    Ok(branch_key(head))
+}
+
+/// The key derived from the branch alone (`HANDOFF` when detached).
+pub fn branch_key(head: &HeadState) -> String {
+    head.branch()
+        .and_then(keys::from_branch)
+        .unwrap_or_else(|| keys::DETACHED_KEY.to_string())
+}
+
+/// Where the current worktree is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeInfo {
+    /// The worktree root, canonical.
+    pub root: PathBuf,
+    /// Whether it is a linked worktree.
+    pub is_linked: bool,
+    /// The common git dir, absolute and canonical.
+    pub common_dir: PathBuf,
+}
+
+/// Describe the current worktree.
+pub fn worktree_info(repo: &gix::Repository) -> Result<WorktreeInfo> {
+    let root = repo
+        .workdir()
+        .ok_or_else(|| anyhow!("this repository has no working tree"))?;
+    let is_linked = repo.worktree().is_some_and(|wt| !wt.is_main());
+    Ok(WorktreeInfo {
+        root: canonical(root),
+        is_linked,
+        common_dir: canonical(repo.common_dir()),
+    })
+}
+
+/// Line counts of the working tree against HEAD, as `git diff --stat HEAD`
+/// sums them (tracked files only; untracked files do not count).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiffStat {
+    /// Files whose content differs from HEAD.
+    pub files: usize,
+    /// Lines added.
+    pub insertions: usize,
+    /// Lines removed.
+    pub deletions: usize,
+}
+
+impl DiffStat {
+    /// The summary line as git prints it (without its leading space), or
+    /// `None` for a clean tree.
+    pub fn summary(&self) -> Option<String> {
+        if self.files == 0 {
+            return None;
+        }
+        let plural = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                one.to_string()
+            } else {
+                many.to_string()
+            }
+        };
+        let mut s = format!(
+            "{} {} changed",
+            self.files,
+            plural(self.files, "file", "files")
+        );
+        if self.insertions > 0 || self.deletions == 0 {
+            s.push_str(&format!(
+                ", {} {}(+)",
+                self.insertions,
+                plural(self.insertions, "insertion", "insertions")
+            ));
+        }
+        if self.deletions > 0 || self.insertions == 0 {
+            s.push_str(&format!(
+                ", {} {}(-)",
+                self.deletions,
+                plural(self.deletions, "deletion", "deletions")
+            ));
+        }
+        Some(s)
+    }
+}
+
+/// Compare the working tree (through the index) with HEAD's tree and count
+/// changed files and lines. On an unborn branch every tracked file is new.
+pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
+    let paths = changed_paths(repo)?;
+    if paths.is_empty() {
+        return Ok(DiffStat::default());
+    }
+    let mut head_tree = None;
+    let root = repo.workdir().expect("checked when opened").to_path_buf();
+    let mut stat = DiffStat::default();
+    for (path, known) in paths {
+        let old = match known {
+            Known::Blob(id) => Some(
+                repo.find_object(id)
+                    .context("cannot read a blob of HEAD")?
+                    .detach()
+                    .data,
+            ),
+            Known::NotABlob => None,
+            Known::Unknown => {
+                if head_tree.is_none() {
+                    head_tree = Some(match repo.head_tree_id() {
+                        Ok(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
+                        Err(_) => None,
+                    });
+                }
+                match head_tree.as_ref().and_then(Option::as_ref) {
+                    Some(tree) => match tree.lookup_entry_by_path(path.as_str()).ok().flatten() {
+                        Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some(
+                            entry
+                                .object()
+                                .context("cannot read a blob of HEAD")?
+                                .detach()
+                                .data,
+                        ),
+                        _ => None,
+                    },
+                    None => None,
+                }
+            }
+        };
+        let file = root.join(&path);
+        let new = match std::fs::symlink_metadata(&file) {
+            // Like git, never look through a symlinked leading directory.
+            _ if beyond_symlink(&root, &path) => None,
+            Ok(meta) if meta.file_type().is_symlink() => std::fs::read_link(&file)
+                .ok()
+                .map(|target| target.as_os_str().as_encoded_bytes().to_vec()),
+            Ok(meta) if meta.is_file() => std::fs::read(&file).ok(),
+            _ => None,
+        };
+        if old.is_none() && new.is_none() || old == new {
+            continue;
+        }
+        stat.files += 1;
+        let old = old.unwrap_or_default();
+        let new = new.unwrap_or_default();
+        if is_binary(&old) || is_binary(&new) {
+            continue;
+        }
+        let (old, new) = (String::from_utf8_lossy(&old), String::from_utf8_lossy(&new));
+        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+        for op in diff.ops() {
+            for change in diff.iter_changes(op) {
+                match change.tag() {
+                    similar::ChangeTag::Insert => stat.insertions += 1,
+                    similar::ChangeTag::Delete => stat.deletions += 1,
+                    similar::ChangeTag::Equal => {}
+                }
+            }
+        }
+    }
+    Ok(stat)
+}
+
+/// Whether a leading directory of `rela` (below `root`) is a symlink.
+fn beyond_symlink(root: &Path, rela: &str) -> bool {
+    let mut dir = root.to_path_buf();
+    let mut components = Path::new(rela).components().peekable();
+    while let Some(component) = components.next() {
+        if components.peek().is_none() {
+            break;
+        }
+        dir.push(component);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+    }
+    false
+}
+
+fn is_binary(data: &[u8]) -> bool {
+    data[..data.len().min(8000)].contains(&0)
+}
+
+/// What HEAD has at a changed path, when known without reading its tree.
+enum Known {
+    /// This blob (or symlink).
+    Blob(gix::ObjectId),
+    /// No blob (a submodule).
+    NotABlob,
+    /// Look it up in HEAD's tree.
+    Unknown,
+}
+
+/// Repository-relative paths of tracked files that differ between HEAD, the
+/// index and the working tree.
+fn changed_paths(repo: &gix::Repository) -> Result<BTreeMap<String, Known>> {
+    if let Some(paths) = changed_paths_by_cache_tree(repo) {
+        return paths;
+    }
+    let mut paths = BTreeMap::new();
+    for item in status(repo, gix::status::UntrackedFiles::None)? {
+        let item = item.context("cannot compute the status of the working tree")?;
+        if let gix::status::Item::IndexWorktree(
+            gix::status::index_worktree::Item::DirectoryContents { .. },
+        ) = item
+        {
+            continue;
+        }
+        paths.insert(item.location().to_str_lossy().into_owned(), Known::Unknown);
+    }
+    Ok(paths)
+}
+
+/// HEAD, index and working tree compared, without rename tracking, with
+/// untracked files as asked: the one status set-up both readers share.
+fn status(
+    repo: &gix::Repository,
+    untracked: gix::status::UntrackedFiles,
+) -> Result<gix::status::Iter> {
+    repo.status(gix::progress::Discard)
+        .context("cannot compute the status of the working tree")?
+        .untracked_files(untracked)
+        .index_worktree_rewrites(None)
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
+        .into_iter(None)
+        .context("cannot compute the status of the working tree")
+}
+
+/// Repository-relative paths that differ from HEAD in the working tree:
+/// tracked changes and untracked files (ignored files excluded), sorted.
+pub fn changed_files(repo: &gix::Repository) -> Result<Vec<String>> {
+    let mut paths = BTreeSet::new();
+    for item in status(repo, gix::status::UntrackedFiles::Files)? {
+        let item = item.context("cannot compute the status of the working tree")?;
+        paths.insert(item.location().to_str_lossy().into_owned());
+    }
+    Ok(paths.into_iter().collect())
+}
+
+/// The fast path of [`changed_paths`], as git takes it: when the index's
+/// cache-tree says the index holds exactly HEAD's tree (as after a commit,
+/// checkout or reset, until something is staged), only the index needs
+/// comparing with the working tree, and each changed file's HEAD blob is
+/// its index entry's. HEAD's tree is then never read (nor rebuilt as an
+/// index), nor `.gitmodules`: `diff --stat` counts no submodule lines. The
+/// index checksum is not verified, as git verifies it only in `fsck`.
+/// `None` when the fast path does not apply.
+fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap<String, Known>>> {
+    // HEAD's target as recorded: peeling would look the object up in the
+    // pack index, which this path is here to avoid loading.
+    let head = repo.head().ok()?.id()?.detach();
+    let head_tree = match repo
+        .commit_graph_if_enabled()
+        .ok()
+        .flatten()
+        .and_then(|graph| {
+            graph
+                .commit_by_id(head)
+                .map(|c| c.root_tree_id().to_owned())
+        }) {
+        Some(tree) => tree,
+        None => repo.find_commit(head).ok()?.tree_id().ok()?.detach(),
+    };
+    let index = gix::index::File::at(
+        repo.index_path(),
+        repo.object_hash(),
+        true,
+        gix::index::decode::Options::default(),
+    )
+    .ok()?;
+    let cache_tree = index.tree()?;
+    if index.link().is_some()
+        || cache_tree.id != head_tree
+        || cache_tree.num_entries != u32::try_from(index.entries().len()).ok()
+    {
+        return None;
+    }
+    if worktree_matches_by_stat(repo, &index) == Some(true) {
+        return Some(Ok(BTreeMap::new()));
+    }
+    let mut recorder = gix::status::plumbing::index_as_worktree_with_renames::Recorder::default();
+    let outcome = repo.index_worktree_status(
+        &index,
+        None::<&str>,
+        &mut recorder,
+        gix::status::plumbing::index_as_worktree::traits::FastEq,
+        NoSubmodules,
+        &mut gix::progress::Discard,
+        &std::sync::atomic::AtomicBool::new(false),
+        gix::status::index_worktree::Options::default(),
+    );
+    if let Err(e) = outcome {
+        return Some(Err(anyhow!("{e}")).context("cannot compute the status of the working tree"));
+    }
+    let mut paths = BTreeMap::new();
+    for record in recorder.records {
+        if let gix::status::plumbing::index_as_worktree_with_renames::Entry::Modification {
+            entry,
+            rela_path,
+            ..
+        } = record
+        {
+            let known = if entry.mode.is_submodule() {
+                Known::NotABlob
+            } else {
+                Known::Blob(entry.id)
+            };
+            paths.insert(rela_path.to_str_lossy().into_owned(), known);
+        }
+    }
+    Some(Ok(paths))
+}
+
+/// Whether every tracked file is unchanged by its `lstat` alone: git's
+/// fast path (stat data equal to the index entry's, not racily clean),
+/// taken for every entry at the cost of one `lstat` per file and one per
+/// directory. `Some(false)` as soon as one entry needs a closer look, `None`
+/// where the shortcut is not trusted (`core.checkStat=minimal`, which
+/// compares no inode; case-folding or precomposing filesystems); the full
+/// comparison then decides. Entries git skips (skip-worktree, assume-valid)
+/// and submodules, which `diff --stat` does not count, are skipped.
+fn worktree_matches_by_stat(repo: &gix::Repository, index: &gix::index::State) -> Option<bool> {
+    use gix::index::entry::Flags;
+    let options = repo.stat_options().ok()?;
+    let fs = repo.filesystem_options().ok()?;
+    if !options.check_stat || fs.ignore_case || fs.precompose_unicode {
+        return None;
+    }
+    let root = repo.workdir()?;
+    // One buffer for every path: `Path::join` costs more than the `lstat`.
+    let mut path = gix::path::into_bstr(root).ok()?.into_owned();
+    path.push(b'/');
+    let base = path.len();
+    let timestamp = index.timestamp();
+    let mut verified_dirs: std::collections::HashSet<&[u8]> = Default::default();
+    let mut last_dir: &[u8] = b"";
+    for entry in index.entries() {
+        if entry.flags.intersects(
+            Flags::UPTODATE | Flags::SKIP_WORKTREE | Flags::ASSUME_VALID | Flags::FSMONITOR_VALID,
+        ) {
+            continue;
+        }
+        if entry.stage_raw() != 0 || entry.flags.contains(Flags::INTENT_TO_ADD) {
+            return Some(false);
+        }
+        if entry.mode.is_submodule() {
+            continue;
+        }
+        let rela: &[u8] = entry.path(index);
+        // Each leading directory must be a directory, not a symlink to one
+        // (git does not look through those): checked once per directory.
+        let dir = rela
+            .iter()
+            .rposition(|b| *b == b'/')
+            .map_or(&b""[..], |end| &rela[..end]);
+        if dir != last_dir {
+            for (i, b) in dir
+                .iter()
+                .enumerate()
+                .chain(std::iter::once((dir.len(), &b'/')))
+            {
+                if *b != b'/' {
+                    continue;
+                }
+                let prefix = &dir[..i];
+                if verified_dirs.contains(prefix) {
+                    continue;
+                }
+                path.truncate(base);
+                path.extend_from_slice(prefix);
+                let meta = std::fs::symlink_metadata(gix::path::from_byte_slice(&path).ok()?);
+                if !meta.is_ok_and(|m| m.is_dir()) {
+                    return Some(false);
+                }
+                verified_dirs.insert(prefix);
+            }
+            last_dir = dir;
+        }
+        path.truncate(base);
+        path.extend_from_slice(rela);
+        let Ok(meta) =
+            gix::index::fs::Metadata::from_path_no_follow(gix::path::from_byte_slice(&path).ok()?)
+        else {
+            return Some(false);
+        };
+        if meta.is_dir()
+            || entry
+                .mode
+                .change_to_match_fs(&meta, fs.symlink, fs.executable_bit)
+                .is_some()
+        {
+            return Some(false);
+        }
+        let stat = gix::index::entry::Stat::from_fs(&meta).ok()?;
+        if !stat.matches(&entry.stat, options)
+            || (entry.id.is_empty_blob() && entry.stat.size != 0)
+            || stat.is_racy(timestamp, options)
+        {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// Submodules are reported unchanged: `diff --stat`'s line counts never
+/// include them, and asking would read `.gitmodules` from HEAD's tree.
+#[derive(Clone)]
+struct NoSubmodules;
+
+impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for NoSubmodules {
+    type Output = ();
+
+    fn status(
+        &mut self,
+        _entry: &gix::index::Entry,
+        _rela_path: &gix::bstr::BStr,
+    ) -> gix::Result<Option<()>> {
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_reads_like_git() {
+        let s = |files, insertions, deletions| {
+            DiffStat {
+                files,
+                insertions,
+                deletions,
+            }
+            .summary()
+        };
+        assert_eq!(s(0, 0, 0), None);
+        assert_eq!(s(1, 1, 0).unwrap(), "1 file changed, 1 insertion(+)");
+        assert_eq!(s(2, 0, 3).unwrap(), "2 files changed, 3 deletions(-)");
+        assert_eq!(
+            s(3, 4, 1).unwrap(),
+            "3 files changed, 4 insertions(+), 1 deletion(-)"
+        );
+        assert_eq!(
+            s(1, 0, 0).unwrap(),
+            "1 file changed, 0 insertions(+), 0 deletions(-)"
+        );
+    }
+}
+
+/// A branch checked out in one of the repository's worktrees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkout {
+    /// The short branch name, like `feat/x`.
+    pub branch: String,
+    /// The worktree's root, canonical.
+    pub root: PathBuf,
+}
+
+/// The branches checked out in every worktree of the repository (the main
+/// one first, then the linked ones), read from each worktree's `HEAD` file
+/// as `git worktree list` does. Detached worktrees, and linked worktrees
+/// whose directory is gone, are left out.
+pub fn checkouts(repo: &gix::Repository) -> Vec<Checkout> {
+    let mut out = Vec::new();
+    let common = repo.common_dir();
+    if let Ok(main) = repo.main_repo()
+        && let Some(root) = main.workdir()
+        && let Some(branch) = head_branch(&common.join("HEAD"))
+    {
+        out.push(Checkout {
+            branch,
+            root: canonical(root),
+        });
+    }
+    for proxy in repo.worktrees().unwrap_or_default() {
+        let Ok(root) = proxy.base() else { continue };
+        if !root.is_dir() {
+            continue;
+        }
+        if let Some(branch) = head_branch(&proxy.git_dir().join("HEAD")) {
+            out.push(Checkout {
+                branch,
+                root: canonical(&root),
+            });
+        }
+    }
+    out
+}
+
+/// The branch a `HEAD` file names (`ref: refs/heads/<branch>`).
+fn head_branch(head: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(head).ok()?;
+    text.trim_end()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
+}

@@ -1,0 +1,631 @@
+//! Every version of a brief, read out of the history: the notes commit
+//! chain of `refs/notes/handoffs` (and of each remote's
+//! `refs/handoff-remotes/<remote>/notes`), plus the refs that hold a
+//! version right now (the brief itself, each remote's last fetched value and
+//! each base).
+//!
+//! The notes are walked commit by commit, through every parent, and every
+//! note blob of every notes tree is read (each tree and blob once), so a
+//! version stays readable after `drop` and `git gc --prune=now`: the pretty
+//! blob may be gone, but its compact line lives in a note blob that a notes
+//! commit keeps reachable.
+//!
+//! A version's id is the blob id of its stored form (the pretty JSON the
+//! brief ref pointed at). It is *computed*, not stored: the compact line is
+//! parsed into the typed [`Brief`] and pretty-printed again, which gives the
+//! same bytes `write` stored (field order and formatting are fixed by the
+//! type), and gix hashes them without writing anything.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use anyhow::{Context, Result, anyhow};
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use serde::Deserialize;
+
+use crate::brief::Brief;
+use crate::store;
+
+/// One version of a brief.
+#[derive(Debug, Clone)]
+pub struct Version {
+    /// The version id: the blob id of its pretty JSON.
+    pub id: ObjectId,
+    /// The brief.
+    pub brief: Brief,
+    /// Its stored form (pretty JSON with a trailing newline).
+    pub pretty: String,
+    /// Position in the history, for versions written in the same second:
+    /// the generation of the first notes commit that holds it, then its
+    /// line number in the note. Versions found only in refs sort last.
+    seq: (u64, usize),
+}
+
+/// Where a key's versions were found: its history, plus the versions that
+/// refs point at now.
+#[derive(Debug, Clone, Default)]
+pub struct Log {
+    /// Every version, newest first (by timestamp, then by history order).
+    pub versions: Vec<Version>,
+    /// The id `refs/handoffs/<key>` points at, if it exists.
+    pub current: Option<ObjectId>,
+    /// Remote name → the id of that remote's last fetched value.
+    pub remote_tips: BTreeMap<String, ObjectId>,
+}
+
+impl Log {
+    /// The index (`@{N}`) of the version with this id.
+    pub fn index_of(&self, id: &ObjectId) -> Option<usize> {
+        self.versions.iter().position(|v| v.id == *id)
+    }
+
+    /// The remotes whose last fetched value is `id`.
+    pub fn remotes_at(&self, id: &ObjectId) -> Vec<String> {
+        self.remote_tips
+            .iter()
+            .filter(|(_, tip)| *tip == id)
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+}
+
+/// The version id of a brief: the blob id of its pretty JSON, computed
+/// without writing the blob.
+pub fn version_id(repo: &gix::Repository, pretty: &str) -> Result<ObjectId> {
+    gix::objs::compute_hash(
+        repo.object_hash(),
+        gix::object::Kind::Blob,
+        pretty.as_bytes(),
+    )
+    .context("cannot hash a brief")
+}
+
+/// The tips of every notes history this repository holds:
+/// `refs/notes/handoffs` and each remote's (`refs/handoff-remotes/<remote>/notes`).
+pub fn notes_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
+    crate::store::remotes::migrate(repo)?;
+    let mut tips = Vec::new();
+    if let Some(id) = peel(repo, store::NOTES_REF)? {
+        tips.push(id);
+    }
+    let platform = repo.references().context("cannot read references")?;
+    let prefix = crate::store::remotes::REMOTES_PREFIX;
+    for reference in platform
+        .prefixed(prefix)
+        .with_context(|| format!("cannot read {prefix}"))?
+    {
+        let mut reference =
+            reference.map_err(|e| anyhow!("cannot read a ref under {prefix}: {e}"))?;
+        let name = reference.name().as_bstr().to_str_lossy().into_owned();
+        if crate::store::remotes::notes_ref_remote(&name).is_none() {
+            continue;
+        }
+        let id = reference
+            .peel_to_id()
+            .with_context(|| format!("cannot read {name}"))?
+            .detach();
+        if !tips.contains(&id) {
+            tips.push(id);
+        }
+    }
+    Ok(tips)
+}
+
+/// The object a ref points at (peeled), if the ref exists.
+pub fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    repo.try_find_reference(name)
+        .with_context(|| format!("cannot read {name}"))?
+        .map(|mut r| r.peel_to_id().map(|id| id.detach()))
+        .transpose()
+        .with_context(|| format!("cannot read {name}"))
+}
+
+#[derive(Deserialize)]
+struct KeyOnly {
+    key: String,
+}
+
+/// Every version recorded in the notes histories reachable from `tips`,
+/// by key; `only` restricts the result to one key. Each key's versions are
+/// newest first.
+pub fn collect(
+    repo: &gix::Repository,
+    tips: &[ObjectId],
+    only: Option<&str>,
+) -> Result<BTreeMap<String, Vec<Version>>> {
+    // 1. Every notes commit, with its tree and parents.
+    let mut commits: HashMap<ObjectId, (ObjectId, Vec<ObjectId>)> = HashMap::new();
+    let mut queue: Vec<ObjectId> = tips.to_vec();
+    while let Some(id) = queue.pop() {
+        if commits.contains_key(&id) {
+            continue;
+        }
+        let commit = repo
+            .find_commit(id)
+            .with_context(|| format!("the notes history is damaged: cannot read commit {id}"))?;
+        let tree = commit
+            .tree_id()
+            .with_context(|| format!("cannot read the tree of notes commit {id}"))?
+            .detach();
+        let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+        queue.extend(parents.iter().copied());
+        commits.insert(id, (tree, parents));
+    }
+
+    // 2. Generations (1 + the longest parent chain), so a version is dated
+    //    by the first notes commit that holds it.
+    let mut generation: HashMap<ObjectId, u64> = HashMap::new();
+    for start in commits.keys() {
+        let mut stack = vec![(*start, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if generation.contains_key(&id) {
+                continue;
+            }
+            let parents = &commits[&id].1;
+            if expanded {
+                let g = parents
+                    .iter()
+                    .filter_map(|p| generation.get(p))
+                    .max()
+                    .map_or(1, |g| g + 1);
+                generation.insert(id, g);
+            } else {
+                stack.push((id, true));
+                stack.extend(
+                    parents
+                        .iter()
+                        .filter(|p| !generation.contains_key(*p))
+                        .map(|p| (*p, false)),
+                );
+            }
+        }
+    }
+    let mut order: Vec<(u64, ObjectId)> = commits.keys().map(|id| (generation[id], *id)).collect();
+    order.sort();
+
+    // 3. Every note blob of every tree, oldest commit first, each object once.
+    let mut seen_objects: HashSet<ObjectId> = HashSet::new();
+    let mut seen_lines: HashSet<Vec<u8>> = HashSet::new();
+    let mut out: BTreeMap<String, Vec<Version>> = BTreeMap::new();
+    let mut seen_ids: HashSet<ObjectId> = HashSet::new();
+    for (generation, commit) in order {
+        let mut trees = vec![commits[&commit].0];
+        while let Some(tree_id) = trees.pop() {
+            if !seen_objects.insert(tree_id) {
+                continue;
+            }
+            let tree = repo
+                .find_tree(tree_id)
+                .with_context(|| format!("cannot read notes tree {tree_id}"))?;
+            let decoded = tree
+                .decode()
+                .with_context(|| format!("cannot read notes tree {tree_id}"))?;
+            for entry in &decoded.entries {
+                let oid = entry.oid.to_owned();
+                if entry.mode.is_tree() {
+                    trees.push(oid);
+                } else if entry.mode.is_blob() && seen_objects.insert(oid) {
+                    let blob = repo
+                        .find_blob(oid)
+                        .with_context(|| format!("cannot read note {oid}"))?;
+                    for (index, line) in blob.data.lines().enumerate() {
+                        let line = line.trim();
+                        if line.is_empty() || !seen_lines.insert(line.to_vec()) {
+                            continue;
+                        }
+                        let Ok(head) = serde_json::from_slice::<KeyOnly>(line) else {
+                            continue;
+                        };
+                        if only.is_some_and(|k| k != head.key) {
+                            continue;
+                        }
+                        let Ok(brief) = serde_json::from_slice::<Brief>(line) else {
+                            continue;
+                        };
+                        let pretty = brief.to_pretty_json();
+                        let id = version_id(repo, &pretty)?;
+                        if !seen_ids.insert(id) {
+                            continue;
+                        }
+                        out.entry(head.key).or_default().push(Version {
+                            id,
+                            brief,
+                            pretty,
+                            seq: (generation, index),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    for versions in out.values_mut() {
+        sort_newest_first(versions);
+    }
+    Ok(out)
+}
+
+fn sort_newest_first(versions: &mut [Version]) {
+    versions.sort_by(|a, b| newer(b, a));
+}
+
+/// `Greater` when `a` is newer than `b`.
+fn newer(a: &Version, b: &Version) -> Ordering {
+    let ts = |v: &Version| crate::support::clock::parse(&v.brief.timestamp).unwrap_or(i64::MIN);
+    ts(a)
+        .cmp(&ts(b))
+        .then(a.seq.cmp(&b.seq))
+        .then(a.id.cmp(&b.id))
+}
+
+/// Version ids per key recorded in the notes history reachable from `tip`.
+pub fn ids_by_key(
+    repo: &gix::Repository,
+    tip: Option<ObjectId>,
+) -> Result<HashMap<String, HashSet<ObjectId>>> {
+    let Some(tip) = tip else {
+        return Ok(HashMap::new());
+    };
+    Ok(collect(repo, &[tip], None)?
+        .into_iter()
+        .map(|(key, versions)| (key, versions.into_iter().map(|v| v.id).collect()))
+        .collect())
+}
+
+/// Every version of `key`: its history from all notes refs, plus the
+/// versions the brief ref, the remotes' last fetched values and the bases
+/// point at. Newest first.
+pub fn log(repo: &gix::Repository, key: &str) -> Result<Log> {
+    let tips = notes_tips(repo)?;
+    let mut versions = collect(repo, &tips, Some(key))?
+        .remove(key)
+        .unwrap_or_default();
+    let current = store::current_id(repo, key)?;
+    let remote_tips = crate::store::remotes::remote_values(repo, key)?;
+    let bases = crate::store::remotes::base_values(repo, key)?;
+    let extra = current
+        .iter()
+        .chain(remote_tips.values())
+        .chain(bases.values())
+        .copied()
+        .collect::<Vec<_>>();
+    let mut added = false;
+    for id in extra {
+        if versions.iter().any(|v| v.id == id) {
+            continue;
+        }
+        let Ok(blob) = repo.find_blob(id) else {
+            continue;
+        };
+        let Ok(brief) = Brief::from_slice(&blob.data) else {
+            continue;
+        };
+        versions.push(Version {
+            id,
+            brief,
+            pretty: String::from_utf8_lossy(&blob.data).into_owned(),
+            seq: (u64::MAX, 0),
+        });
+        added = true;
+    }
+    if added {
+        sort_newest_first(&mut versions);
+    }
+    Ok(Log {
+        versions,
+        current,
+        remote_tips,
+    })
+}
+
+/// Which version a command line names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    /// The brief as stored now.
+    Current,
+    /// `@{N}`: the N-th entry of `log`, 0 the newest.
+    Index(usize),
+    /// A version id or a unique prefix of at least 4 hex digits.
+    Id(String),
+    /// `@REMOTE`: that remote's value as last fetched.
+    Remote(String),
+}
+
+/// Split `KEY@{N}` / `KEY@REMOTE` into the key and the selector. `@REMOTE`
+/// is recognised only for a configured remote, and not when a brief with
+/// the whole text as its key exists; otherwise the text is the key.
+pub fn parse_key_spec(repo: &gix::Repository, spec: &str) -> Result<(String, Selector)> {
+    if let Some(open) = spec.rfind("@{")
+        && spec.ends_with('}')
+    {
+        let key = &spec[..open];
+        let n = &spec[open + 2..spec.len() - 1];
+        let n: usize = n.parse().map_err(|_| {
+            crate::refusal!("'{spec}': in KEY@{{N}}, N is a number (0 is the newest version)")
+        })?;
+        return Ok((key.to_string(), Selector::Index(n)));
+    }
+    if let Some(at) = spec.rfind('@') {
+        let (key, remote) = (&spec[..at], &spec[at + 1..]);
+        if !key.is_empty()
+            && crate::store::remotes::is_remote(repo, remote)
+            && store::current_id(repo, spec).ok().flatten().is_none()
+        {
+            return Ok((key.to_string(), Selector::Remote(remote.to_string())));
+        }
+    }
+    Ok((spec.to_string(), Selector::Current))
+}
+
+/// Why a version argument names no version. The messages state the fact;
+/// the command layer adds what to run next (`cli::hints::version`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VersionError {
+    /// `@{N}` whose N is not a number.
+    #[error("'{arg}': in @{{N}}, N is a number (0 is the newest version)")]
+    NotANumber {
+        /// The argument as given.
+        arg: String,
+    },
+    /// `@REMOTE` naming no remote.
+    #[error("'{arg}': there is no remote '{remote}'; `git remote` lists them")]
+    NoSuchRemote {
+        /// The argument as given.
+        arg: String,
+        /// The remote it names.
+        remote: String,
+    },
+    /// An argument of no known form.
+    #[error("'{arg}' names no version")]
+    Unreadable {
+        /// The argument as given.
+        arg: String,
+        /// The brief's key.
+        key: String,
+    },
+    /// `current` when the key has no brief now.
+    #[error("no brief for key '{key}'")]
+    NoCurrent {
+        /// The brief's key.
+        key: String,
+    },
+    /// `@{N}` when the history holds no version of the key.
+    #[error("no version of '{key}' in the history")]
+    NoHistory {
+        /// The brief's key.
+        key: String,
+    },
+    /// `@{N}` past the oldest version.
+    #[error("'{key}' has {count} version{}", if *count == 1 { "" } else { "s" })]
+    OutOfRange {
+        /// The brief's key.
+        key: String,
+        /// How many versions it has.
+        count: usize,
+    },
+    /// A version id (prefix) that matches no version.
+    #[error("no version {prefix} of '{key}'")]
+    NoSuchId {
+        /// The brief's key.
+        key: String,
+        /// The id prefix as given.
+        prefix: String,
+    },
+    /// A version id prefix that matches several versions.
+    #[error("version id {prefix} is ambiguous for '{key}'; give more digits")]
+    Ambiguous {
+        /// The brief's key.
+        key: String,
+        /// The id prefix as given.
+        prefix: String,
+    },
+    /// `@REMOTE` when the last fetch brought no brief of the key.
+    #[error("no brief '{key}' from remote '{remote}'")]
+    NotFetched {
+        /// The brief's key.
+        key: String,
+        /// The remote.
+        remote: String,
+    },
+}
+
+/// Parse a version argument of `diff` or `--version`: `@{N}`, `KEY@{N}`,
+/// `@REMOTE`, `KEY@REMOTE`, `current` or a version id (prefix).
+pub fn parse_selector(
+    repo: &gix::Repository,
+    key: &str,
+    arg: &str,
+) -> Result<Selector, VersionError> {
+    let rest = arg
+        .strip_prefix(key)
+        .filter(|r| r.starts_with('@'))
+        .unwrap_or(arg);
+    if rest == "current" || rest == "@" {
+        return Ok(Selector::Current);
+    }
+    if let Some(inner) = rest.strip_prefix("@{").and_then(|r| r.strip_suffix('}')) {
+        let n = inner.parse().map_err(|_| VersionError::NotANumber {
+            arg: arg.to_string(),
+        })?;
+        return Ok(Selector::Index(n));
+    }
+    if let Some(remote) = rest.strip_prefix('@') {
+        if crate::store::remotes::is_remote(repo, remote) {
+            return Ok(Selector::Remote(remote.to_string()));
+        }
+        return Err(VersionError::NoSuchRemote {
+            arg: arg.to_string(),
+            remote: remote.to_string(),
+        });
+    }
+    if rest.len() >= 4 && rest.len() <= 64 && rest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(Selector::Id(rest.to_ascii_lowercase()));
+    }
+    Err(VersionError::Unreadable {
+        arg: arg.to_string(),
+        key: key.to_string(),
+    })
+}
+
+/// The version `selector` names in `log`, with its index when it is in the
+/// log.
+pub fn select<'a>(
+    log: &'a Log,
+    key: &str,
+    selector: &Selector,
+) -> Result<(Option<usize>, &'a Version), VersionError> {
+    let by_id = |id: &ObjectId| log.index_of(id).map(|i| (Some(i), &log.versions[i]));
+    let key = key.to_string();
+    match selector {
+        Selector::Current => log
+            .current
+            .as_ref()
+            .and_then(by_id)
+            .ok_or(VersionError::NoCurrent { key }),
+        Selector::Index(n) => match log.versions.get(*n) {
+            Some(v) => Ok((Some(*n), v)),
+            None if log.versions.is_empty() => Err(VersionError::NoHistory { key }),
+            None => Err(VersionError::OutOfRange {
+                key,
+                count: log.versions.len(),
+            }),
+        },
+        Selector::Id(prefix) => {
+            let matches: Vec<usize> = log
+                .versions
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.id.to_string().starts_with(prefix.as_str()))
+                .map(|(i, _)| i)
+                .collect();
+            let prefix = prefix.clone();
+            match matches.as_slice() {
+                [i] => Ok((Some(*i), &log.versions[*i])),
+                [] => Err(VersionError::NoSuchId { key, prefix }),
+                _ => Err(VersionError::Ambiguous { key, prefix }),
+            }
+        }
+        Selector::Remote(remote) => {
+            log.remote_tips
+                .get(remote)
+                .and_then(by_id)
+                .ok_or_else(|| VersionError::NotFetched {
+                    key,
+                    remote: remote.clone(),
+                })
+        }
+    }
+}
+
+/// A short, human label for a selected version: `KEY@{N}`, or the key and
+/// the remote.
+pub fn label(key: &str, selector: &Selector, index: Option<usize>) -> String {
+    match (selector, index) {
+        (Selector::Remote(remote), _) => format!("{key}@{remote}"),
+        (_, Some(i)) => format!("{key}@{{{i}}}"),
+        (_, None) => key.to_string(),
+    }
+}
+
+/// How two versions differ.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Comparison {
+    /// The fields that changed, like `resume.done_when` or `state.decisions`
+    /// (the members of `resume` and `state` count one by one, the rest as
+    /// a whole), in schema order.
+    pub fields: Vec<String>,
+    /// Lines added in the pretty JSON.
+    pub insertions: usize,
+    /// Lines removed from the pretty JSON.
+    pub deletions: usize,
+    /// The unified diff of the pretty JSON (empty when equal).
+    pub unified: String,
+}
+
+/// The fields a comparison names, in the schema's order.
+const FIELD_ORDER: &[&str] = &[
+    "schema_version",
+    "key",
+    "timestamp",
+    "mode",
+    "resume.done_when",
+    "resume.resume_by",
+    "resume.prompt",
+    "resume.history_pointer",
+    "state.branch",
+    "state.next_acceptance_check",
+    "state.worktree",
+    "state.head_sha",
+    "state.diff_summary",
+    "state.tests",
+    "state.commands",
+    "state.decisions",
+    "state.rejected_paths",
+    "state.open_risks",
+    "files_read_first",
+    "files_skip",
+];
+
+fn fields(brief: &Brief) -> Vec<(String, serde_json::Value)> {
+    let value = serde_json::to_value(brief).expect("a brief always serializes");
+    let mut out = Vec::new();
+    if let serde_json::Value::Object(map) = value {
+        for (name, v) in map {
+            match (name.as_str(), v) {
+                ("resume" | "state", serde_json::Value::Object(inner)) => {
+                    out.extend(inner.into_iter().map(|(k, v)| (format!("{name}.{k}"), v)))
+                }
+                (_, v) => out.push((name, v)),
+            }
+        }
+    }
+    out
+}
+
+/// Compare two versions: the changed fields, the line counts and the
+/// unified diff (`similar`) of their pretty JSON, headed by the labels.
+pub fn compare(old: &Version, new: &Version, old_label: &str, new_label: &str) -> Comparison {
+    let before: BTreeMap<String, serde_json::Value> = fields(&old.brief).into_iter().collect();
+    let after = fields(&new.brief);
+    let mut changed: Vec<String> = Vec::new();
+    for (name, value) in &after {
+        if before.get(name) != Some(value) {
+            changed.push(name.clone());
+        }
+    }
+    let after_names: HashSet<&String> = after.iter().map(|(n, _)| n).collect();
+    for name in before.keys() {
+        if !after_names.contains(name) {
+            changed.push(name.clone());
+        }
+    }
+    changed.sort_by_key(|name| {
+        FIELD_ORDER
+            .iter()
+            .position(|f| f == name)
+            .unwrap_or(usize::MAX)
+    });
+    let diff = similar::TextDiff::from_lines(old.pretty.as_str(), new.pretty.as_str());
+    let (mut insertions, mut deletions) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => insertions += 1,
+            similar::ChangeTag::Delete => deletions += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let unified = if insertions + deletions == 0 {
+        String::new()
+    } else {
+        diff.unified_diff()
+            .context_radius(3)
+            .header(old_label, new_label)
+            .to_string()
+    };
+    Comparison {
+        fields: changed,
+        insertions,
+        deletions,
+        unified,
+    }
+}

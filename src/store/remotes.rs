@@ -1,0 +1,405 @@
+//! Remotes and the refs that remember what each remote holds.
+//!
+//! | ref | what it holds |
+//! |---|---|
+//! | `refs/handoff-remotes/<remote>/briefs/<key>` | the **base**: the last version both sides agreed on |
+//! | `refs/handoff-remotes/<remote>/notes` | the remote's notes history as of the last fetch, once validated |
+//! | `refs/handoff-fetch/<remote>/briefs/<key>` | the remote's value as of the last fetch (the staging namespace `git fetch` writes into) |
+//! | `refs/handoff-fetch/<remote>/notes/handoffs` | the remote's notes history as of the last fetch, as fetched |
+//!
+//! None of these is under `refs/remotes/`, which belongs to git's
+//! remote-tracking branches (a teammate's branch `handoffs/<key>` would
+//! land there). Versions before this one kept the bases under
+//! `refs/remotes/<remote>/handoffs/` and the history under
+//! `refs/notes/remotes/<remote>/handoffs`; [`migrate`] moves them.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result, anyhow, bail};
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+
+use crate::store::Stored;
+
+/// The staging namespace fetches write into.
+pub const STAGING_PREFIX: &str = "refs/handoff-fetch/";
+
+/// The namespace that remembers what each remote holds.
+pub const REMOTES_PREFIX: &str = "refs/handoff-remotes/";
+
+/// The base of `key` with `remote`: the last version both sides agreed on.
+pub fn base_ref(remote: &str, key: &str) -> String {
+    format!("{}{key}", base_prefix(remote))
+}
+
+/// The namespace of the bases of `remote`. The bases sit one level below
+/// the remote (`briefs/`), so that no key (`notes` included) can collide
+/// with the notes ref beside them.
+pub fn base_prefix(remote: &str) -> String {
+    format!("{REMOTES_PREFIX}{remote}/briefs/")
+}
+
+/// `remote`'s value of `key` as of the last fetch.
+pub fn tip_ref(remote: &str, key: &str) -> String {
+    format!("{}{key}", tip_prefix(remote))
+}
+
+/// The namespace of `remote`'s fetched briefs.
+pub fn tip_prefix(remote: &str) -> String {
+    format!("{STAGING_PREFIX}{remote}/briefs/")
+}
+
+/// Where `git fetch` puts `remote`'s notes history.
+pub fn staged_notes_ref(remote: &str) -> String {
+    format!("{STAGING_PREFIX}{remote}/notes/handoffs")
+}
+
+/// `remote`'s notes history as of the last fetch.
+pub fn notes_ref(remote: &str) -> String {
+    format!("{REMOTES_PREFIX}{remote}/notes")
+}
+
+/// The remote whose notes ref `name` is (see [`notes_ref`]), if it is one.
+pub fn notes_ref_remote(name: &str) -> Option<&str> {
+    if base_ref_parts(name).is_some() {
+        return None;
+    }
+    name.strip_prefix(REMOTES_PREFIX)?.strip_suffix("/notes")
+}
+
+/// The remote and key of the base ref `name` (see [`base_ref`]), if it is one.
+pub fn base_ref_parts(name: &str) -> Option<(&str, &str)> {
+    let (remote, key) = name.strip_prefix(REMOTES_PREFIX)?.rsplit_once("/briefs/")?;
+    (!key.contains('/')).then_some((remote, key))
+}
+
+/// Whether `name` is a configured remote.
+pub fn is_remote(repo: &gix::Repository, name: &str) -> bool {
+    !name.is_empty()
+        && repo
+            .remote_names()
+            .iter()
+            .any(|n| n.as_bstr() == name.as_bytes())
+}
+
+/// `name` if it is a configured remote whose name fits in a ref name.
+pub fn checked_remote(repo: &gix::Repository, name: &str) -> Result<String> {
+    if !is_remote(repo, name) {
+        crate::refuse!(
+            "'{name}' is not a remote of this repository; `git remote -v` lists them, `git remote add {name} URL` adds one"
+        );
+    }
+    gix::refs::FullName::try_from(base_ref(name, "x")).map_err(|_| {
+        anyhow!(
+            "remote name '{name}' cannot be part of a ref name; rename it with `git remote rename`"
+        )
+    })?;
+    Ok(name.to_string())
+}
+
+/// The remote to use when none is named: `handoff.remote`, else the
+/// current branch's upstream remote, else `origin`. It must exist.
+pub fn default_remote(repo: &gix::Repository) -> Result<String> {
+    let config = repo.config_snapshot();
+    if let Some(name) = config.string("handoff.remote") {
+        let name = name.to_str_lossy().into_owned();
+        if !is_remote(repo, &name) {
+            crate::refuse!(
+                "handoff.remote is '{name}', which is not a remote; fix it with `git config handoff.remote NAME`"
+            );
+        }
+        return checked_remote(repo, &name);
+    }
+    if let Ok(Some(head)) = repo.head_name()
+        && let Some(remote) = repo.branch_remote_name(head.shorten(), gix::remote::Direction::Fetch)
+        && let Some(name) = remote.as_symbol()
+        && is_remote(repo, name)
+    {
+        return checked_remote(repo, name);
+    }
+    if is_remote(repo, "origin") {
+        return checked_remote(repo, "origin");
+    }
+    Err(NoRemote.into())
+}
+
+/// No remote was named and none can be chosen: no `handoff.remote`, no
+/// upstream of the branch, no `origin`. The command layer says how to
+/// name one (`cli::hints`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no remote to share with: there is no 'origin'")]
+pub struct NoRemote;
+
+/// Every ref below `prefix` that points at an object, by the rest of its
+/// name.
+pub fn ids_under(repo: &gix::Repository, prefix: &str) -> Result<BTreeMap<String, ObjectId>> {
+    let platform = repo.references().context("cannot read references")?;
+    let mut out = BTreeMap::new();
+    for reference in platform
+        .prefixed(prefix)
+        .with_context(|| format!("cannot read {prefix}"))?
+    {
+        let reference = reference.map_err(|e| anyhow!("cannot read a ref under {prefix}: {e}"))?;
+        let name = reference.name().as_bstr().to_str_lossy().into_owned();
+        if let (Some(rest), Some(id)) = (name.strip_prefix(prefix), reference.target().try_id()) {
+            out.insert(rest.to_string(), id.to_owned());
+        }
+    }
+    Ok(out)
+}
+
+fn per_remote(
+    repo: &gix::Repository,
+    name: impl Fn(&str) -> String,
+) -> Result<BTreeMap<String, ObjectId>> {
+    migrate(repo)?;
+    let mut out = BTreeMap::new();
+    for remote in repo.remote_names() {
+        let remote = remote.to_str_lossy().into_owned();
+        let full = name(&remote);
+        if gix::refs::FullName::try_from(full.as_str()).is_err() {
+            continue;
+        }
+        if let Some(id) = repo
+            .try_find_reference(full.as_str())
+            .with_context(|| format!("cannot read {full}"))?
+            .and_then(|r| r.target().try_id().map(ToOwned::to_owned))
+        {
+            out.insert(remote, id);
+        }
+    }
+    Ok(out)
+}
+
+/// Remote name → that remote's value of `key` as of its last fetch.
+pub fn remote_values(repo: &gix::Repository, key: &str) -> Result<BTreeMap<String, ObjectId>> {
+    per_remote(repo, |r| tip_ref(r, key))
+}
+
+/// Remote name → the base of `key` with that remote.
+pub fn base_values(repo: &gix::Repository, key: &str) -> Result<BTreeMap<String, ObjectId>> {
+    per_remote(repo, |r| base_ref(r, key))
+}
+
+/// `remote`'s version of `key` as of the last fetch (or, when the fetched
+/// value is gone, the last version agreed with it): what `show KEY@REMOTE`
+/// and `resume KEY@REMOTE` read.
+pub fn remote_brief(repo: &gix::Repository, remote: &str, key: &str) -> Result<Option<Stored>> {
+    migrate(repo)?;
+    for name in [tip_ref(remote, key), base_ref(remote, key)] {
+        let Some(id) = repo
+            .try_find_reference(name.as_str())
+            .with_context(|| format!("cannot read {name}"))?
+            .and_then(|r| r.target().try_id().map(ToOwned::to_owned))
+        else {
+            continue;
+        };
+        let object = repo
+            .find_object(id)
+            .with_context(|| format!("{name} points at {id}, which is missing"))?;
+        if object.kind != gix::object::Kind::Blob {
+            bail!("{name} points at a {}, not a blob", object.kind);
+        }
+        return Ok(Some(Stored {
+            key: key.to_string(),
+            id,
+            data: object.detach().data,
+        }));
+    }
+    Ok(None)
+}
+
+/// Where versions before this one kept the bases: `refs/remotes/`, shared
+/// with git's remote-tracking branches.
+const LEGACY_BASES: &str = "refs/remotes/";
+/// Where versions before this one kept each remote's notes history.
+const LEGACY_NOTES: &str = "refs/notes/remotes/";
+
+/// A ref of the old layout and where it goes.
+struct Legacy {
+    old: String,
+    id: ObjectId,
+    /// The new name; `None`: the ref is damaged (a notes ref that is not a
+    /// commit, copied there by an earlier version from a hostile remote)
+    /// and is removed; the next fetch rebuilds it.
+    new: Option<String>,
+}
+
+/// The refs of the old layout this repository still holds: bases (blob
+/// refs under `refs/remotes/<remote>/handoffs/`; branches there are git's
+/// and are left alone) and notes refs.
+fn legacy_refs(repo: &gix::Repository) -> Result<Vec<Legacy>> {
+    let mut out = Vec::new();
+    let platform = repo.references().context("cannot read references")?;
+    for prefix in [LEGACY_BASES, LEGACY_NOTES] {
+        for reference in platform
+            .prefixed(prefix)
+            .with_context(|| format!("cannot read {prefix}"))?
+        {
+            let reference =
+                reference.map_err(|e| anyhow!("cannot read a ref under {prefix}: {e}"))?;
+            let name = reference.name().as_bstr().to_str_lossy().into_owned();
+            let Some(id) = reference.target().try_id().map(ToOwned::to_owned) else {
+                continue;
+            };
+            let rest = &name[prefix.len()..];
+            let kind = || repo.find_header(id).ok().map(|h| h.kind());
+            let new = if prefix == LEGACY_NOTES {
+                let Some(remote) = rest.strip_suffix("/handoffs") else {
+                    continue;
+                };
+                (kind() == Some(gix::object::Kind::Commit)).then(|| notes_ref(remote))
+            } else {
+                let Some((remote, key)) = rest.rsplit_once("/handoffs/") else {
+                    continue;
+                };
+                if crate::brief::keys::validate(key).is_err()
+                    || kind() != Some(gix::object::Kind::Blob)
+                {
+                    continue;
+                }
+                Some(base_ref(remote, key))
+            };
+            out.push(Legacy { old: name, id, new });
+        }
+    }
+    Ok(out)
+}
+
+/// How many refs of the old layout (bases and remote histories under
+/// `refs/remotes/` and `refs/notes/remotes/`) this repository still holds.
+pub fn legacy_count(repo: &gix::Repository) -> Result<usize> {
+    Ok(legacy_refs(repo)?.len())
+}
+
+/// Move the refs of the old layout (`refs/remotes/<remote>/handoffs/<key>`,
+/// `refs/notes/remotes/<remote>/handoffs`) into `refs/handoff-remotes/`,
+/// once. Crash-safe: each ref is created under its new name before the
+/// old one is deleted, in one transaction committed in that order; a run
+/// killed in between leaves both, and the next run finds the new one
+/// already there and only deletes the old. A damaged notes ref (not a
+/// commit) is deleted. Ran at most once per repository and process.
+pub fn migrate(repo: &gix::Repository) -> Result<()> {
+    use gix::refs::Target;
+    use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+    static DONE: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let common = repo.common_dir().to_path_buf();
+    if DONE.lock().is_ok_and(|d| d.contains(&common)) {
+        return Ok(());
+    }
+    for legacy in legacy_refs(repo)? {
+        let must = PreviousValue::MustExistAndMatch(Target::Object(legacy.id));
+        let mut edits = Vec::new();
+        if let Some(new) = &legacy.new
+            && repo
+                .try_find_reference(new.as_str())
+                .with_context(|| format!("cannot read {new}"))?
+                .is_none()
+        {
+            edits.push(RefEdit {
+                change: Change::Update {
+                    log: LogChange {
+                        mode: RefLog::AndReference,
+                        force_create_reflog: false,
+                        message: format!("handoff: moved from {}", legacy.old).into(),
+                    },
+                    expected: PreviousValue::MustNotExist,
+                    new: Target::Object(legacy.id),
+                },
+                name: new
+                    .as_str()
+                    .try_into()
+                    .map_err(|_| anyhow!("'{new}' is not a valid ref name"))?,
+                deref: false,
+            });
+        }
+        edits.push(RefEdit {
+            change: Change::Delete {
+                expected: must,
+                log: RefLog::AndReference,
+            },
+            name: legacy
+                .old
+                .as_str()
+                .try_into()
+                .map_err(|_| anyhow!("'{}' is not a valid ref name", legacy.old))?,
+            deref: false,
+        });
+        match repo.edit_references(edits) {
+            Ok(_) => {}
+            // Another process moved it meanwhile: the next run looks again.
+            Err(err) if err.is_conflict() => return Ok(()),
+            Err(err) => bail!(
+                "cannot move {} to the refs/handoff-remotes/ namespace: {err}; `git update-ref -d {}` removes it (the next `git handoff fetch` rebuilds it)",
+                legacy.old,
+                legacy.old
+            ),
+        }
+    }
+    if let Ok(mut done) = DONE.lock() {
+        done.push(common);
+    }
+    Ok(())
+}
+
+/// Delete these refs (each only if it still holds the id given), in one
+/// transaction.
+fn delete_refs(repo: &gix::Repository, refs: Vec<(String, ObjectId)>, what: &str) -> Result<()> {
+    use gix::refs::Target;
+    use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
+    if refs.is_empty() {
+        return Ok(());
+    }
+    let mut edits = Vec::new();
+    for (name, id) in refs {
+        edits.push(RefEdit {
+            change: Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(id)),
+                log: RefLog::AndReference,
+            },
+            name: name
+                .as_str()
+                .try_into()
+                .map_err(|_| anyhow!("'{name}' is not a valid ref name"))?,
+            deref: false,
+        });
+    }
+    repo.edit_references(edits)
+        .map_err(|e| anyhow!("cannot remove {what}: {e}; run again"))?;
+    Ok(())
+}
+
+/// Forget what `git fetch` staged from `remote` (a fetch refused after
+/// staging it): nothing of it is read until the next fetch.
+pub fn forget_staged(repo: &gix::Repository, remote: &str) -> Result<()> {
+    let prefix = format!("{STAGING_PREFIX}{remote}/");
+    let refs = ids_under(repo, &prefix)?
+        .into_iter()
+        .map(|(rest, id)| (format!("{prefix}{rest}"), id))
+        .collect();
+    delete_refs(repo, refs, &format!("what was fetched from '{remote}'"))
+}
+
+/// After `redact --history`: forget what the remotes held as of their last
+/// fetch (every staged ref and every remote's notes history: they hold the
+/// versions just redacted, and `log` reads them) and every base that holds
+/// a secret. The next fetch brings them back only through the secret gate.
+pub fn forget_remote_secrets(repo: &gix::Repository) -> Result<()> {
+    migrate(repo)?;
+    let options = crate::brief::redact::Options::from_repo(repo);
+    let mut refs: Vec<(String, ObjectId)> = ids_under(repo, STAGING_PREFIX)?
+        .into_iter()
+        .map(|(rest, id)| (format!("{STAGING_PREFIX}{rest}"), id))
+        .collect();
+    for (rest, id) in ids_under(repo, REMOTES_PREFIX)? {
+        let name = format!("{REMOTES_PREFIX}{rest}");
+        let secret = || {
+            repo.find_blob(id)
+                .is_ok_and(|b| !crate::brief::redact::find_in_line(&b.data, options).is_empty())
+        };
+        if notes_ref_remote(&name).is_some() || secret() {
+            refs.push((name, id));
+        }
+    }
+    delete_refs(repo, refs, "what the remotes held as of their last fetch")
+}

@@ -1,0 +1,10 @@
+//! Support: small leaf utilities with no knowledge of briefs or git —
+//! atomic file writes, the clock, slugs, terminal-safe text and the
+//! test-only crash points. Depends on nothing else in the crate.
+
+pub mod atomic;
+pub mod clock;
+pub mod escape;
+pub mod failpoint;
+pub mod refusal;
+pub mod slug;

@@ -1,0 +1,331 @@
+//! The one secret gate for what leaves and what enters through a remote,
+//! and the shape check of a remote's notes history.
+//!
+//! A notes history is walked commit by commit, every tree and note blob
+//! once ([`NotesWalk`]); what a known history already holds (the remote's,
+//! before a push; the local one, before a fetch) is marked first, so only
+//! the bytes that would travel are read. Every line of every new note is
+//! checked, whether it parses as a brief or not, and so is every commit
+//! message. Findings name the key, the version and the rule, never the
+//! secret.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+
+use crate::brief::Brief;
+use crate::brief::redact::{self, Options};
+use crate::{store, store::history, store::remotes};
+
+/// The notes commits, trees and note blobs of one or more notes
+/// histories.
+#[derive(Debug, Default)]
+pub struct NotesWalk {
+    commits: HashSet<ObjectId>,
+    trees: HashSet<ObjectId>,
+    seen_blobs: HashSet<ObjectId>,
+    /// The note blobs found by [`NotesWalk::add`], first seen first.
+    pub blobs: Vec<ObjectId>,
+    /// The commits found by [`NotesWalk::add`] and their messages.
+    pub messages: Vec<(ObjectId, Vec<u8>)>,
+}
+
+impl NotesWalk {
+    /// Mark the history at `tip` as known: its commits (all of them) and
+    /// the notes of its tip tree, which [`NotesWalk::add`] then neither
+    /// reports nor walks again. Only the tip's tree is read, so that this
+    /// costs a commit walk, not a walk of every tree of a long history. A
+    /// damaged known history is marked as far as it can be read.
+    pub fn mark_known(&mut self, repo: &gix::Repository, tip: ObjectId) {
+        let mut queue = vec![tip];
+        while let Some(id) = queue.pop() {
+            if !self.commits.insert(id) {
+                continue;
+            }
+            if let Ok(commit) = repo.find_commit(id) {
+                if id == tip
+                    && let Ok(tree) = commit.tree_id()
+                {
+                    let _ = self.tree(repo, tree.detach(), 0, false);
+                }
+                queue.extend(commit.parent_ids().map(|p| p.detach()));
+            }
+        }
+    }
+
+    /// Walk the history at `tip`, recording its new note blobs and commit
+    /// messages; `Ok(Err(why))` when it is not a notes history (a tip or a
+    /// parent that is not a commit, a tree that holds more than notes).
+    pub fn add(
+        &mut self,
+        repo: &gix::Repository,
+        tip: ObjectId,
+    ) -> Result<std::result::Result<(), String>> {
+        let mut queue = vec![tip];
+        while let Some(id) = queue.pop() {
+            if !self.commits.insert(id) {
+                continue;
+            }
+            let Ok(object) = repo.find_object(id) else {
+                return Ok(Err(format!("{} is missing", store::short(&id))));
+            };
+            if object.kind != gix::object::Kind::Commit {
+                return Ok(Err(format!(
+                    "{} is a {}, not a notes commit",
+                    store::short(&id),
+                    object.kind
+                )));
+            }
+            let commit = object.into_commit();
+            let Ok(tree) = commit.tree_id() else {
+                return Ok(Err(format!("commit {} has no tree", store::short(&id))));
+            };
+            let message = commit.message_raw().map(|m| m.to_vec()).unwrap_or_default();
+            self.messages.push((id, message));
+            queue.extend(commit.parent_ids().map(|p| p.detach()));
+            if let Err(why) = self.tree(repo, tree.detach(), 0, true)? {
+                return Ok(Err(format!("commit {}: {why}", store::short(&id))));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    fn tree(
+        &mut self,
+        repo: &gix::Repository,
+        id: ObjectId,
+        depth: usize,
+        record: bool,
+    ) -> Result<std::result::Result<(), String>> {
+        if !self.trees.insert(id) {
+            return Ok(Ok(()));
+        }
+        let full = repo.object_hash().len_in_hex();
+        let Ok(tree) = repo.find_tree(id) else {
+            return Ok(Err(format!("tree {} is missing", store::short(&id))));
+        };
+        let Ok(decoded) = tree.decode() else {
+            return Ok(Err(format!("tree {} cannot be read", store::short(&id))));
+        };
+        let mut subtrees = Vec::new();
+        for entry in &decoded.entries {
+            let name = entry.filename;
+            let hex = name.iter().all(u8::is_ascii_hexdigit);
+            let len = depth + name.len();
+            if hex && entry.mode.is_tree() && len < full {
+                subtrees.push((entry.oid.to_owned(), len));
+            } else if hex && entry.mode.is_blob() && len == full {
+                let blob = entry.oid.to_owned();
+                if self.seen_blobs.insert(blob) && record {
+                    self.blobs.push(blob);
+                }
+            } else {
+                return Ok(Err(format!(
+                    "it holds '{}', which is not a note",
+                    crate::support::escape::clean(&name.to_str_lossy())
+                )));
+            }
+        }
+        for (sub, len) in subtrees {
+            if let Err(why) = self.tree(repo, sub, len, record)? {
+                return Ok(Err(why));
+            }
+        }
+        Ok(Ok(()))
+    }
+}
+
+/// One line (or message, or brief) that carries a secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The key it belongs to (redacted itself when the key holds the
+    /// secret), or what it is when it is not a brief.
+    pub what: String,
+    /// The version's short id (for a line that is not a brief: the note's
+    /// or the commit's).
+    pub version: String,
+    /// The rules that matched.
+    pub rules: Vec<&'static str>,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} version {} ({})",
+            self.what,
+            self.version,
+            self.rules.join(", ")
+        )
+    }
+}
+
+/// The key as it may be shown: redacted when it holds a secret.
+pub fn redacted_key(key: &str, options: Options) -> String {
+    redact::redact(key, options).0
+}
+
+/// [`redacted_key`], quoted and with control characters escaped.
+pub fn shown_key(key: &str, options: Options) -> String {
+    format!(
+        "'{}'",
+        crate::support::escape::clean(&redacted_key(key, options))
+    )
+}
+
+fn finding_in_line(
+    repo: &gix::Repository,
+    line: &[u8],
+    holder: ObjectId,
+    options: Options,
+) -> Option<Finding> {
+    let counts = redact::find_in_line(line, options);
+    if counts.is_empty() {
+        return None;
+    }
+    let rules = counts.into_keys().collect();
+    Some(match Brief::from_slice(line) {
+        Ok(brief) => Finding {
+            what: format!("key {}", shown_key(&brief.key, options)),
+            version: history::version_id(repo, &brief.to_pretty_json())
+                .map(|id| store::short(&id))
+                .unwrap_or_else(|_| store::short(&holder)),
+            rules,
+        },
+        Err(_) => Finding {
+            what: "a history line that is not a brief".into(),
+            version: store::short(&holder),
+            rules,
+        },
+    })
+}
+
+/// Every secret in the new part of `walk`: each line of each new note
+/// blob, and each new commit message.
+pub fn findings(
+    repo: &gix::Repository,
+    walk: &NotesWalk,
+    options: Options,
+) -> Result<Vec<Finding>> {
+    let mut out = Vec::new();
+    // A note grows line by line: each new blob repeats the older lines.
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    for blob in &walk.blobs {
+        let data = repo
+            .find_blob(*blob)
+            .with_context(|| format!("cannot read note {blob}"))?
+            .detach()
+            .data;
+        for line in data.lines().filter(|l| !l.trim().is_empty()) {
+            if seen.insert(line.to_vec()) {
+                out.extend(finding_in_line(repo, line, *blob, options));
+            }
+        }
+    }
+    for (commit, message) in &walk.messages {
+        let counts = redact::find_in_text(&message.to_str_lossy(), options);
+        if !counts.is_empty() {
+            out.push(Finding {
+                what: "a notes commit message".into(),
+                version: store::short(commit),
+                rules: counts.into_keys().collect(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The secrets in the versions of `ours` (the local history) that a push
+/// would send to a remote whose history is `theirs`.
+pub fn outgoing_history(
+    repo: &gix::Repository,
+    ours: ObjectId,
+    theirs: Option<ObjectId>,
+) -> Result<Vec<Finding>> {
+    let mut walk = NotesWalk::default();
+    if let Some(theirs) = theirs {
+        walk.mark_known(repo, theirs);
+    }
+    // A local history that is not all notes is still checked as far as
+    // it goes; the push of the history then fails on the remote's side.
+    let _ = walk.add(repo, ours)?;
+    findings(repo, &walk, Options::from_repo(repo))
+}
+
+/// Summarize findings for one error line: at most three, then a count.
+pub fn list(findings: &[Finding]) -> String {
+    let mut shown: Vec<String> = findings.iter().take(3).map(ToString::to_string).collect();
+    if findings.len() > 3 {
+        shown.push(format!("and {} more", findings.len() - 3));
+    }
+    shown.join("; ")
+}
+
+fn marker(repo: &gix::Repository) -> PathBuf {
+    repo.common_dir().join("handoff-history-redacted")
+}
+
+/// Whether `redact --history` removed secrets from this repository's
+/// history: from then on, fetch refuses to merge them back in.
+pub fn history_redacted(repo: &gix::Repository) -> bool {
+    marker(repo).is_file()
+}
+
+/// Record that `redact --history` removed secrets here.
+pub fn mark_history_redacted(repo: &gix::Repository) -> Result<()> {
+    crate::support::atomic::write(
+        &marker(repo),
+        b"git handoff redact --history removed secrets from refs/notes/handoffs;\n\
+          git handoff fetch refuses to merge them back (fetch --allow-secrets overrides).\n",
+    )
+}
+
+/// After `redact --history`: refuse a fetch whose history (the part the
+/// local history lacks) or whose briefs bring a secret back. Nothing has
+/// been published when this runs.
+pub fn refuse_returning_secrets(
+    repo: &gix::Repository,
+    remote: &str,
+    theirs: Option<ObjectId>,
+    ours: Option<ObjectId>,
+) -> Result<()> {
+    let options = Options::from_repo(repo);
+    let mut found = Vec::new();
+    if let Some(theirs) = theirs {
+        let mut walk = NotesWalk::default();
+        if let Some(ours) = ours {
+            walk.mark_known(repo, ours);
+        }
+        let _ = walk.add(repo, theirs)?;
+        found = findings(repo, &walk, options)?;
+    }
+    for (key, id) in remotes::ids_under(repo, &remotes::tip_prefix(remote))? {
+        if store::current_id(repo, &key).ok().flatten() == Some(id) {
+            continue;
+        }
+        let Ok(blob) = repo.find_blob(id) else {
+            continue;
+        };
+        let counts = redact::find_in_line(&blob.data, options);
+        if !counts.is_empty() {
+            found.push(Finding {
+                what: format!("brief {}", shown_key(&key, options)),
+                version: store::short(&id),
+                rules: counts.into_keys().collect(),
+            });
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    crate::refuse!(
+        "not fetched from '{remote}': it would bring back {} secret{} that `git handoff redact --history` removed here: {}; nothing was taken. Replace '{remote}''s history with the redacted one (`git push --force {remote} {}`), or take it anyway with `git handoff fetch --allow-secrets {remote}`",
+        found.len(),
+        if found.len() == 1 { "" } else { "s" },
+        list(&found),
+        store::NOTES_REF,
+    )
+}
