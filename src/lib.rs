@@ -22,6 +22,7 @@ pub mod editor;
 pub mod escape;
 pub mod fork;
 pub mod gate;
+pub mod gate_cache;
 pub mod history;
 pub mod keys;
 pub mod lint;
