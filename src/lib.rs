@@ -24,6 +24,7 @@ pub mod fork;
 pub mod gate;
 pub mod gate_cache;
 pub mod history;
+pub mod history_index;
 pub mod keys;
 pub mod lint;
 pub mod listcache;

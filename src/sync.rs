@@ -687,13 +687,7 @@ fn versions_by_key(
     repo: &gix::Repository,
     tip: Option<ObjectId>,
 ) -> Result<BTreeMap<String, Vec<ObjectId>>> {
-    let Some(tip) = tip else {
-        return Ok(BTreeMap::new());
-    };
-    Ok(history::collect(repo, &[tip], None)?
-        .into_iter()
-        .map(|(key, versions)| (key, versions.into_iter().map(|v| v.id).collect()))
-        .collect())
+    history::ids_newest_first(repo, tip)
 }
 
 /// Whether `remote` is an older version than `local` in this key's local
