@@ -1329,13 +1329,16 @@ fn push_args(
     args
 }
 
+/// A `git push` run and its porcelain results by destination ref.
+type PushAnswer = (GitRun, HashMap<String, (char, String)>);
+
 /// Run one `git push`; its porcelain results by destination ref.
 fn run_push(
     repo: &gix::Repository,
     remote: &str,
     options: &PushOptions,
     args: &[String],
-) -> Result<(GitRun, HashMap<String, (char, String)>)> {
+) -> Result<PushAnswer> {
     if !options.dry_run {
         crate::failpoint("before-git-push");
     }
@@ -1362,7 +1365,7 @@ fn apply_results(
     sides: &Sides,
     options: &PushOptions,
     batch: &[Send],
-    (run, results): &(GitRun, HashMap<String, (char, String)>),
+    (run, results): &PushAnswer,
 ) -> Result<Vec<PushedKey>> {
     let message = format!("handoff: push {remote}");
     let mut keys = Vec::new();
@@ -1418,7 +1421,7 @@ fn history_result(
     remote: &str,
     options: &PushOptions,
     notes: ObjectId,
-    (run, results): &(GitRun, HashMap<String, (char, String)>),
+    (run, results): &PushAnswer,
 ) -> Result<HistoryPush> {
     Ok(match results.get(NOTES_REF) {
         Some((flag, summary)) if accepted(*flag) => {

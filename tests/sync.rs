@@ -1697,7 +1697,6 @@ fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() 
             .collect()
     };
     let index = t.a.join(".git/handoff-history-index");
-    let mut warm = Vec::new();
     // Same-second versions on several sides, notes on the same and on
     // different commits, fetched and merged step by step (each `log`
     // extends the index from the previous one).
@@ -1708,13 +1707,13 @@ fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() 
         t.write(&t.b, "k2", &now, &format!("b {round}"));
         t.write(&c, "k2", &now, &format!("c {round}"));
         t.write(&c, "k3", &now, &format!("c {round}"));
-        warm = logs(&t.a);
+        logs(&t.a);
         t.run(&t.b, &["push"]).success();
         t.run(&c, &["push"]).success();
         let _ = t.run(&t.a, &["fetch", "origin"]);
-        warm = logs(&t.a);
+        logs(&t.a);
         let _ = t.run(&t.a, &["fetch", "other"]);
-        warm = logs(&t.a);
+        logs(&t.a);
         t.sb.commit(&t.b, &format!("b{round}.txt"), "b\n", "b's commit");
         t.sb.commit(&c, &format!("c{round}.txt"), "c\n", "c's commit");
         let _ = t.run(&t.b, &["fetch", "origin"]);
@@ -1726,6 +1725,7 @@ fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() 
         &["rev-list", "--merges", "--count", "refs/notes/handoffs"],
     );
     assert!(merges.trim().parse::<u32>().unwrap() >= 2, "{merges}");
+    let warm = logs(&t.a);
     std::fs::remove_dir_all(&index).unwrap();
     let cold = logs(&t.a);
     assert_eq!(warm, cold);
