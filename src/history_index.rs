@@ -316,36 +316,51 @@ fn changed_notes(
     if Some(tree) == parent {
         return Ok(());
     }
-    let entries = |id: ObjectId| -> Result<Vec<(Vec<u8>, ObjectId, bool)>> {
-        let tree = repo
-            .find_tree(id)
-            .with_context(|| format!("cannot read notes tree {id}"))?;
-        let decoded = tree
-            .decode()
-            .with_context(|| format!("cannot read notes tree {id}"))?;
-        Ok(decoded
-            .entries
-            .iter()
-            .filter(|e| e.mode.is_tree() || e.mode.is_blob())
-            .map(|e| (e.filename.to_vec(), e.oid.to_owned(), e.mode.is_tree()))
-            .collect())
+    let read = |id: ObjectId| -> Result<gix::Tree<'_>> {
+        repo.find_tree(id)
+            .with_context(|| format!("cannot read notes tree {id}"))
     };
-    let before: HashMap<Vec<u8>, (ObjectId, bool)> = match parent {
-        Some(p) => entries(p)?
-            .into_iter()
-            .map(|(name, id, is_tree)| (name, (id, is_tree)))
-            .collect(),
-        None => HashMap::new(),
-    };
-    for (name, id, is_tree) in entries(tree)? {
-        let old = before.get(&name).copied();
-        match (is_tree, old) {
-            (_, Some((old, _))) if old == id => {}
-            (true, Some((old, true))) => changed_notes(repo, id, Some(old), out)?,
-            (true, _) => changed_notes(repo, id, None, out)?,
-            (false, Some((old, false))) => out.push((id, Some(old))),
-            (false, _) => out.push((id, None)),
+    let new_tree = read(tree)?;
+    let new = new_tree
+        .decode()
+        .with_context(|| format!("cannot read notes tree {tree}"))?;
+    let old_tree = parent.map(read).transpose()?;
+    let old = match &old_tree {
+        Some(t) => {
+            t.decode()
+                .with_context(|| format!("cannot read notes tree {}", t.id))?
+                .entries
         }
+        None => Vec::new(),
+    };
+    // Both lists are in git's tree order: a merge join, no allocation per
+    // entry. An entry matched by nothing counts as new (read whole).
+    let mut j = 0;
+    let mut subtrees = Vec::new();
+    for entry in new
+        .entries
+        .iter()
+        .filter(|e| e.mode.is_tree() || e.mode.is_blob())
+    {
+        while j < old.len() && old[j].filename < entry.filename {
+            j += 1;
+        }
+        let before = old
+            .get(j)
+            .filter(|o| o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree())
+            .map(|o| o.oid.to_owned());
+        let id = entry.oid.to_owned();
+        if before == Some(id) {
+            continue;
+        }
+        if entry.mode.is_tree() {
+            subtrees.push((id, before));
+        } else {
+            out.push((id, before));
+        }
+    }
+    for (id, before) in subtrees {
+        changed_notes(repo, id, before, out)?;
     }
     Ok(())
 }
