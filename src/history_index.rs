@@ -63,6 +63,9 @@ pub struct Index {
     pub entries: HashMap<Vec<u8>, Entry>,
     /// Lines seen that are not briefs (by text), so they are parsed once.
     others: HashSet<Vec<u8>>,
+    /// The note read last: in a chain of appends it is the next one's
+    /// parent note, which then is not read again.
+    last: Option<(ObjectId, Vec<u8>, usize)>,
 }
 
 #[derive(Deserialize)]
@@ -248,13 +251,23 @@ impl Index {
             .detach()
             .data;
         let (mut start, mut first) = (0, 0);
-        if let Some(old) = old
-            && let Ok(old) = repo.find_blob(old)
-            && old.data.last().is_none_or(|b| *b == b'\n')
-            && data.starts_with(&old.data)
+        let last = self.last.take();
+        let newlines = |d: &[u8]| d.iter().filter(|b| **b == b'\n').count();
+        let old_data = match (old, last) {
+            (Some(old), Some((id, data, n))) if id == old => Some((data, n)),
+            (Some(old), _) => repo.find_blob(old).ok().map(|b| {
+                let data = b.detach().data;
+                let n = newlines(&data);
+                (data, n)
+            }),
+            (None, _) => None,
+        };
+        if let Some((old, n)) = old_data
+            && old.last().is_none_or(|b| *b == b'\n')
+            && data.starts_with(&old)
         {
-            start = old.data.len();
-            first = old.data.iter().filter(|b| **b == b'\n').count();
+            start = old.len();
+            first = n;
         }
         for (offset, line) in data[start..].lines().enumerate() {
             let line = line.trim();
@@ -262,6 +275,8 @@ impl Index {
                 self.add_line(repo, line, generation, first + offset)?;
             }
         }
+        let n = first + newlines(&data[start..]);
+        self.last = Some((blob, data, n));
         Ok(())
     }
 
