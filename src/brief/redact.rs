@@ -77,6 +77,11 @@ struct HandoffFile {
 /// The rule set in the order it is applied: this project's specific rules,
 /// the gitleaks rules (their generic rule last), then the generic
 /// assignments and the personal-data kinds.
+/// The rule sets the gate runs, as compiled in (to key cached verdicts).
+pub fn rule_sources() -> [&'static str; 2] {
+    [GITLEAKS, HANDOFF]
+}
+
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {

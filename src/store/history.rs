@@ -22,7 +22,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use anyhow::{Context, Result, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use serde::Deserialize;
 
 use crate::brief::Brief;
 use crate::store;
@@ -121,123 +120,48 @@ pub fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
         .with_context(|| format!("cannot read {name}"))
 }
 
-#[derive(Deserialize)]
-struct KeyOnly {
-    key: String,
-}
-
 /// Every version recorded in the notes histories reachable from `tips`,
 /// by key; `only` restricts the result to one key. Each key's versions are
-/// newest first.
+/// newest first. Read through the history index ([`crate::store::history_index`]),
+/// so that only the notes commits it does not cover yet are walked.
 pub fn collect(
     repo: &gix::Repository,
     tips: &[ObjectId],
     only: Option<&str>,
 ) -> Result<BTreeMap<String, Vec<Version>>> {
-    // 1. Every notes commit, with its tree and parents.
-    let mut commits: HashMap<ObjectId, (ObjectId, Vec<ObjectId>)> = HashMap::new();
-    let mut queue: Vec<ObjectId> = tips.to_vec();
-    while let Some(id) = queue.pop() {
-        if commits.contains_key(&id) {
+    let index = crate::store::history_index::load(repo, tips)?;
+    versions_of(&index, only)
+}
+
+/// The versions of `index` by key (of `only`, if given), newest first:
+/// lines with the same version id are one version, placed where the
+/// first of them is.
+pub fn versions_of(
+    index: &crate::store::history_index::Index,
+    only: Option<&str>,
+) -> Result<BTreeMap<String, Vec<Version>>> {
+    let mut first: HashMap<ObjectId, &crate::store::history_index::Entry> = HashMap::new();
+    for entry in index.entries.values() {
+        if only.is_some_and(|k| k != entry.key) {
             continue;
         }
-        let commit = repo
-            .find_commit(id)
-            .with_context(|| format!("the notes history is damaged: cannot read commit {id}"))?;
-        let tree = commit
-            .tree_id()
-            .with_context(|| format!("cannot read the tree of notes commit {id}"))?
-            .detach();
-        let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
-        queue.extend(parents.iter().copied());
-        commits.insert(id, (tree, parents));
-    }
-
-    // 2. Generations (1 + the longest parent chain), so a version is dated
-    //    by the first notes commit that holds it.
-    let mut generation: HashMap<ObjectId, u64> = HashMap::new();
-    for start in commits.keys() {
-        let mut stack = vec![(*start, false)];
-        while let Some((id, expanded)) = stack.pop() {
-            if generation.contains_key(&id) {
-                continue;
-            }
-            let parents = &commits[&id].1;
-            if expanded {
-                let g = parents
-                    .iter()
-                    .filter_map(|p| generation.get(p))
-                    .max()
-                    .map_or(1, |g| g + 1);
-                generation.insert(id, g);
-            } else {
-                stack.push((id, true));
-                stack.extend(
-                    parents
-                        .iter()
-                        .filter(|p| !generation.contains_key(*p))
-                        .map(|p| (*p, false)),
-                );
-            }
+        let slot = first.entry(entry.id).or_insert(entry);
+        if (entry.generation, entry.index) < (slot.generation, slot.index) {
+            *slot = entry;
         }
     }
-    let mut order: Vec<(u64, ObjectId)> = commits.keys().map(|id| (generation[id], *id)).collect();
-    order.sort();
-
-    // 3. Every note blob of every tree, oldest commit first, each object once.
-    let mut seen_objects: HashSet<ObjectId> = HashSet::new();
-    let mut seen_lines: HashSet<Vec<u8>> = HashSet::new();
     let mut out: BTreeMap<String, Vec<Version>> = BTreeMap::new();
-    let mut seen_ids: HashSet<ObjectId> = HashSet::new();
-    for (generation, commit) in order {
-        let mut trees = vec![commits[&commit].0];
-        while let Some(tree_id) = trees.pop() {
-            if !seen_objects.insert(tree_id) {
-                continue;
-            }
-            let tree = repo
-                .find_tree(tree_id)
-                .with_context(|| format!("cannot read notes tree {tree_id}"))?;
-            let decoded = tree
-                .decode()
-                .with_context(|| format!("cannot read notes tree {tree_id}"))?;
-            for entry in &decoded.entries {
-                let oid = entry.oid.to_owned();
-                if entry.mode.is_tree() {
-                    trees.push(oid);
-                } else if entry.mode.is_blob() && seen_objects.insert(oid) {
-                    let blob = repo
-                        .find_blob(oid)
-                        .with_context(|| format!("cannot read note {oid}"))?;
-                    for (index, line) in blob.data.lines().enumerate() {
-                        let line = line.trim();
-                        if line.is_empty() || !seen_lines.insert(line.to_vec()) {
-                            continue;
-                        }
-                        let Ok(head) = serde_json::from_slice::<KeyOnly>(line) else {
-                            continue;
-                        };
-                        if only.is_some_and(|k| k != head.key) {
-                            continue;
-                        }
-                        let Ok(brief) = serde_json::from_slice::<Brief>(line) else {
-                            continue;
-                        };
-                        let pretty = brief.to_pretty_json();
-                        let id = version_id(repo, &pretty)?;
-                        if !seen_ids.insert(id) {
-                            continue;
-                        }
-                        out.entry(head.key).or_default().push(Version {
-                            id,
-                            brief,
-                            pretty,
-                            seq: (generation, index),
-                        });
-                    }
-                }
-            }
-        }
+    for (id, entry) in first {
+        let Ok(brief) = serde_json::from_slice::<Brief>(&entry.line) else {
+            continue;
+        };
+        let pretty = brief.to_pretty_json();
+        out.entry(entry.key.clone()).or_default().push(Version {
+            id,
+            brief,
+            pretty,
+            seq: (entry.generation, entry.index),
+        });
     }
     for versions in out.values_mut() {
         sort_newest_first(versions);
@@ -263,12 +187,41 @@ pub fn ids_by_key(
     repo: &gix::Repository,
     tip: Option<ObjectId>,
 ) -> Result<HashMap<String, HashSet<ObjectId>>> {
-    let Some(tip) = tip else {
-        return Ok(HashMap::new());
-    };
-    Ok(collect(repo, &[tip], None)?
+    Ok(ids_newest_first(repo, tip)?
         .into_iter()
-        .map(|(key, versions)| (key, versions.into_iter().map(|v| v.id).collect()))
+        .map(|(key, ids)| (key, ids.into_iter().collect()))
+        .collect())
+}
+
+/// Each key's version ids in the notes history reachable from `tip`,
+/// newest first, read from the history index (no brief is parsed).
+pub fn ids_newest_first(
+    repo: &gix::Repository,
+    tip: Option<ObjectId>,
+) -> Result<BTreeMap<String, Vec<ObjectId>>> {
+    let Some(tip) = tip else {
+        return Ok(BTreeMap::new());
+    };
+    let index = crate::store::history_index::load(repo, &[tip])?;
+    let mut first: HashMap<ObjectId, &crate::store::history_index::Entry> = HashMap::new();
+    for entry in index.entries.values() {
+        let slot = first.entry(entry.id).or_insert(entry);
+        if (entry.generation, entry.index) < (slot.generation, slot.index) {
+            *slot = entry;
+        }
+    }
+    let mut by_key: BTreeMap<String, Vec<&crate::store::history_index::Entry>> = BTreeMap::new();
+    for entry in first.into_values() {
+        by_key.entry(entry.key.clone()).or_default().push(entry);
+    }
+    Ok(by_key
+        .into_iter()
+        .map(|(key, mut entries)| {
+            entries.sort_by(|a, b| {
+                (b.ts, b.generation, b.index, b.id).cmp(&(a.ts, a.generation, a.index, a.id))
+            });
+            (key, entries.into_iter().map(|e| e.id).collect())
+        })
         .collect())
 }
 

@@ -7,6 +7,7 @@
 //! holds), [`listcache`] and [`retention`]. Never prints.
 
 pub mod history;
+pub mod history_index;
 pub mod listcache;
 pub mod remotes;
 pub mod retention;

@@ -9,7 +9,7 @@
 //! message. Findings name the key, the version and the rule, never the
 //! secret.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -29,6 +29,11 @@ pub struct NotesWalk {
     seen_blobs: HashSet<ObjectId>,
     /// The note blobs found by [`NotesWalk::add`], first seen first.
     pub blobs: Vec<ObjectId>,
+    /// Where each new note blob was found (the annotated object's id).
+    paths: HashMap<ObjectId, Vec<u8>>,
+    /// The notes of the known histories' tips, by annotated object: a
+    /// new note there repeats their lines, which the other side holds.
+    known_notes: HashMap<Vec<u8>, Vec<ObjectId>>,
     /// The commits found by [`NotesWalk::add`] and their messages.
     pub messages: Vec<(ObjectId, Vec<u8>)>,
 }
@@ -49,7 +54,7 @@ impl NotesWalk {
                 if id == tip
                     && let Ok(tree) = commit.tree_id()
                 {
-                    let _ = self.tree(repo, tree.detach(), 0, false);
+                    let _ = self.tree(repo, tree.detach(), &[], false);
                 }
                 queue.extend(commit.parent_ids().map(|p| p.detach()));
             }
@@ -86,7 +91,7 @@ impl NotesWalk {
             let message = commit.message_raw().map(|m| m.to_vec()).unwrap_or_default();
             self.messages.push((id, message));
             queue.extend(commit.parent_ids().map(|p| p.detach()));
-            if let Err(why) = self.tree(repo, tree.detach(), 0, true)? {
+            if let Err(why) = self.tree(repo, tree.detach(), &[], true)? {
                 return Ok(Err(format!("commit {}: {why}", store::short(&id))));
             }
         }
@@ -97,9 +102,10 @@ impl NotesWalk {
         &mut self,
         repo: &gix::Repository,
         id: ObjectId,
-        depth: usize,
+        prefix: &[u8],
         record: bool,
     ) -> Result<std::result::Result<(), String>> {
+        let depth = prefix.len();
         if !self.trees.insert(id) {
             return Ok(Ok(()));
         }
@@ -115,12 +121,17 @@ impl NotesWalk {
             let name = entry.filename;
             let hex = name.iter().all(u8::is_ascii_hexdigit);
             let len = depth + name.len();
+            let path = || [prefix, name.as_ref()].concat();
             if hex && entry.mode.is_tree() && len < full {
-                subtrees.push((entry.oid.to_owned(), len));
+                subtrees.push((entry.oid.to_owned(), path()));
             } else if hex && entry.mode.is_blob() && len == full {
                 let blob = entry.oid.to_owned();
+                if !record {
+                    self.known_notes.entry(path()).or_default().push(blob);
+                }
                 if self.seen_blobs.insert(blob) && record {
                     self.blobs.push(blob);
+                    self.paths.insert(blob, path());
                 }
             } else {
                 return Ok(Err(format!(
@@ -129,8 +140,8 @@ impl NotesWalk {
                 )));
             }
         }
-        for (sub, len) in subtrees {
-            if let Err(why) = self.tree(repo, sub, len, record)? {
+        for (sub, path) in subtrees {
+            if let Err(why) = self.tree(repo, sub, &path, record)? {
                 return Ok(Err(why));
             }
         }
@@ -203,28 +214,78 @@ fn finding_in_line(
     })
 }
 
+fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
+    Ok(repo
+        .find_blob(id)
+        .with_context(|| format!("cannot read note {id}"))?
+        .detach()
+        .data)
+}
+
+/// The lines of the known notes on the same annotated object as `blob`:
+/// the other side holds them already.
+fn known_lines(
+    repo: &gix::Repository,
+    walk: &NotesWalk,
+    blob: ObjectId,
+) -> Result<HashSet<Vec<u8>>> {
+    let mut known = HashSet::new();
+    let Some(holders) = walk.paths.get(&blob).and_then(|p| walk.known_notes.get(p)) else {
+        return Ok(known);
+    };
+    for holder in holders {
+        known.extend(read_blob(repo, *holder)?.lines().map(<[u8]>::to_vec));
+    }
+    Ok(known)
+}
+
 /// Every secret in the new part of `walk`: each line of each new note
-/// blob, and each new commit message.
+/// blob that the known histories' note on the same object lacks (each
+/// line once, and none of a blob the gate cache saw clean), and each new
+/// commit message.
 pub fn findings(
     repo: &gix::Repository,
     walk: &NotesWalk,
     options: Options,
 ) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
+    let mut cache = crate::sync::gate_cache::GateCache::load(repo, options);
     // A note grows line by line: each new blob repeats the older lines.
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    // Lines are remembered by digest, so memory stays small.
+    let digest = |line: &[u8]| {
+        gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, line)
+            .context("cannot hash a history line")
+    };
+    let mut seen: HashSet<ObjectId> = HashSet::new();
+    let mut dirty: HashSet<ObjectId> = HashSet::new();
     for blob in &walk.blobs {
-        let data = repo
-            .find_blob(*blob)
-            .with_context(|| format!("cannot read note {blob}"))?
-            .detach()
-            .data;
+        let data = read_blob(repo, *blob)?;
+        if cache.is_clean(blob, &data) {
+            continue;
+        }
+        let known = known_lines(repo, walk, *blob)?;
+        let mut whole = known.is_empty();
         for line in data.lines().filter(|l| !l.trim().is_empty()) {
-            if seen.insert(line.to_vec()) {
-                out.extend(finding_in_line(repo, line, *blob, options));
+            if known.contains(line) {
+                whole = false;
+                continue;
+            }
+            let d = digest(line)?;
+            if !seen.insert(d) {
+                whole &= !dirty.contains(&d);
+                continue;
+            }
+            if let Some(found) = finding_in_line(repo, line, *blob, options) {
+                dirty.insert(d);
+                whole = false;
+                out.push(found);
             }
         }
+        if whole {
+            cache.record_clean(&data);
+        }
     }
+    cache.save();
     for (commit, message) in &walk.messages {
         let counts = redact::find_in_text(&message.to_str_lossy(), options);
         if !counts.is_empty() {

@@ -11,6 +11,7 @@
 //! enters ([`gate`]).
 
 pub mod gate;
+pub mod gate_cache;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::process::Command;
@@ -27,9 +28,10 @@ use crate::store::history;
 use crate::store::remotes::{self, base_prefix, base_ref, tip_prefix, tip_ref};
 use crate::store::{self, NOTES_REF, REF_PREFIX};
 
-/// How many keys one `git push` carries (without `--atomic`), so that a
-/// large number of keys never overflows a command line.
-pub const PUSH_CHUNK: usize = 100;
+/// How many bytes of arguments one `git push` carries at most (without
+/// `--atomic`): every key goes in one push unless the command line would
+/// overflow (Linux allows 2 MiB of arguments and environment).
+pub const PUSH_ARG_BYTES: usize = 1 << 20;
 
 /// How often a notes merge or a notes push is retried after another
 /// writer moved the history.
@@ -575,23 +577,15 @@ pub fn fetch_with(
     let mut local_history: Option<BTreeMap<String, Vec<ObjectId>>> = None;
     let mut remote_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
     let message = format!("handoff: fetch {remote}");
-    let mut keys: Vec<KeyReport> = sides
-        .secret_keys
-        .iter()
-        .map(|shown| KeyReport {
-            key: shown.clone(),
-            status: Status::SecretKey,
-            local: None,
-            remote: None,
-            replaced: None,
-        })
-        .collect();
+    let mut keys = secret_key_reports(&sides);
     for key in sides.keys() {
         let (l, b, r) = sides.get(&key);
-        if local_history.is_none() && r.is_some() && l.is_some() && l != r {
-            local_history = Some(versions_by_key(repo, local_notes_before)?);
-        }
+        // The histories are read only for the keys whose answer needs them
+        // (never for a key that is only ahead here).
         let mut histories = || -> Result<(bool, bool)> {
+            if local_history.is_none() {
+                local_history = Some(versions_by_key(repo, local_notes_before)?);
+            }
             if remote_history.is_none() {
                 remote_history = Some(history::ids_by_key(repo, remote_notes)?);
             }
@@ -603,6 +597,9 @@ pub fn fetch_with(
             Ok((in_remote, in_local))
         };
         let (mut status, action) = classify(l, b, r, &mut histories)?;
+        if action == Action::TakeRemote && l.is_some() && r.is_some() && local_history.is_none() {
+            local_history = Some(versions_by_key(repo, local_notes_before)?);
+        }
         let local_versions = local_history.as_ref().and_then(|h| h.get(&key));
         let (status_now, action) =
             check_remote_value(repo, &key, (l, r), local_versions, (status, action));
@@ -633,6 +630,22 @@ pub fn fetch_with(
         keys,
         history,
     })
+}
+
+/// The report rows of the keys that hold a secret (never fetched, shown
+/// redacted).
+fn secret_key_reports(sides: &Sides) -> Vec<KeyReport> {
+    sides
+        .secret_keys
+        .iter()
+        .map(|shown| KeyReport {
+            key: shown.clone(),
+            status: Status::SecretKey,
+            local: None,
+            remote: None,
+            replaced: None,
+        })
+        .collect()
 }
 
 /// The remote's value checked before it is taken: an older version of
@@ -690,13 +703,7 @@ fn versions_by_key(
     repo: &gix::Repository,
     tip: Option<ObjectId>,
 ) -> Result<BTreeMap<String, Vec<ObjectId>>> {
-    let Some(tip) = tip else {
-        return Ok(BTreeMap::new());
-    };
-    Ok(history::collect(repo, &[tip], None)?
-        .into_iter()
-        .map(|(key, versions)| (key, versions.into_iter().map(|v| v.id).collect()))
-        .collect())
+    history::ids_newest_first(repo, tip)
 }
 
 /// Whether `remote` is an older version than `local` in this key's local
@@ -1133,21 +1140,66 @@ fn accepted(flag: char) -> bool {
     matches!(flag, ' ' | '+' | '-' | '*' | '=')
 }
 
-/// The keys a push sends (or deletes), each with its plan.
-type Sends = Vec<(String, Plan)>;
+/// What a push does to one ref.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RefOp {
+    /// Set it to `new` if the remote holds `lease` (`None`: nothing).
+    Update {
+        lease: Option<ObjectId>,
+        new: ObjectId,
+    },
+    /// Delete it if the remote holds `lease`.
+    Delete { lease: ObjectId },
+}
+
+impl RefOp {
+    fn lease(self) -> Option<ObjectId> {
+        match self {
+            RefOp::Update { lease, .. } => lease,
+            RefOp::Delete { lease } => Some(lease),
+        }
+    }
+
+    fn new_value(self) -> Option<ObjectId> {
+        match self {
+            RefOp::Update { new, .. } => Some(new),
+            RefOp::Delete { .. } => None,
+        }
+    }
+
+    /// The `git push` arguments of this op on `name`.
+    fn args(self, name: &str) -> [String; 2] {
+        let lease = self.lease().map(|l| l.to_string()).unwrap_or_default();
+        let refspec = match self.new_value() {
+            Some(new) => format!("{new}:{name}"),
+            None => format!(":{name}"),
+        };
+        [format!("--force-with-lease={name}:{lease}"), refspec]
+    }
+}
+
+/// One key a push sends (or deletes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Send {
+    key: String,
+    op: RefOp,
+}
 
 /// Each selected key's plan: sent (or deleted), or held with a reason.
 /// A remote value that is not a brief of the key is replaced; a key or a
-/// brief holding a secret is refused.
+/// brief holding a secret is refused (a brief the gate saw clean before,
+/// by blob id, is not scanned again).
 fn plan_keys(
     repo: &gix::Repository,
     remote: &str,
     sides: &Sides,
     selected: Vec<String>,
     options: &PushOptions,
-) -> Result<(Vec<PushedKey>, Sends)> {
+) -> Result<(Vec<PushedKey>, Vec<Send>)> {
+    let redact_options = redact::Options::from_repo(repo);
+    let mut cache = crate::sync::gate_cache::GateCache::load(repo, redact_options);
     let mut keys = Vec::new();
-    let mut sends: Vec<(String, Plan)> = Vec::new();
+    let mut sends = Vec::new();
     for key in selected {
         let p = match sides.get(&key) {
             // The remote holds something that is not a brief of this key
@@ -1165,6 +1217,13 @@ fn plan_keys(
                 options.prune,
             ),
         };
+        let refused = |lease, reason: String| PushedKey {
+            key: crate::sync::gate::redacted_key(&key, redact_options),
+            outcome: Outcome::Refused,
+            lease,
+            new: None,
+            reason: Some(reason),
+        };
         match p {
             Plan::UpToDate => {}
             Plan::Hold(outcome, reason) => keys.push(PushedKey {
@@ -1174,47 +1233,235 @@ fn plan_keys(
                 new: None,
                 reason: Some(reason),
             }),
-            Plan::Send { lease, new: _ }
-                if let Some(rule) =
-                    redact::key_rule(&key, redact::Options::from_repo(repo)) =>
-            {
-                keys.push(PushedKey {
-                    key: crate::sync::gate::redacted_key(&key, redact::Options::from_repo(repo)),
-                    outcome: Outcome::Refused,
-                    lease,
-                    new: None,
-                    reason: Some(format!(
-                        "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
-                    )),
-                })
+            Plan::Send { lease, .. } if let Some(rule) = redact::key_rule(&key, redact_options) => {
+                keys.push(refused(lease, format!(
+                    "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
+                )))
             }
             Plan::Send { lease, new } => {
-                let text = repo
+                let data = repo
                     .find_blob(new)
-                    .map(|b| String::from_utf8_lossy(&b.data).into_owned())
+                    .map(|b| b.detach().data)
                     .with_context(|| format!("cannot read brief '{key}'"))?;
-                match check_pushable(repo, &text) {
-                    Ok(()) => sends.push((key, Plan::Send { lease, new })),
-                    Err(err) => keys.push(PushedKey {
-                        key,
-                        outcome: Outcome::Refused,
-                        lease,
-                        new: None,
-                        reason: Some(format!("{err:#}")),
-                    }),
+                if cache.is_clean(&new, &data) {
+                    sends.push(Send { key, op: RefOp::Update { lease, new } });
+                    continue;
+                }
+                match check_pushable(repo, &String::from_utf8_lossy(&data)) {
+                    Ok(()) => {
+                        cache.record_clean(&data);
+                        sends.push(Send { key, op: RefOp::Update { lease, new } })
+                    }
+                    Err(err) => keys.push(refused(lease, format!("{err:#}"))),
                 }
             }
-            Plan::Delete { .. } => sends.push((key, p)),
+            Plan::Delete { lease } => sends.push(Send {
+                key,
+                op: RefOp::Delete { lease },
+            }),
         }
     }
-
+    cache.save();
     Ok((keys, sends))
+}
+
+/// The keys `push` considers: all of them, or the named ones (each must
+/// exist here or on the remote).
+fn selected_keys(sides: &Sides, remote: &str, options: &PushOptions) -> Result<Vec<String>> {
+    let all = sides.keys();
+    if options.keys.is_empty() {
+        return Ok(all.into_iter().collect());
+    }
+    for key in &options.keys {
+        if !all.contains(key) {
+            crate::refuse!(
+                "no brief '{key}' here or on '{remote}'; `git handoff list` shows the keys; nothing was pushed"
+            );
+        }
+    }
+    Ok(options.keys.clone())
+}
+
+/// The notes tip to send, if the remote lacks it and the gate lets it go,
+/// and what the report says about the history until the push answers.
+fn plan_history(repo: &gix::Repository, remote: &str) -> Result<(Option<ObjectId>, HistoryPush)> {
+    let local_notes = history::peel(repo, NOTES_REF)?;
+    let remote_notes = history::peel(repo, &remotes::notes_ref(remote))?;
+    let Some(ours) = local_notes else {
+        return Ok((None, HistoryPush::None));
+    };
+    if Some(ours) == remote_notes {
+        return Ok((None, HistoryPush::UpToDate));
+    }
+    Ok(match unpushable_history(repo, ours, remote_notes)? {
+        Some(why) => (None, HistoryPush::Refused(why)),
+        None => (Some(ours), HistoryPush::Rejected("not pushed".into())),
+    })
+}
+
+/// The sends in batches, one `git push` each: all in one, unless the
+/// command line would overflow (never split with `--atomic`).
+fn batches(sends: &[Send], atomic: bool) -> Vec<&[Send]> {
+    let mut out = Vec::new();
+    let mut rest = sends;
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let mut n = 0;
+        while n < rest.len() && (atomic || n == 0 || bytes < PUSH_ARG_BYTES) {
+            bytes += 2 * store::ref_name(&rest[n].key).len() + 2 * 41 + 40;
+            n += 1;
+        }
+        let (now, later) = rest.split_at(n);
+        out.push(now);
+        rest = later;
+    }
+    out
+}
+
+/// The `git push` command line of one batch (and the history, if given).
+fn push_args(
+    remote: &str,
+    options: &PushOptions,
+    batch: &[Send],
+    notes: Option<ObjectId>,
+) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "push".into(),
+        "--porcelain".into(),
+        "--no-follow-tags".into(),
+        "--recurse-submodules=no".into(),
+    ];
+    if options.dry_run {
+        args.push("--dry-run".into());
+    }
+    if options.atomic {
+        args.push("--atomic".into());
+    }
+    args.push(remote.to_string());
+    for send in batch {
+        args.extend(send.op.args(&store::ref_name(&send.key)));
+    }
+    if let Some(n) = notes {
+        args.push(format!("{n}:{NOTES_REF}"));
+    }
+    args
+}
+
+/// A `git push` run and its porcelain results by destination ref.
+type PushAnswer = (GitRun, HashMap<String, (char, String)>);
+
+/// Run one `git push`; its porcelain results by destination ref.
+fn run_push(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    args: &[String],
+) -> Result<PushAnswer> {
+    if !options.dry_run {
+        crate::support::failpoint::reach("before-git-push");
+    }
+    let run = git(repo, args)?;
+    if !options.dry_run {
+        crate::support::failpoint::reach("after-git-push");
+    }
+    let results = porcelain(&run.stdout);
+    if !run.ok && results.is_empty() {
+        return Err(git_failure(
+            &format!("push to '{remote}'"),
+            &run.stderr,
+            "nothing was pushed in this batch; check the remote with `git remote -v`",
+        ));
+    }
+    Ok((run, results))
+}
+
+/// Each key of a batch as the remote answered; what was accepted moves
+/// its base and remote value here (not in a dry run).
+fn apply_results(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &Sides,
+    options: &PushOptions,
+    batch: &[Send],
+    (run, results): &PushAnswer,
+) -> Result<Vec<PushedKey>> {
+    let message = format!("handoff: push {remote}");
+    let mut keys = Vec::new();
+    for Send { key, op } in batch {
+        let (outcome, reason) = match results.get(&store::ref_name(key)) {
+            Some((flag, _)) if accepted(*flag) => match op {
+                RefOp::Update { .. } => (Outcome::Pushed, None),
+                RefOp::Delete { .. } => (Outcome::Deleted, None),
+            },
+            Some((_, summary)) => (Outcome::Rejected, Some(rejection(remote, key, summary))),
+            None => (
+                Outcome::Rejected,
+                Some(format!(
+                    "git push did not report it: {}",
+                    git_reason(&run.stderr)
+                )),
+            ),
+        };
+        if !options.dry_run && reason.is_none() {
+            let base_name = base_ref(remote, key);
+            let base = sides.base.get(key).copied();
+            let edits = match op.new_value() {
+                Some(new) => vec![
+                    set(&base_name, previous(base), new, &message)?,
+                    set(&tip_ref(remote, key), PreviousValue::Any, new, &message)?,
+                ],
+                None => {
+                    let mut e = vec![delete(&tip_ref(remote, key), PreviousValue::Any)?];
+                    if base.is_some() {
+                        e.push(delete(&base_name, previous(base))?);
+                    }
+                    e
+                }
+            };
+            // A lost race here only means another fetch moved the base
+            // meanwhile; the next fetch recomputes it.
+            transaction(repo, edits)?;
+        }
+        keys.push(PushedKey {
+            key: key.clone(),
+            outcome,
+            lease: op.lease(),
+            new: op.new_value(),
+            reason,
+        });
+    }
+    Ok(keys)
+}
+
+/// What happened to the history sent as `notes` in a push.
+fn history_result(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    notes: ObjectId,
+    (run, results): &PushAnswer,
+) -> Result<HistoryPush> {
+    Ok(match results.get(NOTES_REF) {
+        Some((flag, summary)) if accepted(*flag) => {
+            if !options.dry_run {
+                pushed_notes(repo, remote, notes)?;
+            }
+            HistoryPush::Pushed(summary.clone())
+        }
+        Some(_) if options.dry_run && !options.atomic => HistoryPush::WouldMerge,
+        Some((_, summary)) if options.atomic || options.dry_run => {
+            HistoryPush::Rejected(summary.clone())
+        }
+        Some(_) => retry_notes(repo, remote)?,
+        None => HistoryPush::Rejected(git_reason(&run.stderr)),
+    })
 }
 
 /// Push: fetch first (so leases are current), then send each key that is
 /// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
 /// diverged one, delete dropped keys with `prune`, and push the merged
-/// notes history (fast-forward only). With `dry_run` nothing is fetched or
+/// notes history (fast-forward only), all in one `git push` unless the
+/// command line would overflow. With `dry_run` nothing is fetched or
 /// changed: the plan comes from the last fetch and `git push --dry-run`
 /// checks the leases.
 pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
@@ -1225,171 +1472,26 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
         Some(fetch(repo, remote)?)
     };
     let sides = Sides::read(repo, remote)?;
-    let all = sides.keys();
-    let selected: Vec<String> = if options.keys.is_empty() {
-        all.into_iter().collect()
-    } else {
-        for key in &options.keys {
-            if !all.contains(key) {
-                crate::refuse!(
-                    "no brief '{key}' here or on '{remote}'; `git handoff list` shows the keys; nothing was pushed"
-                );
-            }
-        }
-        options.keys.clone()
-    };
-
+    let selected = selected_keys(&sides, remote, options)?;
     let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
-    let local_notes = history::peel(repo, NOTES_REF)?;
-    let remote_notes = history::peel(repo, &remotes::notes_ref(remote))?;
-    let mut notes_to_push = match local_notes {
-        Some(n) if Some(n) != remote_notes => Some(n),
-        _ => None,
-    };
-    let mut history = match (local_notes, notes_to_push) {
-        (None, _) => HistoryPush::None,
-        (Some(_), None) => HistoryPush::UpToDate,
-        (Some(_), Some(_)) => HistoryPush::Rejected("not pushed".into()),
-    };
-    if let Some(ours) = notes_to_push
-        && let Some(why) = unpushable_history(repo, ours, remote_notes)?
-    {
-        notes_to_push = None;
-        history = HistoryPush::Refused(why);
+    let (mut notes_to_push, mut history) = plan_history(repo, remote)?;
+    let mut batches = batches(&sends, options.atomic);
+    if batches.is_empty() && notes_to_push.is_some() {
+        batches.push(&[]);
     }
-
-    let chunk = if options.atomic {
-        usize::MAX
-    } else {
-        PUSH_CHUNK
-    };
-    let mut chunks: Vec<&[(String, Plan)]> = sends.chunks(chunk.max(1)).collect();
-    if chunks.is_empty() && notes_to_push.is_some() {
-        chunks.push(&[]);
-    }
-    let message = format!("handoff: push {remote}");
     let mut stale_lock = None;
-    for part in chunks {
-        let mut args: Vec<String> = vec![
-            "push".into(),
-            "--porcelain".into(),
-            "--no-follow-tags".into(),
-            "--recurse-submodules=no".into(),
-        ];
-        if options.dry_run {
-            args.push("--dry-run".into());
-        }
-        if options.atomic {
-            args.push("--atomic".into());
-        }
-        args.push(remote.to_string());
-        for (key, p) in part {
-            let name = store::ref_name(key);
-            match p {
-                Plan::Send { lease, new } => {
-                    args.push(format!(
-                        "--force-with-lease={name}:{}",
-                        lease.map(|l| l.to_string()).unwrap_or_default()
-                    ));
-                    args.push(format!("{new}:{name}"));
-                }
-                Plan::Delete { lease } => {
-                    args.push(format!("--force-with-lease={name}:{lease}"));
-                    args.push(format!(":{name}"));
-                }
-                _ => unreachable!("only sends are pushed"),
-            }
-        }
-        let notes_in_this_chunk = notes_to_push.take();
-        if let Some(n) = notes_in_this_chunk {
-            args.push(format!("{n}:{NOTES_REF}"));
-        }
-        if !options.dry_run {
-            crate::support::failpoint::reach("before-git-push");
-        }
-        let run = git(repo, &args)?;
-        if !options.dry_run {
-            crate::support::failpoint::reach("after-git-push");
-        }
+    for batch in batches {
+        let notes = notes_to_push.take();
+        let args = push_args(remote, options, batch, notes);
+        let answer = run_push(repo, remote, options, &args)?;
         if stale_lock.is_none() {
-            stale_lock = stale_git_lock(&run.stderr).map(str::to_string);
+            stale_lock = stale_git_lock(&answer.0.stderr).map(str::to_string);
         }
-        let results = porcelain(&run.stdout);
-        if !run.ok && results.is_empty() {
-            return Err(git_failure(
-                &format!("push to '{remote}'"),
-                &run.stderr,
-                "nothing was pushed in this batch; check the remote with `git remote -v`",
-            ));
-        }
-        for (key, p) in part {
-            let name = store::ref_name(key);
-            let (lease, new, deleting) = match p {
-                Plan::Send { lease, new } => (*lease, Some(*new), false),
-                Plan::Delete { lease } => (Some(*lease), None, true),
-                _ => unreachable!(),
-            };
-            let (outcome, reason) = match results.get(&name) {
-                Some((flag, _)) if accepted(*flag) => (
-                    if deleting {
-                        Outcome::Deleted
-                    } else {
-                        Outcome::Pushed
-                    },
-                    None,
-                ),
-                Some((_, summary)) => (Outcome::Rejected, Some(rejection(remote, key, summary))),
-                None => (
-                    Outcome::Rejected,
-                    Some(format!(
-                        "git push did not report it: {}",
-                        git_reason(&run.stderr)
-                    )),
-                ),
-            };
-            if !options.dry_run && matches!(outcome, Outcome::Pushed | Outcome::Deleted) {
-                let base_name = base_ref(remote, key);
-                let base = sides.base.get(key).copied();
-                let edits = match new {
-                    Some(new) => vec![
-                        set(&base_name, previous(base), new, &message)?,
-                        set(&tip_ref(remote, key), PreviousValue::Any, new, &message)?,
-                    ],
-                    None => {
-                        let mut e = vec![delete(&tip_ref(remote, key), PreviousValue::Any)?];
-                        if base.is_some() {
-                            e.push(delete(&base_name, previous(base))?);
-                        }
-                        e
-                    }
-                };
-                // A lost race here only means another fetch moved the base
-                // meanwhile; the next fetch recomputes it.
-                transaction(repo, edits)?;
-            }
-            keys.push(PushedKey {
-                key: key.clone(),
-                outcome,
-                lease,
-                new,
-                reason,
-            });
-        }
-        if let Some(n) = notes_in_this_chunk {
-            history = match results.get(NOTES_REF) {
-                Some((flag, summary)) if accepted(*flag) => {
-                    if !options.dry_run {
-                        pushed_notes(repo, remote, n)?;
-                    }
-                    HistoryPush::Pushed(summary.clone())
-                }
-                Some(_) if options.dry_run && !options.atomic => HistoryPush::WouldMerge,
-                Some((_, summary)) if options.atomic || options.dry_run => {
-                    HistoryPush::Rejected(summary.clone())
-                }
-                Some(_) => retry_notes(repo, remote)?,
-                None => HistoryPush::Rejected(git_reason(&run.stderr)),
-            };
+        keys.extend(apply_results(
+            repo, remote, &sides, options, batch, &answer,
+        )?);
+        if let Some(n) = notes {
+            history = history_result(repo, remote, options, n, &answer)?;
         }
     }
     keys.sort_by(|a, b| a.key.cmp(&b.key));

@@ -2,7 +2,7 @@
 //! and B, all real git: push, fetch, three-way reconciliation, diverged
 //! keys, leases, the notes merge, prune, init.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::support::*;
 use serde_json::Value;
@@ -1388,4 +1388,191 @@ fn init_check_names_bases_of_an_earlier_version_and_init_moves_them() {
             .as_deref(),
         Some(v1.as_str())
     );
+}
+
+// ---------------------------------------------------------------------------
+// Issue 20: the incremental gate and the history index.
+
+impl Team {
+    /// Append `line` to the history note of HEAD in `dir` with plain git.
+    fn append_note(&self, dir: &Path, line: &str) {
+        self.sb.git(
+            dir,
+            &["notes", "--ref=handoffs", "append", "-m", line, "HEAD"],
+        );
+    }
+
+    fn gate_cache(&self, dir: &Path) -> PathBuf {
+        dir.join(".git/handoff-gate.cache")
+    }
+}
+
+#[test]
+fn the_incremental_gate_refuses_a_secret_in_any_new_line() {
+    let t = team();
+    t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
+    t.run(&t.a, &["push"]).success();
+    assert!(
+        t.gate_cache(&t.a).is_file(),
+        "the clean verdicts are cached"
+    );
+    // Every later write lands on the same HEAD: the one note grows, and
+    // the remote holds all of it but the new lines.
+    t.write(&t.a, "clean", "2026-11-30T09:10:00Z", "still nothing");
+    t.run(&t.a, &["push"]).success();
+    // (1) A new line that is not a brief.
+    t.append_note(&t.a, &format!("deploy with {TOKEN}"));
+    t.write(&t.a, "clean", "2026-11-30T09:20:00Z", "a third");
+    for _ in 0..2 {
+        // Refused, and refused again: a refusal caches nothing.
+        let out = t.run(&t.a, &["push"]).code(1);
+        let text = stdout(&out);
+        assert!(
+            text.contains("1 history line holds secrets: a history line that is not a brief"),
+            "{text}"
+        );
+        assert!(!text.contains(TOKEN), "{text}");
+        assert!(!t.remote_bytes().contains(TOKEN));
+    }
+
+    // (2) A new line that is a brief (on a fresh clone, same shape).
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "clean");
+    t.run(&t.a, &["push"]).success();
+    t.write(&t.a, "k", "2026-11-30T09:10:00Z", &format!("use {TOKEN}"));
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("1 history line holds secrets: key 'k' version"),
+        "{text}"
+    );
+    assert!(!t.remote_bytes().contains(TOKEN));
+
+    // (3) A ref name, even when its blob was cached clean by the pushes
+    // above.
+    let t = team();
+    t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
+    t.run(&t.a, &["push"]).success();
+    let blob = t.id(&t.a, "refs/handoffs/clean").unwrap();
+    t.sb.git(
+        &t.a,
+        &["update-ref", &format!("refs/handoffs/{TOKEN}"), &blob],
+    );
+    let out = t.run(&t.a, &["push"]).code(1);
+    assert!(
+        stdout(&out).contains("the key holds a secret (github_token)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!t.remote_bytes().contains(TOKEN));
+}
+
+#[test]
+fn a_tampered_gate_cache_never_whitelists_bytes_it_did_not_see() {
+    let t = team();
+    t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
+    t.run(&t.a, &["push"]).success();
+    let cache = std::fs::read_to_string(t.gate_cache(&t.a)).unwrap();
+    let (header, entries) = cache.split_once('\n').unwrap();
+    let clean_digest = entries.lines().next().unwrap().split_once(' ').unwrap().1;
+
+    // A brief and a history line holding a secret.
+    t.write(
+        &t.a,
+        "leaky",
+        "2026-11-30T09:10:00Z",
+        &format!("use {TOKEN}"),
+    );
+    t.append_note(&t.a, &format!("deploy with {TOKEN}"));
+    let brief = t.id(&t.a, "refs/handoffs/leaky").unwrap();
+    let note = t.sb.git(&t.a, &["notes", "--ref=handoffs", "list", "HEAD"]);
+    let forged = |digest: &str| {
+        format!(
+            "{header}\n{brief} {digest}\n{} {digest}\n{entries}",
+            note.trim()
+        )
+    };
+    for tampered in [
+        // A clean verdict copied onto the secret blobs' ids.
+        forged(clean_digest),
+        // A digest of nothing in particular.
+        forged(&"0".repeat(40)),
+        // Garbage.
+        "not a cache\n".to_string(),
+    ] {
+        std::fs::write(t.gate_cache(&t.a), &tampered).unwrap();
+        let out = t.run(&t.a, &["push"]).code(1);
+        let text = stdout(&out);
+        assert!(text.contains("refused: leaky (holds 1 secret"), "{text}");
+        assert!(text.contains("history: refused, not pushed"), "{text}");
+        assert!(!t.remote_bytes().contains(TOKEN));
+    }
+    // Deleting the cache is safe: the same answer.
+    std::fs::remove_file(t.gate_cache(&t.a)).unwrap();
+    t.run(&t.a, &["push"]).code(1);
+    assert!(!t.remote_bytes().contains(TOKEN));
+}
+
+#[test]
+fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() {
+    let t = team();
+    // A second remote, with its own clone C.
+    let other = t.sb.path("other.git");
+    let root = t.sb.dir.path().to_path_buf();
+    t.sb.git(
+        &root,
+        &["clone", "-q", "--bare", &t.url, other.to_str().unwrap()],
+    );
+    let other_url = format!("file://{}", other.display());
+    t.sb.git(&root, &["clone", "-q", &other_url, "C"]);
+    let c = t.sb.path("C");
+    t.sb.git(&t.a, &["remote", "add", "other", &other_url]);
+
+    let logs = |dir: &Path| -> Vec<String> {
+        ["k1", "k2", "k3"]
+            .iter()
+            .map(|k| {
+                let out = t.run(dir, &["log", k, "--json"]);
+                format!("{}{}", stdout(&out), stderr(&out))
+            })
+            .collect()
+    };
+    let index = t.a.join(".git/handoff-history-index");
+    // Same-second versions on several sides, notes on the same and on
+    // different commits, fetched and merged step by step (each `log`
+    // extends the index from the previous one).
+    for round in 0..3 {
+        let now = format!("2026-11-30T1{round}:00:00Z");
+        t.write(&t.a, "k1", &now, &format!("a {round}"));
+        t.write(&t.b, "k1", &now, &format!("b {round}"));
+        t.write(&t.b, "k2", &now, &format!("b {round}"));
+        t.write(&c, "k2", &now, &format!("c {round}"));
+        t.write(&c, "k3", &now, &format!("c {round}"));
+        logs(&t.a);
+        t.run(&t.b, &["push"]).success();
+        t.run(&c, &["push"]).success();
+        let _ = t.run(&t.a, &["fetch", "origin"]);
+        logs(&t.a);
+        let _ = t.run(&t.a, &["fetch", "other"]);
+        logs(&t.a);
+        t.sb.commit(&t.b, &format!("b{round}.txt"), "b\n", "b's commit");
+        t.sb.commit(&c, &format!("c{round}.txt"), "c\n", "c's commit");
+        let _ = t.run(&t.b, &["fetch", "origin"]);
+        let _ = t.run(&c, &["fetch", "origin"]);
+        assert!(index.is_dir(), "log keeps an index");
+    }
+    let merges = t.sb.git(
+        &t.a,
+        &["rev-list", "--merges", "--count", "refs/notes/handoffs"],
+    );
+    assert!(merges.trim().parse::<u32>().unwrap() >= 2, "{merges}");
+    let warm = logs(&t.a);
+    std::fs::remove_dir_all(&index).unwrap();
+    let cold = logs(&t.a);
+    assert_eq!(warm, cold);
+    for text in &cold {
+        assert!(text.starts_with("[\n"), "every key has versions: {text}");
+    }
+    let k1_versions = serde_json::from_str::<Value>(&cold[0]).unwrap();
+    assert!(k1_versions.as_array().unwrap().len() >= 6, "{k1_versions}");
 }

@@ -1,0 +1,471 @@
+//! The history index: every distinct version line of the notes histories
+//! reachable from a set of tips, with where it first appears, its key, its
+//! version id and its timestamp, so that `log KEY`, `show KEY@{N}`, `diff`
+//! and fetch's history checks read the versions of one key without
+//! walking the whole history again.
+//!
+//! The index is derived data under `<common git dir>/handoff-history-index/`,
+//! one file per set of tips (named by a hash of them), content-addressed
+//! like the list cache: a file for exactly the current tips is read as is;
+//! otherwise the newest file is extended by walking only the notes commits
+//! it does not cover (when every tip it was built for is still reachable;
+//! else the index is rebuilt). Missing, unreadable or damaged files cost
+//! time only; deleting them is safe.
+//!
+//! Building walks each notes commit once and reads only the note blobs it
+//! changed against its first parent; a note that grew by appending (every
+//! write) is read past the part its parent held, so a note of N lines
+//! written one line at a time costs O(N) lines, not O(N²). A line's place
+//! is the smallest (generation, line number) of all its occurrences, which
+//! does not depend on the order commits are visited: the incremental and
+//! the full build agree.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use serde::Deserialize;
+
+use crate::brief::Brief;
+
+/// The index file's first line; another first line discards the file.
+const HEADER: &str = "git-handoff history index 1\n";
+
+/// How many index files (sets of tips) are kept.
+const KEEP: usize = 4;
+
+/// One distinct version line.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Generation of the first notes commit holding it (1 + longest chain).
+    pub generation: u64,
+    /// Its line number in that commit's note.
+    pub index: usize,
+    /// Its timestamp (seconds), `i64::MIN` when unreadable.
+    pub ts: i64,
+    /// The version id (blob id of its pretty JSON).
+    pub id: ObjectId,
+    /// The key.
+    pub key: String,
+    /// The line as stored in the note (trimmed).
+    pub line: Vec<u8>,
+}
+
+/// The notes commits an index covers and the lines it holds.
+#[derive(Debug, Default)]
+pub struct Index {
+    tips: Vec<ObjectId>,
+    /// Commit → (generation, parents).
+    commits: HashMap<ObjectId, (u64, Vec<ObjectId>)>,
+    /// The brief lines, by text.
+    pub entries: HashMap<Vec<u8>, Entry>,
+    /// Lines seen that are not briefs (by text), so they are parsed once.
+    others: HashSet<Vec<u8>>,
+    /// The note read last: in a chain of appends it is the next one's
+    /// parent note, which then is not read again.
+    last: Option<(ObjectId, Vec<u8>, usize)>,
+}
+
+#[derive(Deserialize)]
+struct KeyOnly {
+    key: String,
+}
+
+fn dir(repo: &gix::Repository) -> PathBuf {
+    repo.common_dir().join("handoff-history-index")
+}
+
+fn file_name(repo: &gix::Repository, tips: &[ObjectId]) -> Option<String> {
+    let mut hasher = gix::hash::hasher(repo.object_hash());
+    for tip in tips {
+        hasher.update(tip.as_bytes());
+    }
+    hasher.try_finalize().ok().map(|id| id.to_string())
+}
+
+/// The index of the notes histories at `tips`, read from its file, or
+/// extended from the newest one, or built; saved for the next run.
+pub fn load(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+    let mut tips = tips.to_vec();
+    tips.sort();
+    tips.dedup();
+    let dir = dir(repo);
+    let name = file_name(repo, &tips);
+    if let Some(name) = &name
+        && let Some(index) = read(&dir.join(name))
+        && index.tips == tips
+    {
+        return Ok(index);
+    }
+    let mut index = newest(&dir)
+        .and_then(|path| read(&path))
+        .filter(|old| old.covers_within(repo, &tips))
+        .unwrap_or_default();
+    index.extend(repo, &tips)?;
+    if let Some(name) = name {
+        save(&dir, &name, &index);
+    }
+    Ok(index)
+}
+
+/// Build the index of `tips` from nothing, without reading or writing any
+/// file.
+pub fn build(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+    let mut tips = tips.to_vec();
+    tips.sort();
+    tips.dedup();
+    let mut index = Index::default();
+    index.extend(repo, &tips)?;
+    Ok(index)
+}
+
+impl Index {
+    /// Whether every tip this index was built for is reachable from
+    /// `tips` (so that nothing it holds is gone from the history).
+    fn covers_within(&self, repo: &gix::Repository, tips: &[ObjectId]) -> bool {
+        // Walk from the new tips down to the commits this index covers,
+        // then within the covered graph (no object reads).
+        let mut reached: HashSet<ObjectId> = HashSet::new();
+        let mut queue: Vec<ObjectId> = tips.to_vec();
+        let mut outside: HashSet<ObjectId> = HashSet::new();
+        while let Some(id) = queue.pop() {
+            if let Some((_, parents)) = self.commits.get(&id) {
+                if reached.insert(id) {
+                    queue.extend(parents.iter().copied());
+                }
+                continue;
+            }
+            if !outside.insert(id) {
+                continue;
+            }
+            let Ok(commit) = repo.find_commit(id) else {
+                return false;
+            };
+            queue.extend(commit.parent_ids().map(|p| p.detach()));
+        }
+        self.tips.iter().all(|t| reached.contains(t))
+    }
+
+    /// Walk the commits of `tips` this index does not cover yet, and add
+    /// their lines.
+    fn extend(&mut self, repo: &gix::Repository, tips: &[ObjectId]) -> Result<()> {
+        let mut new: HashMap<ObjectId, (ObjectId, Vec<ObjectId>)> = HashMap::new();
+        let mut queue: Vec<ObjectId> = tips.to_vec();
+        while let Some(id) = queue.pop() {
+            if self.commits.contains_key(&id) || new.contains_key(&id) {
+                continue;
+            }
+            let commit = repo.find_commit(id).with_context(|| {
+                format!("the notes history is damaged: cannot read commit {id}")
+            })?;
+            let tree = commit
+                .tree_id()
+                .with_context(|| format!("cannot read the tree of notes commit {id}"))?
+                .detach();
+            let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+            queue.extend(parents.iter().copied());
+            new.insert(id, (tree, parents));
+        }
+        let generations = self.generations(&new);
+        let mut order: Vec<(u64, ObjectId)> = new.keys().map(|id| (generations[id], *id)).collect();
+        order.sort();
+        for (generation, id) in order {
+            let (tree, parents) = &new[&id];
+            let parent_tree = match parents.first() {
+                Some(p) => Some(match new.get(p) {
+                    Some((t, _)) => *t,
+                    None => repo
+                        .find_commit(*p)
+                        .with_context(|| format!("cannot read notes commit {p}"))?
+                        .tree_id()
+                        .with_context(|| format!("cannot read the tree of notes commit {p}"))?
+                        .detach(),
+                }),
+                None => None,
+            };
+            let mut changed = Vec::new();
+            changed_notes(repo, *tree, parent_tree, &mut changed)?;
+            for (blob, old) in changed {
+                self.add_note(repo, blob, old, generation)?;
+            }
+            self.commits.insert(id, (generation, parents.clone()));
+        }
+        self.tips = tips.to_vec();
+        Ok(())
+    }
+
+    /// Generations of the new commits (the covered ones are known).
+    fn generations(
+        &self,
+        new: &HashMap<ObjectId, (ObjectId, Vec<ObjectId>)>,
+    ) -> HashMap<ObjectId, u64> {
+        let mut generation: HashMap<ObjectId, u64> = HashMap::new();
+        for start in new.keys() {
+            let mut stack = vec![(*start, false)];
+            while let Some((id, expanded)) = stack.pop() {
+                if generation.contains_key(&id) {
+                    continue;
+                }
+                let Some((_, parents)) = new.get(&id) else {
+                    continue;
+                };
+                let known = |p: &ObjectId| {
+                    generation
+                        .get(p)
+                        .copied()
+                        .or_else(|| self.commits.get(p).map(|c| c.0))
+                };
+                if expanded {
+                    let g = parents.iter().filter_map(known).max().map_or(1, |g| g + 1);
+                    generation.insert(id, g);
+                } else {
+                    stack.push((id, true));
+                    stack.extend(
+                        parents
+                            .iter()
+                            .filter(|p| known(p).is_none() && new.contains_key(*p))
+                            .map(|p| (*p, false)),
+                    );
+                }
+            }
+        }
+        generation
+    }
+
+    /// Add the lines of note `blob`, which replaced `old` at the same place
+    /// in the parent commit: when it only appended to it, only the lines
+    /// after `old` are read (those before were added with the parent, at a
+    /// smaller generation).
+    fn add_note(
+        &mut self,
+        repo: &gix::Repository,
+        blob: ObjectId,
+        old: Option<ObjectId>,
+        generation: u64,
+    ) -> Result<()> {
+        let data = repo
+            .find_blob(blob)
+            .with_context(|| format!("cannot read note {blob}"))?
+            .detach()
+            .data;
+        let (mut start, mut first) = (0, 0);
+        let last = self.last.take();
+        let newlines = |d: &[u8]| d.iter().filter(|b| **b == b'\n').count();
+        let old_data = match (old, last) {
+            (Some(old), Some((id, data, n))) if id == old => Some((data, n)),
+            (Some(old), _) => repo.find_blob(old).ok().map(|b| {
+                let data = b.detach().data;
+                let n = newlines(&data);
+                (data, n)
+            }),
+            (None, _) => None,
+        };
+        if let Some((old, n)) = old_data
+            && old.last().is_none_or(|b| *b == b'\n')
+            && data.starts_with(&old)
+        {
+            start = old.len();
+            first = n;
+        }
+        for (offset, line) in data[start..].lines().enumerate() {
+            let line = line.trim();
+            if !line.is_empty() {
+                self.add_line(repo, line, generation, first + offset)?;
+            }
+        }
+        let n = first + newlines(&data[start..]);
+        self.last = Some((blob, data, n));
+        Ok(())
+    }
+
+    fn add_line(
+        &mut self,
+        repo: &gix::Repository,
+        line: &[u8],
+        generation: u64,
+        index: usize,
+    ) -> Result<()> {
+        if let Some(entry) = self.entries.get_mut(line) {
+            if (generation, index) < (entry.generation, entry.index) {
+                (entry.generation, entry.index) = (generation, index);
+            }
+            return Ok(());
+        }
+        if self.others.contains(line) {
+            return Ok(());
+        }
+        let parsed = serde_json::from_slice::<KeyOnly>(line)
+            .ok()
+            .zip(serde_json::from_slice::<Brief>(line).ok());
+        let Some((head, brief)) = parsed else {
+            self.others.insert(line.to_vec());
+            return Ok(());
+        };
+        let id = crate::store::history::version_id(repo, &brief.to_pretty_json())?;
+        self.entries.insert(
+            line.to_vec(),
+            Entry {
+                generation,
+                index,
+                ts: crate::support::clock::parse(&brief.timestamp).unwrap_or(i64::MIN),
+                id,
+                key: head.key,
+                line: line.to_vec(),
+            },
+        );
+        Ok(())
+    }
+}
+
+/// The note blobs of `tree` that differ from the same place in `parent`,
+/// each with the blob it replaced there (if any). Subtrees equal in both
+/// are skipped.
+fn changed_notes(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    parent: Option<ObjectId>,
+    out: &mut Vec<(ObjectId, Option<ObjectId>)>,
+) -> Result<()> {
+    if Some(tree) == parent {
+        return Ok(());
+    }
+    let read = |id: ObjectId| -> Result<gix::Tree<'_>> {
+        repo.find_tree(id)
+            .with_context(|| format!("cannot read notes tree {id}"))
+    };
+    let new_tree = read(tree)?;
+    let new = new_tree
+        .decode()
+        .with_context(|| format!("cannot read notes tree {tree}"))?;
+    let old_tree = parent.map(read).transpose()?;
+    let old = match &old_tree {
+        Some(t) => {
+            t.decode()
+                .with_context(|| format!("cannot read notes tree {}", t.id))?
+                .entries
+        }
+        None => Vec::new(),
+    };
+    // Both lists are in git's tree order: a merge join, no allocation per
+    // entry. An entry matched by nothing counts as new (read whole).
+    let mut j = 0;
+    let mut subtrees = Vec::new();
+    for entry in new
+        .entries
+        .iter()
+        .filter(|e| e.mode.is_tree() || e.mode.is_blob())
+    {
+        while j < old.len() && old[j].filename < entry.filename {
+            j += 1;
+        }
+        let before = old
+            .get(j)
+            .filter(|o| o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree())
+            .map(|o| o.oid.to_owned());
+        let id = entry.oid.to_owned();
+        if before == Some(id) {
+            continue;
+        }
+        if entry.mode.is_tree() {
+            subtrees.push((id, before));
+        } else {
+            out.push((id, before));
+        }
+    }
+    for (id, before) in subtrees {
+        changed_notes(repo, id, before, out)?;
+    }
+    Ok(())
+}
+
+fn newest(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().contains('.'))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
+        .map(|(_, path)| path)
+}
+
+fn save(dir: &Path, name: &str, index: &Index) {
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let _ = crate::support::atomic::write_unless_locked(&dir.join(name), &render(index));
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().contains('.'))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.sort();
+    files.reverse();
+    for (_, path) in files.into_iter().skip(KEEP) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+fn render(index: &Index) -> Vec<u8> {
+    let mut out = Vec::from(HEADER.as_bytes());
+    let hex = |ids: &[ObjectId]| {
+        ids.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    out.extend_from_slice(format!("t {}\n", hex(&index.tips)).as_bytes());
+    for (id, (generation, parents)) in &index.commits {
+        out.extend_from_slice(format!("c {id} {generation} {}\n", hex(parents)).as_bytes());
+    }
+    for e in index.entries.values() {
+        let key = serde_json::to_string(&e.key).unwrap_or_default();
+        out.extend_from_slice(
+            format!("v {} {} {} {} {key}\t", e.generation, e.index, e.ts, e.id).as_bytes(),
+        );
+        out.extend_from_slice(&e.line);
+        out.push(b'\n');
+    }
+    out
+}
+
+fn read(path: &Path) -> Option<Index> {
+    let data = std::fs::read(path).ok()?;
+    let body = data.strip_prefix(HEADER.as_bytes())?;
+    let ids = |s: &str| -> Option<Vec<ObjectId>> {
+        s.split(' ')
+            .filter(|s| !s.is_empty())
+            .map(|h| ObjectId::from_hex(h.as_bytes()).ok())
+            .collect()
+    };
+    let mut index = Index::default();
+    for line in body.lines() {
+        if let Some(rest) = line.strip_prefix(b"t ") {
+            index.tips = ids(rest.to_str().ok()?)?;
+        } else if let Some(rest) = line.strip_prefix(b"c ") {
+            let mut parts = rest.to_str().ok()?.splitn(3, ' ');
+            let id = ObjectId::from_hex(parts.next()?.as_bytes()).ok()?;
+            let generation = parts.next()?.parse().ok()?;
+            index.commits.insert(id, (generation, ids(parts.next()?)?));
+        } else if let Some(rest) = line.strip_prefix(b"v ") {
+            let tab = rest.find_byte(b'\t')?;
+            let (head, text) = (rest[..tab].to_str().ok()?, &rest[tab + 1..]);
+            let mut parts = head.splitn(5, ' ');
+            let entry = Entry {
+                generation: parts.next()?.parse().ok()?,
+                index: parts.next()?.parse().ok()?,
+                ts: parts.next()?.parse().ok()?,
+                id: ObjectId::from_hex(parts.next()?.as_bytes()).ok()?,
+                key: serde_json::from_str(parts.next()?).ok()?,
+                line: text.to_vec(),
+            };
+            index.entries.insert(text.to_vec(), entry);
+        } else {
+            return None;
+        }
+    }
+    Some(index)
+}
