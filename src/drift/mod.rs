@@ -362,18 +362,8 @@ pub fn report(
         report.warnings.push(Warning::BranchMismatch {
             brief: brief.state.branch.clone(),
             current,
-            worktree: match &target {
-                measure::Target::Local {
-                    worktree: Some(path),
-                    ..
-                } => Some(path.display().to_string()),
-                _ => None,
-            },
-            measured_on: matches!(
-                target,
-                measure::Target::Local { .. } | measure::Target::Remote { .. }
-            )
-            .then(|| report.measured_on.branch.clone()),
+            worktree: target.elsewhere().map(|p| p.display().to_string()),
+            measured_on: target.tip().map(|_| report.measured_on.branch.clone()),
             exists: target != measure::Target::Nowhere,
         });
     }
@@ -398,13 +388,10 @@ pub fn report(
 /// The worktree the work happens in: the one that has the brief's branch
 /// checked out, else this one.
 fn worktree_of(target: &measure::Target, here: &WorktreeInfo) -> Option<String> {
-    match target {
-        measure::Target::Local {
-            worktree: Some(path),
-            ..
-        } => Some(path.display().to_string()),
-        measure::Target::Local { worktree: None, .. } | measure::Target::Remote { .. } => None,
-        measure::Target::Here | measure::Target::Nowhere => Some(here.root.display().to_string()),
+    match (target.elsewhere(), target.tip()) {
+        (Some(path), _) => Some(path.display().to_string()),
+        (None, Some(_)) => None,
+        (None, None) => Some(here.root.display().to_string()),
     }
 }
 
@@ -421,20 +408,12 @@ fn missing(
     if brief.files_read_first.is_empty() {
         return;
     }
-    let tip = match target {
-        measure::Target::Local {
-            worktree: None,
-            tip,
-        }
-        | measure::Target::Remote { tip, .. } => Some(*tip),
-        _ => None,
-    };
-    let base = match target {
-        measure::Target::Local {
-            worktree: Some(path),
-            ..
-        } => path.clone(),
-        _ => files_base(brief, here, &report.origin),
+    // The worktree that has the branch, else the tip's tree when the
+    // branch is checked out nowhere, else the recorded or this worktree.
+    let tip = target.tip().filter(|_| target.elsewhere().is_none());
+    let base = match target.elsewhere() {
+        Some(path) => path.to_path_buf(),
+        None => files_base(brief, here, &report.origin),
     };
     for pointer in &brief.files_read_first {
         let check = match tip {
@@ -490,11 +469,9 @@ fn commits(
     }) else {
         return;
     };
-    let tip = match target {
-        measure::Target::Local { tip, .. } | measure::Target::Remote { tip, .. } => Some(*tip),
-        measure::Target::Here | measure::Target::Nowhere => head_id,
+    let Some(tip) = target.tip().or(head_id) else {
+        return;
     };
-    let Some(tip) = tip else { return };
     let mut walked = walk(repo, brief_head, tip);
     if matches!(walked, Some(Walked::NotInHistory))
         && let Some(head) = head_id.filter(|h| *h != tip)
@@ -559,15 +536,10 @@ fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report
     if brief.state.diff_summary.is_some() {
         return;
     }
-    let other = match target {
-        measure::Target::Local {
-            worktree: Some(path),
-            ..
-        } => match repo::open_at_for_reading(path) {
-            Ok(other) => Some(other),
-            Err(_) => return,
-        },
-        _ => None,
+    let other = match target.elsewhere().map(repo::open_at_for_reading) {
+        Some(Ok(other)) => Some(other),
+        Some(Err(_)) => return,
+        None => None,
     };
     if let Ok(stat) = repo::diff_stat(other.as_ref().unwrap_or(repo))
         && let Some(summary) = stat.summary()

@@ -54,6 +54,27 @@ pub enum Target {
     Nowhere,
 }
 
+impl Target {
+    /// The tip of the branch measured on, when it is not HEAD.
+    pub fn tip(&self) -> Option<ObjectId> {
+        match self {
+            Target::Local { tip, .. } | Target::Remote { tip, .. } => Some(*tip),
+            Target::Here | Target::Nowhere => None,
+        }
+    }
+
+    /// Another worktree that has the brief's branch checked out.
+    pub fn elsewhere(&self) -> Option<&std::path::Path> {
+        match self {
+            Target::Local {
+                worktree: Some(path),
+                ..
+            } => Some(path),
+            _ => None,
+        }
+    }
+}
+
 fn hex<S: serde::Serializer>(id: &ObjectId, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&id.to_string())
 }

@@ -189,24 +189,7 @@ pub fn ids(repo: &gix::Repository) -> anyhow::Result<Vec<(String, anyhow::Result
 
 /// The stored keys, sorted, without reading any brief.
 pub fn keys(repo: &gix::Repository) -> anyhow::Result<Vec<String>> {
-    let platform = repo.references().context("cannot read references")?;
-    let mut keys = Vec::new();
-    for reference in platform
-        .prefixed(REF_PREFIX.trim_end_matches('/'))
-        .context("cannot read refs/handoffs")?
-    {
-        let reference =
-            reference.map_err(|e| anyhow!("cannot read a ref under refs/handoffs: {e}"))?;
-        if let Some(key) = reference
-            .name()
-            .as_bstr()
-            .strip_prefix(REF_PREFIX.as_bytes())
-        {
-            keys.push(key.to_str_lossy().into_owned());
-        }
-    }
-    keys.sort();
-    Ok(keys)
+    Ok(ids(repo)?.into_iter().map(|(key, _)| key).collect())
 }
 
 /// One entry of [`list`]: a key and its blob, or why it cannot be read.

@@ -43,9 +43,8 @@ const NOTES_RETRIES: usize = 5;
 /// by string, the `key` field and object keys included; other text as
 /// text. A brief that fails is not pushed and the
 /// error names what was found, never the secret itself.
-pub fn check_pushable(repo: &gix::Repository, brief_text: &str) -> Result<()> {
-    let options = redact::Options::from_repo(repo);
-    let counts = redact::find_in_line(brief_text.as_bytes(), options);
+pub fn check_pushable(brief: &[u8], options: redact::Options) -> Result<()> {
+    let counts = redact::find_in_line(brief, options);
     let total: usize = counts.values().sum();
     if total == 0 {
         return Ok(());
@@ -578,6 +577,7 @@ pub fn fetch_with(
     let mut remote_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
     let message = format!("handoff: fetch {remote}");
     let mut keys = secret_key_reports(&sides);
+    let redact_options = redact::Options::from_repo(repo);
     for key in sides.keys() {
         let (l, b, r) = sides.get(&key);
         // The histories are read only for the keys whose answer needs them
@@ -617,7 +617,7 @@ pub fn fetch_with(
             continue;
         }
         keys.push(KeyReport {
-            key: crate::sync::gate::redacted_key(&key, redact::Options::from_repo(repo)),
+            key: crate::sync::gate::redacted_key(&key, redact_options),
             status,
             local: info(repo, if took { r } else { l }),
             remote: info(repo, r),
@@ -1247,7 +1247,7 @@ fn plan_keys(
                     sends.push(Send { key, op: RefOp::Update { lease, new } });
                     continue;
                 }
-                match check_pushable(repo, &String::from_utf8_lossy(&data)) {
+                match check_pushable(&data, redact_options) {
                     Ok(()) => {
                         cache.record_clean(&data);
                         sends.push(Send { key, op: RefOp::Update { lease, new } })

@@ -84,14 +84,15 @@ fn session_start(input: &Value) -> Option<Value> {
             stored.key, stored.key
         ),
         None => {
-            let keys = store::keys(&repo).ok()?;
-            match keys.as_slice() {
+            // One read of the inventory serves both answers.
+            let briefs = crate::cli::commands::list::waiting(&repo, clock::now().ok()?).ok()?;
+            match briefs.as_slice() {
                 [] => return None,
                 [only] if after_reset => {
-                    let stored = store::read(&repo, only).ok()??;
+                    let stored = store::read(&repo, &only.key).ok()??;
                     inject(&repo, &stored, source, Depth::Full)?
                 }
-                _ => waiting(&repo, head.branch_label())?,
+                _ => waiting(&briefs, head.branch_label()),
             }
         }
     };
@@ -122,21 +123,16 @@ fn inject(
 
 /// The briefs waiting elsewhere, newest first: at most [`NAMED`], each with
 /// its branch, where that is checked out and the command to resume it.
-fn waiting(repo: &gix::Repository, current: &str) -> Option<String> {
-    let now = clock::now().ok()?;
-    let briefs = crate::cli::commands::list::waiting(repo, now).ok()?;
-    if briefs.is_empty() {
-        return None;
-    }
+fn waiting(briefs: &[crate::cli::commands::list::Waiting], current: &str) -> String {
     let count = if briefs.len() == 1 {
         "one is".to_string()
     } else {
         format!("{} are", briefs.len())
     };
-    Some(format!(
+    format!(
         "No handoff brief for this branch ('{current}'); {count} waiting:\n{}",
-        render::waiting_text(&briefs, NAMED)
-    ))
+        render::waiting_text(briefs, NAMED)
+    )
 }
 
 fn pre_compact(input: Option<&Value>) -> Value {

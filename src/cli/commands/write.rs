@@ -76,7 +76,7 @@ pub fn run(args: Args) -> Result<Output> {
     }
     // Compare-and-swap base: the version that exists as the write begins.
     let expected = store::current_id(&repo, &key)?;
-    let brief = composed(&repo, &key, value, &git)?;
+    let brief = composed(&key, expected.is_some(), value, &git)?;
     // What git recorded (the branch name, the diff summary) goes through
     // the same filter as what was given, before the brief and its
     // narrative entry are written.
@@ -146,17 +146,12 @@ fn input(args: &Args) -> Result<(Value, Option<String>, bool)> {
 
 /// The brief composed from `value` and the git facts, or the reasons it is
 /// invalid on stderr and an error saying how to go on.
-fn composed(
-    repo: &gix::Repository,
-    key: &str,
-    value: Value,
-    git: &GitFacts,
-) -> Result<crate::brief::Brief> {
+fn composed(key: &str, stored: bool, value: Value, git: &GitFacts) -> Result<crate::brief::Brief> {
     match compose::compose(value, key, Mode::Write, git) {
         Ok(brief) => Ok(brief),
         Err(issues) => {
             eprint!("{}", render::invalid(&issues));
-            if store::current_id(repo, key)?.is_some() {
+            if stored {
                 crate::refuse!(
                     "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
                 );
@@ -187,8 +182,10 @@ impl NarrativeEntry<'_> {
         checks: &Checks,
     ) -> Result<narrative::Pending> {
         let narrative_path = narrative::path(repo, root)?;
+        // The version this write replaces, as read when it began.
         let previous_head = match self.expected {
-            Some(_) => store::read(repo, self.key)?
+            Some(id) => store::load(repo, &store::ref_name(self.key), self.key, id)
+                .ok()
                 .and_then(|stored| stored.brief().ok())
                 .and_then(|b| b.state.head_sha),
             None => None,
