@@ -275,7 +275,11 @@ fn read_twice<T: clap::Args>(
 fn call(name: &str, args: &Map<String, Value>) -> Result<CallToolResult> {
     use crate::cli::commands as c;
     match name {
-        "resume" => read_twice(args, c::resume::run, "resume"),
+        "resume" => {
+            // One selection and one drift walk serve the text and the JSON.
+            let (text, value) = c::resume::both(parse(key_argv(args, false)?)?)?;
+            Ok(result(&crate::cli::cleaned(text), Some(value), "resume"))
+        }
         "reground" => read_twice(args, c::reground::run, "reground"),
         "list" => {
             let mut argv = vec![];

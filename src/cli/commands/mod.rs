@@ -178,6 +178,11 @@ pub fn version(
     })
 }
 
+/// The `--json` answer of a keyless read that refuses to guess.
+pub fn ambiguous_json(rows: &[crate::cli::render::ListRow]) -> serde_json::Value {
+    serde_json::json!({"resumed": false, "reason": "ambiguous", "briefs": rows})
+}
+
 /// The refusal for [`Selection::Ambiguous`]: the listing on stdout (JSON
 /// with `json`), the reason on stderr naming `verb`, exit 1.
 pub fn refuse_ambiguous(
@@ -193,9 +198,7 @@ pub fn refuse_ambiguous(
     );
     crate::cli::Output {
         stdout: if json {
-            crate::cli::render::json(
-                &serde_json::json!({"resumed": false, "reason": "ambiguous", "briefs": rows}),
-            )
+            crate::cli::render::json(&ambiguous_json(rows))
         } else {
             crate::cli::render::list_text(rows, crate::cli::render::line_width())
         },

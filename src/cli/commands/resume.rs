@@ -29,21 +29,45 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Select, compute drift, render.
-pub fn run(args: Args) -> Result<Output> {
+/// What resume computed for one brief: it, its drift and the other keys.
+struct Resumed {
+    id: gix::ObjectId,
+    brief: crate::brief::Brief,
+    report: drift::Report,
+    others: Vec<String>,
+}
+
+/// Select and compute drift once; `Err` holds the listing of an ambiguous
+/// keyless selection. A resumed key becomes the worktree's sticky key.
+fn compute(args: &Args) -> Result<std::result::Result<Resumed, Vec<render::ListRow>>> {
     let repo = repo::open_cwd_for_reading()?;
     let (stored, others) = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, others } => (stored, others),
-        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "resume", args.json)),
+        Selection::Ambiguous(rows) => return Ok(Err(rows)),
     };
     let brief = stored.brief()?;
     let now = clock::now().map_err(crate::refused)?;
     let report = drift::report(&repo, &brief, Some(stored.id), now, Depth::Full)?;
-    let code = if report.is_mismatch() { 1 } else { 0 };
-    if code == 0 {
+    if !report.is_mismatch() {
         adopt(&repo, &brief.key, args.key.is_some());
     }
-    let stdout = if args.json {
+    Ok(Ok(Resumed {
+        id: stored.id,
+        brief,
+        report,
+        others,
+    }))
+}
+
+impl Resumed {
+    /// 1 for another project's brief, else 0.
+    fn code(&self) -> u8 {
+        u8::from(self.report.is_mismatch())
+    }
+
+    /// The `--json` object.
+    fn json(&self) -> serde_json::Value {
+        let report = &self.report;
         let (commits_since, in_history) = match &report.commits {
             drift::Commits::Since { count } => (json!(count), json!(true)),
             drift::Commits::NotInHistory { .. } => (json!(null), json!(false)),
@@ -54,9 +78,9 @@ pub fn run(args: Args) -> Result<Output> {
             .iter()
             .filter(|w| matches!(w, drift::Warning::Changed { .. }))
             .collect();
-        render::json(&json!({
-            "key": brief.key,
-            "id": stored.id.to_string(),
+        json!({
+            "key": self.brief.key,
+            "id": self.id.to_string(),
             "resumed": !report.is_mismatch(),
             "origin": report.origin,
             "warnings": report.warnings,
@@ -66,17 +90,45 @@ pub fn run(args: Args) -> Result<Output> {
             "unchecked_paths": report.unchecked,
             "measured_on": report.measured_on,
             "worktree": report.worktree,
-            "other_keys": others,
-            "prompt": brief.resume_prompt(),
-            "brief": brief,
-        }))
-    } else {
-        render::resume_text(&brief, &report, &others)
-    };
-    Ok(Output {
-        stdout,
-        code,
-        text: !args.json,
-        verbatim: false,
+            "other_keys": self.others,
+            "prompt": self.brief.resume_prompt(),
+            "brief": self.brief,
+        })
+    }
+
+    /// The text render.
+    fn text(&self) -> Output {
+        Output {
+            stdout: render::resume_text(&self.brief, &self.report, &self.others),
+            code: self.code(),
+            text: true,
+            verbatim: false,
+        }
+    }
+}
+
+/// Select, compute drift, render.
+pub fn run(args: Args) -> Result<Output> {
+    Ok(match compute(&args)? {
+        Err(rows) => refuse_ambiguous(&rows, "resume", args.json),
+        Ok(resumed) if args.json => Output {
+            stdout: render::json(&resumed.json()),
+            code: resumed.code(),
+            text: false,
+            verbatim: false,
+        },
+        Ok(resumed) => resumed.text(),
+    })
+}
+
+/// The text and the `--json` value from one selection and one drift
+/// computation (for the MCP server, which answers with both).
+pub fn both(args: Args) -> Result<(Output, serde_json::Value)> {
+    Ok(match compute(&args)? {
+        Err(rows) => (
+            refuse_ambiguous(&rows, "resume", false),
+            crate::cli::commands::ambiguous_json(&rows),
+        ),
+        Ok(resumed) => (resumed.text(), resumed.json()),
     })
 }
