@@ -20,7 +20,7 @@ mod sync;
 
 pub use brief::{lint, redact};
 pub use cli::hints::message as error_message;
-pub use cli::{Cli, Command, Output, cleaned, manual, render, run};
+pub use cli::{Cli, Command, Output, manual, render, run, write_out};
 pub use drift::bloom;
 pub use narrative::merge as narrative_merge;
 pub use support::escape;

@@ -8,10 +8,10 @@ fn main() -> ExitCode {
     let cli = git_handoff::Cli::parse_fast();
     match git_handoff::run(cli) {
         Ok(output) => {
+            let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
             let mut stdout = std::io::stdout().lock();
             // A reader that went away (`| head`) is not an error of ours.
-            let _ = stdout
-                .write_all(output.stdout.as_bytes())
+            let _ = git_handoff::write_out(&output, &mut stdout, terminal)
                 .and_then(|()| stdout.flush());
             output.exit_code()
         }

@@ -106,7 +106,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let others = vec!["other".to_string()];
     let text = render::resume_text(&brief, &report, &others);
-    let _ = render::paint(&text);
+    let _ = git_handoff::Output::human(text).plain();
     let _ = render::reground_text(&brief);
     let scope: Vec<String> = brief.state.commands.iter().take(2).cloned().collect();
     let _ = render::subagent_text(&brief, brief.resume.prompt.as_deref(), &scope);

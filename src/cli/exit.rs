@@ -25,6 +25,7 @@ pub fn code_of(err: &anyhow::Error) -> u8 {
             || e.is::<InvalidKey>()
             || e.is::<VersionError>()
             || e.is::<ResolveError>()
+            || e.is::<crate::cli::commands::write::Invalid>()
             || matches!(
                 e.downcast_ref::<ForkError>(),
                 Some(f) if !matches!(f, ForkError::TooMany { .. })

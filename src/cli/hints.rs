@@ -3,9 +3,9 @@
 //! never name a command; this is where their errors learn to.
 
 use crate::agent::fork::ForkError;
-use crate::store::StoreError;
 use crate::store::history::VersionError;
 use crate::store::remotes::NoRemote;
+use crate::store::{StoreError, Unreadable};
 use crate::sync::ResolveError;
 
 /// The one line `main` and the MCP server print for an error: the error
@@ -50,6 +50,12 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
                 "; consume some with `git handoff fork consume FILE`".to_string()
             }
         });
+    }
+    if let Some(err) = err.downcast_ref::<Unreadable>() {
+        return Some(format!(
+            "; `git handoff show {}` prints it as stored",
+            err.key
+        ));
     }
     if err.is::<NoRemote>() {
         return Some(

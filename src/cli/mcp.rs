@@ -21,10 +21,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
-use crate::brief::{self, Issue};
-use crate::cli::Output;
+use crate::brief::Issue;
 use crate::cli::commands::{self, Selection};
-use crate::git::compose::{self, GitFacts, Mode};
+use crate::cli::{Output, report};
 use crate::{cli::render, git::repo};
 
 /// What the server tells the agent when it connects: the method in brief.
@@ -184,7 +183,7 @@ fn error_text(text: String) -> CallToolResult {
 /// becomes `structuredContent` (an object: arrays are wrapped under
 /// `wrap`); a non-zero exit code makes it a tool error.
 fn result(text: &Output, value: Option<Value>, wrap: &str) -> CallToolResult {
-    let content = vec![ContentBlock::text(text.stdout.clone())];
+    let content = vec![ContentBlock::text(text.plain())];
     let mut result = if text.code == 0 {
         CallToolResult::success(content)
     } else {
@@ -199,7 +198,7 @@ fn result(text: &Output, value: Option<Value>, wrap: &str) -> CallToolResult {
 
 /// The JSON a command printed with `--json`.
 fn parsed(output: &Output) -> Result<Value> {
-    serde_json::from_str(&output.stdout)
+    serde_json::from_str(&output.raw())
         .map_err(|e| anyhow!("internal: the command's JSON did not parse: {e}"))
 }
 
@@ -260,38 +259,30 @@ fn key_argv(args: &Map<String, Value>, json: bool) -> Result<Vec<String>> {
     Ok(argv)
 }
 
-/// A read command run twice: for its text and for its `--json`.
-fn read_twice<T: clap::Args>(
-    args: &Map<String, Value>,
-    run: fn(T) -> Result<Output>,
+/// A read command's text and JSON, computed once (`both`).
+fn read_both<T: clap::Args>(
+    argv: Vec<String>,
+    both: fn(T) -> Result<(Output, Output)>,
     wrap: &str,
 ) -> Result<CallToolResult> {
-    let text = crate::cli::cleaned(run(parse(key_argv(args, false)?)?)?);
-    let json = run(parse(key_argv(args, true)?)?)?;
-    let value = parsed(&json).ok();
-    Ok(result(&text, value, wrap))
+    let (text, json) = both(parse(argv)?)?;
+    Ok(result(&text, parsed(&json).ok(), wrap))
 }
 
 fn call(name: &str, args: &Map<String, Value>) -> Result<CallToolResult> {
     use crate::cli::commands as c;
     match name {
-        "resume" => {
-            // One selection and one drift walk serve the text and the JSON.
-            let (text, value) = c::resume::both(parse(key_argv(args, false)?)?)?;
-            Ok(result(&crate::cli::cleaned(text), Some(value), "resume"))
-        }
-        "reground" => read_twice(args, c::reground::run, "reground"),
+        // One selection (and one drift walk) serves the text and the JSON.
+        "resume" => read_both(key_argv(args, false)?, c::resume::both, "resume"),
+        "reground" => read_both(key_argv(args, false)?, c::reground::both, "reground"),
         "list" => {
             let mut argv = vec![];
             if flag(args, "archived")? {
                 argv.push("--archived".to_string());
             }
-            let text = crate::cli::cleaned(c::list::run(parse(argv.clone())?)?);
-            argv.push("--json".into());
-            let value = parsed(&c::list::run(parse(argv)?)?)?;
-            Ok(result(&text, Some(value), "briefs"))
+            read_both(argv, c::list::both, "briefs")
         }
-        "log" => read_twice(args, c::log::run, "versions"),
+        "log" => read_both(key_argv(args, false)?, c::log::both, "versions"),
         "show" => show(args),
         "brief" => subagent(args),
         "write" => write(args),
@@ -349,7 +340,7 @@ fn show(args: &Map<String, Value>) -> Result<CallToolResult> {
     }
     positional(&mut argv, Some(key));
     let output = commands::show::run(parse(argv)?)?;
-    let value = serde_json::from_str(&output.stdout).ok();
+    let value = serde_json::from_str(&output.raw()).ok();
     Ok(result(&output, value, "brief"))
 }
 
@@ -372,24 +363,13 @@ fn subagent(args: &Map<String, Value>) -> Result<CallToolResult> {
         Some(_) => bail!("'scope' must be a list of strings"),
     }
     positional(&mut argv, text(args, "key")?);
-    let output = crate::cli::cleaned(commands::brief::run(parse(argv)?)?);
-    let lines = output.stdout.lines().count();
-    let value = json!({"brief": output.stdout, "lines": lines});
+    let output = commands::brief::run(parse(argv)?)?;
+    let brief = output.plain();
+    let value = structured(&report::SubagentBrief {
+        lines: brief.lines().count(),
+        brief,
+    });
     Ok(result(&output, Some(value), "brief"))
-}
-
-/// Every schema error of a partial brief once `write` filled in the git
-/// state, or none: the check `write` makes before storing anything.
-fn preflight(partial: &Value) -> Result<Vec<Issue>> {
-    let repo = repo::open_cwd()?;
-    let git = GitFacts::read(&repo)?;
-    let checked = compose::parse_partial(&serde_json::to_vec(partial)?)?;
-    // The key is the tool's to fill; any valid one gives the same issues.
-    Ok(
-        compose::compose(checked, crate::brief::keys::DETACHED_KEY, Mode::Write, &git)
-            .err()
-            .unwrap_or_default(),
-    )
 }
 
 /// The tool error for an invalid brief: every schema error, one a line,
@@ -399,9 +379,9 @@ fn invalid(issues: &[Issue]) -> CallToolResult {
         "{}error: the brief is invalid; nothing was written (`git handoff schema` prints the schema)\n",
         render::invalid(issues)
     ));
-    result.structured_content = Some(json!({
-        "valid": false,
-        "errors": issues.iter().map(|i| json!({"path": i.path, "message": i.message})).collect::<Vec<_>>(),
+    result.structured_content = Some(structured(&report::Validity {
+        valid: false,
+        errors: issues,
     }));
     result
 }
@@ -414,10 +394,6 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
             "'brief' is required: a partial brief object (resume.done_when, resume.resume_by, state.next_acceptance_check, …)"
         );
     };
-    let issues = preflight(&brief)?;
-    if !issues.is_empty() {
-        return Ok(invalid(&issues));
-    }
     let mut parsed_args: commands::write::Args = parse(key_argv(args, true)?)?;
     parsed_args.fields.value = Some(brief);
     parsed_args.narrative_text = text(args, "narrative")?;
@@ -425,7 +401,14 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
     if parsed_args.no_narrative && parsed_args.narrative_text.is_some() {
         bail!("'narrative' and 'no_narrative' cannot be used together");
     }
-    let output = commands::write::run(parsed_args)?;
+    // One composition: an invalid brief comes back as its issues.
+    let output = match commands::write::run(parsed_args) {
+        Ok(output) => output,
+        Err(e) => match e.downcast_ref::<commands::write::Invalid>() {
+            Some(invalid_brief) => return Ok(invalid(&invalid_brief.issues)),
+            None => return Err(e),
+        },
+    };
     let value = parsed(&output)?;
     let id = object_id(&value)?;
     let text = commands::write::written_text(
@@ -435,11 +418,7 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
         value["narrative_tracked"].as_bool().unwrap_or(true),
         value["prompt"].as_str().unwrap_or_default(),
     );
-    Ok(result(
-        &crate::cli::cleaned(Output::ok(text)),
-        Some(value),
-        "result",
-    ))
+    Ok(result(&Output::human(text), Some(value), "result"))
 }
 
 fn object_id(value: &Value) -> Result<gix::ObjectId> {
@@ -463,11 +442,7 @@ fn recover(args: &Map<String, Value>) -> Result<CallToolResult> {
         previous.as_ref(),
         value["prompt"].as_str().unwrap_or_default(),
     );
-    Ok(result(
-        &crate::cli::cleaned(Output::ok(text)),
-        Some(value),
-        "result",
-    ))
+    Ok(result(&Output::human(text), Some(value), "result"))
 }
 
 /// `lint`: a stored brief (`key`) or a given one (`brief`); the findings
@@ -486,26 +461,26 @@ fn lint(args: &Map<String, Value>) -> Result<CallToolResult> {
                 Selection::Found { stored, .. } => serde_json::from_slice(&stored.data)
                     .map_err(|e| anyhow!("brief '{}' is not JSON: {e}", stored.key))?,
                 Selection::Ambiguous(rows) => {
-                    let output = commands::refuse_ambiguous(&rows, "lint", false);
-                    return Ok(result(&crate::cli::cleaned(output), None, "briefs"));
+                    let output =
+                        commands::refuse_ambiguous(&rows, "lint", crate::cli::Format::Human);
+                    return Ok(result(&output, None, "briefs"));
                 }
             }
         }
     };
-    let findings = l::check(repo.as_ref(), &value);
-    let strict = l::strict(repo.as_ref(), flag(args, "strict")?);
-    let output = Output {
-        stdout: format!("{}{}", l::report(&findings, strict), l::summary(&findings)),
-        code: u8::from(strict && !findings.is_empty()),
-        text: true,
-        verbatim: false,
-    };
-    let value = json!({"strict": strict, "findings": findings});
-    Ok(result(
-        &crate::cli::cleaned(output),
-        Some(value),
-        "findings",
+    let findings = commands::checks::check(repo.as_ref(), &value);
+    let strict = commands::checks::strict(repo.as_ref(), flag(args, "strict")?);
+    let output = Output::human(format!(
+        "{}{}",
+        l::findings_text(&findings, strict),
+        l::summary(&findings)
     ))
+    .with_code(u8::from(strict && !findings.is_empty()));
+    let value = structured(&report::Linted {
+        strict,
+        findings: &findings,
+    });
+    Ok(result(&output, Some(value), "findings"))
 }
 
 /// `validate`: the schema check of `git handoff validate`; with `partial`,
@@ -515,49 +490,31 @@ fn validate(args: &Map<String, Value>) -> Result<CallToolResult> {
     let Some(brief) = object(args, "brief")? else {
         bail!("'brief' is required: the brief object to check");
     };
-    let checked = brief::parse_json(&serde_json::to_vec(&brief)?).map_err(|e| anyhow!("{e}"))?;
-    let issues = if flag(args, "partial")? {
-        brief::validate_partial(&checked)
-    } else {
-        let mut issues = brief::validate(&checked);
-        if issues.is_empty()
-            && let Ok(b) = serde_json::from_value::<brief::Brief>(checked)
-        {
-            issues.extend(b.stored_size_issue());
-        }
-        issues
-    };
-    let errors: Vec<Value> = issues
-        .iter()
-        .map(|i| json!({"path": i.path, "message": i.message}))
-        .collect();
-    let output = if issues.is_empty() {
-        Output::ok("handoff-validate: OK\n")
-    } else {
-        Output {
-            stdout: render::invalid(&issues),
-            code: 1,
-            text: false,
-            verbatim: false,
-        }
-    };
-    let value = json!({"valid": issues.is_empty(), "errors": errors});
-    Ok(result(&crate::cli::cleaned(output), Some(value), "errors"))
+    let checked = commands::validate::check(&serde_json::to_vec(&brief)?, flag(args, "partial")?)
+        .map_err(|e| anyhow!("{e}"))?;
+    let mut text = checked.text();
+    if let Some(hint) = checked.hint() {
+        text.push_str(hint);
+        text.push('\n');
+    }
+    let output = Output::human(text).with_code(u8::from(!checked.issues.is_empty()));
+    let value = structured(&report::Validity {
+        valid: checked.issues.is_empty(),
+        errors: &checked.issues,
+    });
+    Ok(result(&output, Some(value), "errors"))
+}
+
+/// A report as a tool's structured value.
+fn structured<T: serde::Serialize>(report: &T) -> Value {
+    serde_json::to_value(report).expect("reports serialize")
 }
 
 /// `usage`: the context meter of a transcript.
 fn usage(args: &Map<String, Value>) -> Result<CallToolResult> {
-    let argv = |json: bool| -> Result<Vec<String>> {
-        let mut argv = Vec::new();
-        if json {
-            argv.push("--json".to_string());
-        }
-        positional(&mut argv, text(args, "transcript")?);
-        Ok(argv)
-    };
-    let text = crate::cli::cleaned(commands::usage::run(parse(argv(false)?)?)?);
-    let value = parsed(&commands::usage::run(parse(argv(true)?)?)?).ok();
-    Ok(result(&text, value, "usage"))
+    let mut argv = Vec::new();
+    positional(&mut argv, text(args, "transcript")?);
+    read_both(argv, commands::usage::both, "usage")
 }
 
 /// `split`: the proposal for a plan file, or with `yes` the briefs.
@@ -572,7 +529,7 @@ fn split(args: &Map<String, Value>) -> Result<CallToolResult> {
     if flag(args, "yes")? {
         argv.push("--yes".into());
     }
-    let text = crate::cli::cleaned(commands::split::run(parse(argv)?)?);
+    let text = commands::split::run(parse(argv)?)?;
     Ok(result(&text, None, "result"))
 }
 

@@ -1,19 +1,22 @@
 //! The command-line edge: the parser ([`Cli`], [`Command`]), dispatch to
-//! the subcommands in [`commands`], the [`Output`] they return and how it is
-//! escaped and coloured. The only layer that prints or knows the words a
+//! the subcommands in [`commands`], the [`Output`] they return ([`output`])
+//! and writing it out. The only layer that prints or knows the words a
 //! user reads.
 
 pub mod commands;
 pub mod editor;
 pub mod exit;
 pub mod hints;
+pub mod inventory;
 pub mod manual;
 pub mod mcp;
+pub mod output;
 pub mod render;
-
-use std::process::ExitCode;
+pub mod report;
 
 use clap::{Parser, Subcommand};
+
+pub use output::{Doc, Format, Output, Style};
 
 /// Save and restore the working state of a coding session in git
 ///
@@ -147,80 +150,23 @@ pub enum Command {
     Demo(commands::demo::Args),
 }
 
-/// What a command produced: the text for stdout and the exit code. Warnings
-/// and notes go to stderr as they happen.
-#[derive(Debug, Default)]
-pub struct Output {
-    /// Everything for stdout.
-    pub stdout: String,
-    /// 0 success, 1 a check failed.
-    pub code: u8,
-    /// Human text that may be coloured on a terminal (never JSON).
-    pub text: bool,
-    /// Print exactly these bytes (`show`): characters a terminal would act
-    /// on are not escaped (see [`crate::support::escape::clean`]).
-    pub verbatim: bool,
-}
-
-impl Output {
-    /// Success with this text.
-    pub fn ok(stdout: impl Into<String>) -> Output {
-        Output {
-            stdout: stdout.into(),
-            code: 0,
-            text: false,
-            verbatim: false,
-        }
-    }
-
-    /// Success with human text, which may be coloured on a terminal.
-    pub fn text(stdout: impl Into<String>) -> Output {
-        Output {
-            stdout: stdout.into(),
-            code: 0,
-            text: true,
-            verbatim: false,
-        }
-    }
-
-    /// Success with stored bytes to print exactly as they are.
-    pub fn verbatim(stdout: impl Into<String>) -> Output {
-        Output {
-            stdout: stdout.into(),
-            code: 0,
-            text: false,
-            verbatim: true,
-        }
-    }
-
-    /// The exit code as a process exit code.
-    pub fn exit_code(&self) -> ExitCode {
-        ExitCode::from(self.code)
-    }
-}
-
 /// Run a parsed command line. Errors are returned for `main` to print as
-/// one line (exit 1); checks that fail without an error (an invalid brief)
-/// return an [`Output`] with code 1. Characters a terminal would act on
-/// are escaped ([`crate::support::escape::clean`]) unless the output is verbatim.
+/// one line (exit 1 or 128); checks that fail without an error (an invalid
+/// brief) return an [`Output`] with code 1. [`write_out`] prints it.
 pub fn run(cli: Cli) -> anyhow::Result<Output> {
-    let mut output = cleaned(dispatch(cli)?);
-    if output.text && render::color_wanted(std::io::IsTerminal::is_terminal(&std::io::stdout())) {
-        output.stdout = render::paint(&output.stdout);
-    }
-    Ok(output)
+    dispatch(cli)
 }
 
-/// The output with the characters a terminal would act on escaped
-/// ([`crate::support::escape::clean`]), unless it is verbatim: what `run` prints, before
-/// any colour.
-pub fn cleaned(mut output: Output) -> Output {
-    if !output.verbatim
-        && let std::borrow::Cow::Owned(cleaned) = crate::support::escape::clean(&output.stdout)
-    {
-        output.stdout = cleaned;
-    }
-    output
+/// Write an output to stdout (`w`): escaped, and painted when colour is
+/// wanted ([`render::color_wanted`]) and the body has labelled spans.
+pub fn write_out(
+    output: &Output,
+    w: &mut impl std::io::Write,
+    stdout_is_terminal: bool,
+) -> std::io::Result<()> {
+    let painter =
+        (output.paintable() && render::color_wanted(stdout_is_terminal)).then_some(render::Painter);
+    output.write_to(w, painter.as_ref())
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<Output> {

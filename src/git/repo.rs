@@ -52,24 +52,7 @@ pub fn open_at_for_reading(dir: &Path) -> Result<gix::Repository> {
         );
     }
     set_caches(&mut repo);
-    let color = {
-        let config = repo.config_snapshot();
-        config
-            .string("color.handoff")
-            .or_else(|| config.string("color.ui"))
-            .map(|v| v.to_string().to_ascii_lowercase())
-    };
-    let _ = COLOR_SETTING.set(color);
     Ok(repo)
-}
-
-/// `color.handoff`, else `color.ui`, of the first repository opened.
-static COLOR_SETTING: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-
-/// The colour setting of the repository the command opened (`None` when it
-/// opened none), so that rendering need not open it again.
-pub fn color_setting() -> Option<Option<String>> {
-    COLOR_SETTING.get().cloned()
 }
 
 /// The most memory the delta-base cache of packs may use. Briefs and trees

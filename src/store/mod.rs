@@ -52,12 +52,11 @@ impl Stored {
     /// its resume prompt would send the reader to the wrong brief.
     pub fn brief(&self) -> anyhow::Result<Brief> {
         let unreadable = |why: String| {
-            anyhow!(
-                "brief '{}' ({}) is unreadable: {why}; `git handoff show {}` prints it as stored",
-                self.key,
-                short(&self.id),
-                self.key
-            )
+            anyhow::Error::new(Unreadable {
+                key: self.key.clone(),
+                short: short(&self.id),
+                why,
+            })
         };
         let brief = Brief::from_slice(&self.data).map_err(|e| unreadable(e.to_string()))?;
         if brief.key != self.key {
@@ -68,6 +67,18 @@ impl Stored {
         }
         Ok(brief)
     }
+}
+
+/// A stored brief that does not read back as a valid brief of its key.
+#[derive(Debug, thiserror::Error)]
+#[error("brief '{key}' ({short}) is unreadable: {why}")]
+pub struct Unreadable {
+    /// The key it is stored under.
+    pub key: String,
+    /// Its version id, 7 hex digits.
+    pub short: String,
+    /// What is wrong with it.
+    pub why: String,
 }
 
 /// The first 7 hex digits of an id.

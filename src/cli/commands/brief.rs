@@ -3,7 +3,8 @@
 use anyhow::Result;
 
 use crate::cli::commands::{Selection, refuse_ambiguous, select};
-use crate::{cli::Output, cli::render, git::repo};
+use crate::cli::{Format, Output, render};
+use crate::git::repo;
 
 /// The default cap on a subagent brief's lines.
 pub const DEFAULT_MAX_LINES: usize = 30;
@@ -32,9 +33,10 @@ pub struct Args {
 /// Select, render, enforce the cap.
 pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd_for_reading()?;
+    render::remember(&repo);
     let stored = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, .. } => stored,
-        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "brief", false)),
+        Selection::Ambiguous(rows) => return Ok(refuse_ambiguous(&rows, "brief", Format::Human)),
     };
     let brief = stored.brief()?;
     let cap = repo
@@ -44,7 +46,7 @@ pub fn run(args: Args) -> Result<Output> {
         .map(|n| n as usize)
         .unwrap_or(DEFAULT_MAX_LINES);
     match render::subagent_text(&brief, args.task.as_deref(), &args.scope, cap) {
-        Ok(text) => Ok(Output::text(text)),
+        Ok(text) => Ok(Output::human(text)),
         Err(lines) => crate::refuse!(
             "the task, scope and return contract alone are {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it (a shorter --task and fewer --scope lines) or raise handoff.briefMaxLines"
         ),

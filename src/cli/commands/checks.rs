@@ -8,8 +8,11 @@ use anyhow::Result;
 use serde_json::Value;
 
 use crate::brief::Brief;
+use crate::brief::lint::{self, Finding};
 use crate::brief::redact::{self, Counts};
 use crate::cli::commands::lint as lint_cmd;
+use crate::cli::render;
+use crate::git::repo;
 
 /// The flags that steer the checks.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -44,7 +47,7 @@ impl Checks {
         Checks {
             redact: (!args.no_redact).then(|| redact::Options::from_repo(repo)),
             lint: !args.no_lint,
-            strict: lint_cmd::strict(Some(repo), args.strict),
+            strict: strict(Some(repo), args.strict),
             counts: RefCell::new(Counts::new()),
         }
     }
@@ -90,12 +93,12 @@ impl Checks {
             return Ok(());
         }
         let value = serde_json::to_value(brief).expect("a brief serializes");
-        let findings = lint_cmd::check(Some(repo), &value);
+        let findings = check(Some(repo), &value);
         if findings.is_empty() {
             return Ok(());
         }
         let prefix = format!("[{}] ", brief.key);
-        for line in lint_cmd::report(&findings, self.strict).lines() {
+        for line in lint_cmd::findings_text(&findings, self.strict).lines() {
             let (level, rest) = line.split_once(": ").unwrap_or(("warning", line));
             eprintln!("{level}: {prefix}{rest}");
         }
@@ -117,4 +120,38 @@ impl Checks {
             eprintln!("note: {summary} before writing");
         }
     }
+}
+
+/// Whether lint findings are errors: `--strict`, else `handoff.strict`.
+pub fn strict(repo: Option<&gix::Repository>, flag: bool) -> bool {
+    flag || repo
+        .and_then(|r| r.config_snapshot().boolean("handoff.strict"))
+        .unwrap_or(false)
+}
+
+/// Lint a brief (as JSON) in `repo`'s current worktree, with the resume
+/// render's length when the brief is complete.
+pub fn check(repo: Option<&gix::Repository>, value: &Value) -> Vec<Finding> {
+    let root = repo
+        .and_then(|r| repo::worktree_info(r).ok())
+        .map(|w| w.root);
+    let head_tree = repo
+        .and_then(|r| r.head_tree_id().ok())
+        .and_then(|id| repo.and_then(|r| r.find_tree(id).ok()));
+    let head_has = |path: &str| {
+        head_tree
+            .as_ref()
+            .is_some_and(|t| t.lookup_entry_by_path(path).ok().flatten().is_some())
+    };
+    let render_lines = serde_json::from_value::<Brief>(value.clone())
+        .ok()
+        .map(|b| render::resume_lines(&b));
+    lint::lint(
+        value,
+        &lint::Context {
+            root,
+            head_has: Some(&head_has),
+            render_lines,
+        },
+    )
 }

@@ -33,5 +33,5 @@ pub fn run(args: Args) -> Result<Output> {
         Shell::Zsh => clap_complete::Shell::Zsh,
         Shell::Fish => clap_complete::Shell::Fish,
     };
-    Ok(Output::ok(manual::completions(shell, Cli::command())))
+    Ok(Output::human(manual::completions(shell, Cli::command())))
 }

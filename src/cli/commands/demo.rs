@@ -5,7 +5,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use crate::{cli::Output, support::clock};
+use crate::cli::{Doc, Output, Style};
+use crate::support::clock;
 
 /// Tour the whole loop in a throwaway repository (never the current one)
 ///
@@ -22,7 +23,7 @@ pub struct Args {
 
 struct Tour {
     exe: PathBuf,
-    log: String,
+    log: Doc,
 }
 
 impl Tour {
@@ -95,7 +96,8 @@ impl Tour {
     }
 
     fn say(&mut self, text: &str) {
-        self.log.push_str(&format!("\n==> {text}\n"));
+        self.log.push('\n');
+        self.log.styled_line(Style::Heading, &format!("==> {text}"));
     }
 }
 
@@ -115,7 +117,7 @@ pub fn run(args: Args) -> Result<Output> {
     let other = base.join("other-project");
     let mut tour = Tour {
         exe: std::env::current_exe().context("cannot locate the git-handoff binary")?,
-        log: format!("git-handoff demo in {}\n", base.display()),
+        log: Doc::from(format!("git-handoff demo in {}\n", base.display())),
     };
     let now = clock::now().map_err(anyhow::Error::msg)?;
     let earlier = clock::format(now - 31 * 3600);
@@ -130,7 +132,7 @@ pub fn run(args: Args) -> Result<Output> {
         repo.display(),
         base.display()
     ));
-    Ok(Output::text(tour.log))
+    Ok(Output::human(tour.log))
 }
 
 /// The demo's directory: DIR when it is new or empty, else a new

@@ -1,11 +1,11 @@
 //! `git handoff diff KEY [OLD [NEW]]`: how two versions of a brief differ.
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::cli::commands::checked_key;
+use crate::cli::{Format, Output, report};
+use crate::git::repo;
 use crate::store::history::{self, Selector};
-use crate::{cli::Output, cli::render, git::repo};
 
 /// Show how two versions of a brief differ (unified diff of their JSON)
 ///
@@ -25,8 +25,8 @@ pub struct Args {
     #[arg(long)]
     pub summary: bool,
     /// Print the comparison as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Compare and render.
@@ -75,17 +75,16 @@ pub fn run(args: Args) -> Result<Output> {
         &describe(&old_label, old),
         &describe(&new_label, new),
     );
-    if args.json {
-        let side = |label: &str, v: &history::Version| json!({"label": label, "id": v.id.to_string(), "timestamp": v.brief.timestamp});
-        return Ok(Output::ok(render::json(&json!({
-            "key": key,
-            "old": side(&old_label, old),
-            "new": side(&new_label, new),
-            "fields": comparison.fields,
-            "insertions": comparison.insertions,
-            "deletions": comparison.deletions,
-            "diff": comparison.unified,
-        }))));
+    if args.format.is_json() {
+        return Ok(report::pretty(&report::Diff {
+            key: &key,
+            old: side(&old_label, old),
+            new: side(&new_label, new),
+            fields: &comparison.fields,
+            insertions: comparison.insertions,
+            deletions: comparison.deletions,
+            diff: &comparison.unified,
+        }));
     }
     if args.summary {
         let n = comparison.fields.len();
@@ -102,7 +101,16 @@ pub fn run(args: Args) -> Result<Output> {
                 if comparison.deletions == 1 { "" } else { "s" },
             )
         };
-        return Ok(Output::ok(line));
+        return Ok(Output::human(line));
     }
-    Ok(Output::ok(comparison.unified))
+    Ok(Output::human(comparison.unified))
+}
+
+/// One side of `diff --json`.
+fn side<'a>(label: &'a str, v: &'a history::Version) -> report::DiffSide<'a> {
+    report::DiffSide {
+        label,
+        id: v.id.to_string(),
+        timestamp: &v.brief.timestamp,
+    }
 }

@@ -3,7 +3,8 @@
 use anyhow::Result;
 
 use crate::cli::commands::{checked_key, no_brief};
-use crate::{cli::Output, git::repo, store};
+use crate::cli::{Format, Output, report};
+use crate::{git::repo, store};
 
 /// Delete a brief (its history in refs/notes/handoffs stays)
 ///
@@ -14,8 +15,8 @@ pub struct Args {
     /// The brief's key
     pub key: String,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Drop the brief.
@@ -24,11 +25,13 @@ pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let id = store::current_id(&repo, &key)?.ok_or_else(|| no_brief(&key))?;
     store::delete(&repo, &key, id)?;
-    if args.json {
-        let v = serde_json::json!({"key": key, "dropped": id.to_string()});
-        return Ok(Output::ok(format!("{v}\n")));
+    if args.format.is_json() {
+        return Ok(report::line(&report::Dropped {
+            key: &key,
+            dropped: id.to_string(),
+        }));
     }
-    Ok(Output::ok(format!(
+    Ok(Output::human(format!(
         "Dropped brief '{key}' (was version {}); its history stays in {}.\n",
         store::short(&id),
         store::NOTES_REF

@@ -10,7 +10,7 @@ use crate::brief::Brief;
 use crate::cli::commands::{checked_key, no_brief, read_file};
 use crate::store::Stored;
 use crate::{
-    brief::keys, cli::Output, cli::render, git::repo, store, support::atomic, support::clock,
+    brief::keys, cli::Format, cli::Output, git::repo, store, support::atomic, support::clock,
 };
 
 /// Write briefs as <key>.json files, exactly as stored
@@ -40,8 +40,8 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
     /// Print the report as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// What happened to one brief.
@@ -97,7 +97,7 @@ pub fn run(args: Args) -> Result<Output> {
     )?;
     let stored = store::read(&repo, &key)?.ok_or_else(|| no_brief(&key))?;
     let Some(path) = &args.output else {
-        return Ok(Output::ok(
+        return Ok(Output::json_text(
             String::from_utf8_lossy(&stored.data).into_owned(),
         ));
     };
@@ -119,7 +119,7 @@ pub fn run(args: Args) -> Result<Output> {
             row.reason.as_deref().unwrap_or("was not written")
         );
     }
-    finish(&[row], args.json)
+    finish(&[row], args.format)
 }
 
 fn export_all(repo: &gix::Repository, dir: &Path, args: &Args) -> Result<Output> {
@@ -149,7 +149,7 @@ fn export_all(repo: &gix::Repository, dir: &Path, args: &Args) -> Result<Output>
             }
         };
         if let Err(e) = stored.brief() {
-            rows.push(skip(format!("{e:#}")));
+            rows.push(skip(crate::cli::hints::message(&e)));
             continue;
         }
         let path = dir.join(format!("{key}.json"));
@@ -164,9 +164,9 @@ fn export_all(repo: &gix::Repository, dir: &Path, args: &Args) -> Result<Output>
         rows.push(export_one(&stored, &path, args.force));
     }
     let skipped = rows.iter().filter(|r| r.status == Status::Skipped).count();
-    let mut out = finish(&rows, args.json)?;
-    if rows.is_empty() && !args.json {
-        out.stdout = "No briefs to export; `git handoff write` creates one.\n".into();
+    let mut out = finish(&rows, args.format)?;
+    if rows.is_empty() && !args.format.is_json() {
+        out = Output::human("No briefs to export; `git handoff write` creates one.\n");
     }
     if skipped > 0 {
         eprintln!(
@@ -234,9 +234,9 @@ fn export_one(stored: &Stored, path: &Path, force: bool) -> Row {
     row
 }
 
-fn finish(rows: &[Row], json: bool) -> Result<Output> {
-    if json {
-        return Ok(Output::ok(render::json(&rows)));
+fn finish(rows: &[Row], format: Format) -> Result<Output> {
+    if format.is_json() {
+        return Ok(Output::json(&rows));
     }
     let mut out = String::new();
     for r in rows {
@@ -250,5 +250,5 @@ fn finish(rows: &[Row], json: bool) -> Result<Output> {
         out.push_str(&line);
         out.push('\n');
     }
-    Ok(Output::ok(out))
+    Ok(Output::human(out))
 }

@@ -3,8 +3,9 @@
 
 use anyhow::Result;
 
+use crate::cli::{Format, Output};
 use crate::sync::{self, FetchReport, NotesMerge, Status, VersionInfo};
-use crate::{cli::Output, cli::render, git::repo, store::remotes};
+use crate::{git::repo, store::remotes};
 
 /// Fetch briefs and their history from a remote and reconcile them
 ///
@@ -26,8 +27,8 @@ pub struct Args {
     #[arg(long)]
     pub allow_secrets: bool,
     /// Print the report as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Fetch and render.
@@ -45,17 +46,7 @@ pub fn run(args: Args) -> Result<Output> {
         },
     )?;
     let code = conflicts(&report);
-    let stdout = if args.json {
-        render::json(&report)
-    } else {
-        text(&report, true)
-    };
-    Ok(Output {
-        stdout,
-        code,
-        text: !args.json,
-        verbatim: false,
-    })
+    Ok(Output::report(args.format, &report, |r| text(r, true).into()).with_code(code))
 }
 
 /// Exit code of a fetch: 1 (with one line on stderr) when keys diverged or

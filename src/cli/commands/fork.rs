@@ -9,7 +9,8 @@ use anyhow::{Result, anyhow, bail};
 use crate::agent::fork::{self, Artifact, ForkDoc, Header, Kind, Pointer};
 use crate::brief::redact::Options;
 use crate::cli::commands::redacted;
-use crate::{cli::Output, git::repo, narrative, store, support::clock};
+use crate::cli::{Format, Output, report};
+use crate::{git::repo, narrative, store, support::clock};
 
 /// Split a side task off into an independent session
 ///
@@ -48,8 +49,8 @@ pub struct Args {
     #[arg(long)]
     pub hand_back: bool,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// `fork list` and `fork consume`.
@@ -58,8 +59,8 @@ pub enum Action {
     /// List this repository's unconsumed fork and hand-back files
     List {
         /// Print a JSON array instead of text
-        #[arg(long)]
-        json: bool,
+        #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+        format: Format,
     },
     /// Print a fork or hand-back file and keep it as FILE.consumed
     Consume {
@@ -76,7 +77,7 @@ pub enum Action {
 /// Write the fork file, or list or consume.
 pub fn run(args: Args) -> Result<Output> {
     match args.action {
-        Some(Action::List { json }) => list(json),
+        Some(Action::List { format }) => list(format),
         Some(Action::Consume { ref file }) => consume(file),
         Some(Action::Done { ref file }) => done(file),
         None => write(&args),
@@ -156,16 +157,15 @@ fn write(args: &Args) -> Result<Output> {
     let path = fork::create(&dir, &stem, |p| {
         redacted(&doc.render(p), "the fork file", Options::from_repo(&repo))
     })?;
-    if args.json {
-        let v = serde_json::json!({
-            "path": path.display().to_string(),
-            "kind": "fork",
-            "purpose": purpose,
-            "hand_back": args.hand_back,
-        });
-        return Ok(Output::ok(format!("{v}\n")));
+    if args.format.is_json() {
+        return Ok(report::line(&report::Forked {
+            path: path.display().to_string(),
+            kind: "fork",
+            purpose,
+            hand_back: args.hand_back,
+        }));
     }
-    Ok(Output::ok(format!("{}\n", path.display())))
+    Ok(Output::human(format!("{}\n", path.display())))
 }
 
 /// Refuse a temp dir inside the repository: fork files must never land in it.
@@ -250,16 +250,15 @@ fn pair_pointers(raw: &[OsString], args: &Args) -> Result<Vec<Pointer>> {
         .collect())
 }
 
-fn list(json: bool) -> Result<Output> {
+fn list(format: Format) -> Result<Output> {
     let repo = repo::open_cwd()?;
     let common = repo::worktree_info(&repo)?.common_dir.display().to_string();
     let alias = crate::brief::redact::redact_text(&common).0;
     let dir = fork::dir();
     let found = fork::list(&dir, &common, &[alias])?;
-    if json {
-        return Ok(Output::ok(crate::cli::render::json(&found)));
-    }
-    Ok(Output::ok(list_text(&found, &dir)))
+    Ok(Output::report(format, &found, |found| {
+        list_text(found, &dir).into()
+    }))
 }
 
 fn list_text(found: &[Artifact], dir: &Path) -> String {
@@ -307,14 +306,14 @@ fn consume(file: &str) -> Result<Output> {
         path.display(),
         fork::CONSUMED_SUFFIX
     );
-    Ok(Output::ok(body))
+    Ok(Output::human(body))
 }
 
 fn done(file: &str) -> Result<Output> {
     let dir = fork::dir();
     let path = fork::resolve(&dir, file)?;
     let deleted = fork::done(&path)?;
-    Ok(Output::ok(
+    Ok(Output::human(
         deleted
             .iter()
             .map(|p| format!("Deleted {}\n", p.display()))

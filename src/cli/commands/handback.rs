@@ -5,7 +5,8 @@ use anyhow::{Result, anyhow};
 
 use crate::agent::fork::{self, HandbackDoc, Header, Kind};
 use crate::cli::commands::redacted;
-use crate::{cli::Output, git::repo, support::clock};
+use crate::cli::{Format, Output, report};
+use crate::{git::repo, support::clock};
 
 /// Write the hand-back of a fork: result, changes, merge guidance, open items
 ///
@@ -31,8 +32,8 @@ pub struct Args {
     #[arg(long = "open", value_name = "TEXT")]
     pub open: Vec<String>,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Write the hand-back.
@@ -96,13 +97,12 @@ pub fn run(args: Args) -> Result<Output> {
     let path = fork::create(&dir, &fork::handback_stem(&name), |_| {
         redacted(&doc.render(), "the hand-back file", options)
     })?;
-    if args.json {
-        let v = serde_json::json!({
-            "path": path.display().to_string(),
-            "kind": "handback",
-            "fork": name,
-        });
-        return Ok(Output::ok(format!("{v}\n")));
+    if args.format.is_json() {
+        return Ok(report::line(&report::HandedBack {
+            path: path.display().to_string(),
+            kind: "handback",
+            fork: &name,
+        }));
     }
-    Ok(Output::ok(format!("{}\n", path.display())))
+    Ok(Output::human(format!("{}\n", path.display())))
 }

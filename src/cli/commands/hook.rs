@@ -3,10 +3,11 @@
 
 use std::io::Read;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::cli::{Output, render, report};
 use crate::drift::{self, Depth};
-use crate::{cli::Output, cli::render, git::repo, store, support::clock};
+use crate::{git::repo, store, support::clock};
 
 /// Answer an agent harness's session hooks (JSON on stdin and stdout)
 #[derive(Debug, clap::Args)]
@@ -37,12 +38,13 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
         .read_to_end(&mut input);
     let parsed: Option<Value> = serde_json::from_slice(&input).ok().filter(Value::is_object);
     let answer = match args.event {
-        Event::SessionStart => parsed.as_ref().and_then(session_start),
-        Event::PreCompact => Some(pre_compact(parsed.as_ref())),
+        Event::SessionStart => parsed
+            .as_ref()
+            .and_then(session_start)
+            .map(|a| report::line(&a)),
+        Event::PreCompact => Some(report::line(&pre_compact(parsed.as_ref()))),
     };
-    Ok(Output::ok(
-        answer.map(|v| format!("{v}\n")).unwrap_or_default(),
-    ))
+    Ok(answer.unwrap_or_else(Output::empty))
 }
 
 /// The repository the hook is about: the input's `cwd` when it names one
@@ -64,7 +66,7 @@ fn open(input: Option<&Value>) -> Option<gix::Repository> {
 /// How many waiting briefs the startup answer names.
 const NAMED: usize = 3;
 
-fn session_start(input: &Value) -> Option<Value> {
+fn session_start(input: &Value) -> Option<report::HookContext> {
     let source = input
         .get("source")
         .and_then(Value::as_str)
@@ -85,7 +87,7 @@ fn session_start(input: &Value) -> Option<Value> {
         ),
         None => {
             // One read of the inventory serves both answers.
-            let briefs = crate::cli::commands::list::waiting(&repo, clock::now().ok()?).ok()?;
+            let briefs = crate::cli::inventory::waiting(&repo, clock::now().ok()?).ok()?;
             match briefs.as_slice() {
                 [] => return None,
                 [only] if after_reset => {
@@ -96,12 +98,12 @@ fn session_start(input: &Value) -> Option<Value> {
             }
         }
     };
-    Some(json!({
-        "hookSpecificOutput": {
-            "hookEventName": "SessionStart",
-            "additionalContext": context,
-        }
-    }))
+    Some(report::HookContext {
+        hook_specific_output: report::HookSpecific {
+            hook_event_name: "SessionStart",
+            additional_context: context,
+        },
+    })
 }
 
 /// The five load-bearing fields of a brief and its drift warnings; `None`
@@ -123,7 +125,7 @@ fn inject(
 
 /// The briefs waiting elsewhere, newest first: at most [`NAMED`], each with
 /// its branch, where that is checked out and the command to resume it.
-fn waiting(briefs: &[crate::cli::commands::list::Waiting], current: &str) -> String {
+fn waiting(briefs: &[crate::cli::inventory::Waiting], current: &str) -> String {
     let count = if briefs.len() == 1 {
         "one is".to_string()
     } else {
@@ -135,16 +137,16 @@ fn waiting(briefs: &[crate::cli::commands::list::Waiting], current: &str) -> Str
     )
 }
 
-fn pre_compact(input: Option<&Value>) -> Value {
+fn pre_compact(input: Option<&Value>) -> report::HookMessage {
     let key = open(input).and_then(|repo| {
         repo::head_state(&repo)
             .ok()
             .and_then(|h| repo::default_key(&h).ok())
     });
     let target = key.map(|k| format!(" (key '{k}')")).unwrap_or_default();
-    json!({
-        "systemMessage": format!(
+    report::HookMessage {
+        system_message: format!(
             "Context is about to be compacted: run `git handoff write` now{target} with done_when, resume_by, next_acceptance_check, decisions and rejected paths, so the next session can resume."
-        )
-    })
+        ),
+    }
 }

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::brief::{Brief, BriefError};
 use crate::cli::commands::read_file;
-use crate::{brief::keys, cli::Output, cli::render, git::repo, store, support::clock};
+use crate::cli::{Format, Output};
+use crate::{brief::keys, git::repo, store, support::clock};
 
 /// The folders `import` reads without DIR, relative to the main worktree.
 pub const DEFAULT_DIRS: [&str; 2] = [".claude/handoffs", ".catalyst/handoffs"];
@@ -37,8 +38,8 @@ pub struct Args {
     #[arg(long)]
     pub no_redact: bool,
     /// Print the report as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// What happened to one file.
@@ -109,25 +110,16 @@ pub fn run(args: Args) -> Result<Output> {
         .iter()
         .filter(|r| r.status == Status::SkippedInvalid)
         .count();
-    let stdout = if args.json {
-        render::json(&rows)
-    } else {
-        report(&rows, &dirs)
-    };
+    let out = Output::report(args.format, &rows, |rows| report(rows, &dirs).into());
     if invalid > 0 {
         eprintln!(
             "error: {invalid} file{} skipped as invalid (listed above); fix {} and run import again — the other files were handled",
             if invalid == 1 { " was" } else { "s were" },
             if invalid == 1 { "it" } else { "them" }
         );
-        return Ok(Output {
-            stdout,
-            code: 1,
-            text: false,
-            verbatim: false,
-        });
+        return Ok(out.with_code(1));
     }
-    Ok(Output::ok(stdout))
+    Ok(out)
 }
 
 /// Every file of `dirs`, classified: a row each, and the updates of the

@@ -17,7 +17,8 @@ use std::process::Command;
 use anyhow::{Context as _, Result, anyhow, bail};
 
 use crate::cli::render::{self, SetupRow};
-use crate::{cli::Output, git::repo, narrative, store, store::remotes};
+use crate::cli::{Format, Output, report};
+use crate::{git::repo, narrative, store, store::remotes};
 
 /// The merge driver's name in `merge.<name>.*` and in the `merge` attribute.
 pub const DRIVER_ID: &str = "handoff-narrative";
@@ -48,8 +49,8 @@ pub struct Args {
     #[arg(long)]
     pub check: bool,
     /// Print the report as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// What the setup items work on.
@@ -139,21 +140,15 @@ pub fn run(args: Args) -> Result<Output> {
         .map(|item| setup(item.as_ref(), &ctx, !args.check))
         .collect();
     let ok = rows.iter().all(|r| r.status == "ok" || r.status == "set");
-    let stdout = if args.json {
-        render::json(&serde_json::json!({
-            "ok": ok,
-            "changed": rows.iter().any(|r| r.status == "set"),
-            "items": rows,
-        }))
-    } else {
-        render::setup_text(&rows, args.check)
+    let out = match args.format {
+        Format::Json => report::pretty(&report::Setup {
+            ok,
+            changed: rows.iter().any(|r| r.status == "set"),
+            items: &rows,
+        }),
+        Format::Human => Output::human(render::setup_text(&rows, args.check)),
     };
-    Ok(Output {
-        stdout,
-        code: if ok { 0 } else { 1 },
-        text: !args.json,
-        verbatim: false,
-    })
+    Ok(out.with_code(if ok { 0 } else { 1 }))
 }
 
 /// Check one item and, when `apply` and it is missing, set it up and check

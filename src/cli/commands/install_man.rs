@@ -43,7 +43,7 @@ pub fn run(args: Args) -> Result<Output> {
         tmp.persist(dir.join(name))
             .map_err(|e| anyhow!("cannot write {}: {}", dir.join(name).display(), e.error))?;
     }
-    Ok(Output::ok(format!(
+    Ok(Output::human(format!(
         "Wrote {} man pages to {}; `git help handoff` opens git-handoff(1) when that directory's parent is in MANPATH (or PATH has its sibling bin/).\n",
         pages.len(),
         dir.display()

@@ -3,9 +3,11 @@
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use crate::brief::lint::{self, Finding};
+use crate::brief::lint::Finding;
+use crate::cli::commands::checks::{check, strict};
 use crate::cli::commands::{Selection, read_input, refuse_ambiguous, select};
-use crate::{brief, cli::Output, cli::render, drift, git::repo};
+use crate::cli::{Format, Output, report};
+use crate::{brief, git::repo};
 
 /// Check a brief for the handoff method's anti-patterns
 ///
@@ -30,50 +32,12 @@ pub struct Args {
     #[arg(long)]
     pub strict: bool,
     /// Print the findings as JSON
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Whether lint findings are errors: `--strict`, else `handoff.strict`.
-pub fn strict(repo: Option<&gix::Repository>, flag: bool) -> bool {
-    flag || repo
-        .and_then(|r| r.config_snapshot().boolean("handoff.strict"))
-        .unwrap_or(false)
-}
-
-/// Lint a brief (as JSON) in `repo`'s current worktree, with the resume
-/// render's length when the brief is complete.
-pub fn check(repo: Option<&gix::Repository>, value: &Value) -> Vec<Finding> {
-    let root = repo
-        .and_then(|r| repo::worktree_info(r).ok())
-        .map(|w| w.root);
-    let head_tree = repo
-        .and_then(|r| r.head_tree_id().ok())
-        .and_then(|id| repo.and_then(|r| r.find_tree(id).ok()));
-    let head_has = |path: &str| {
-        head_tree
-            .as_ref()
-            .is_some_and(|t| t.lookup_entry_by_path(path).ok().flatten().is_some())
-    };
-    let render_lines = serde_json::from_value::<brief::Brief>(value.clone())
-        .ok()
-        .map(|b| {
-            render::resume_text(&b, &drift::Report::none(), &[])
-                .lines()
-                .count()
-        });
-    lint::lint(
-        value,
-        &lint::Context {
-            root,
-            head_has: Some(&head_has),
-            render_lines,
-        },
-    )
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// The findings as stderr lines, `warning:` or `error:` by strictness.
-pub fn report(findings: &[Finding], strict: bool) -> String {
+pub fn findings_text(findings: &[Finding], strict: bool) -> String {
     let level = if strict { "error" } else { "warning" };
     findings
         .iter()
@@ -109,7 +73,7 @@ pub fn run(args: Args) -> Result<Output> {
                 Selection::Found { stored, .. } => serde_json::from_slice(&stored.data)
                     .map_err(|e| anyhow::anyhow!("brief '{}' is not JSON: {e}", stored.key))?,
                 Selection::Ambiguous(rows) => {
-                    return Ok(refuse_ambiguous(&rows, "lint", args.json));
+                    return Ok(refuse_ambiguous(&rows, "lint", args.format));
                 }
             }
         }
@@ -117,22 +81,15 @@ pub fn run(args: Args) -> Result<Output> {
     let findings = check(repo.as_ref(), &value);
     let strict = strict(repo.as_ref(), args.strict);
     let code = u8::from(strict && !findings.is_empty());
-    if args.json {
-        return Ok(Output {
-            stdout: render::json(&serde_json::json!({"strict": strict, "findings": findings})),
-            code,
-            text: false,
-            verbatim: false,
-        });
+    if args.format.is_json() {
+        return Ok(report::pretty(&report::Linted {
+            strict,
+            findings: &findings,
+        })
+        .with_code(code));
     }
-    if findings.is_empty() {
-        return Ok(Output::text(summary(&findings)));
+    if !findings.is_empty() {
+        eprint!("{}", findings_text(&findings, strict));
     }
-    eprint!("{}", report(&findings, strict));
-    Ok(Output {
-        stdout: summary(&findings),
-        code,
-        text: true,
-        verbatim: false,
-    })
+    Ok(Output::human(summary(&findings)).with_code(code))
 }

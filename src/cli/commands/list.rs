@@ -2,8 +2,10 @@
 
 use anyhow::Result;
 
+use crate::cli::inventory::{rows, rows_of};
 use crate::cli::render::{self, ListRow};
-use crate::{cli::Output, git::repo, store, store::listcache, support::clock};
+use crate::cli::{Format, Output};
+use crate::{git::repo, store, support::clock};
 
 /// List the stored briefs: key, age, branch, head, done-when
 ///
@@ -15,180 +17,44 @@ pub struct Args {
     #[arg(long)]
     pub archived: bool,
     /// Print a JSON array instead of text
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Compute the rows and render them.
 pub fn run(args: Args) -> Result<Output> {
+    let rows = compute(&args)?;
+    Ok(output(&rows, &args, args.format))
+}
+
+/// The rows as text and as JSON from one reading (for the MCP server).
+pub fn both(args: Args) -> Result<(Output, Output)> {
+    let rows = compute(&args)?;
+    Ok((
+        output(&rows, &args, Format::Human),
+        output(&rows, &args, Format::Json),
+    ))
+}
+
+/// The rows `args` asks for: the stored briefs, or the archived ones.
+fn compute(args: &Args) -> Result<Vec<ListRow>> {
     let repo = repo::open_cwd_for_reading()?;
+    render::remember(&repo);
     let now = clock::now().map_err(crate::refused)?;
     if args.archived {
-        let rows = rows_of(store::list_archived(&repo)?, None, now);
-        return Ok(if args.json {
-            Output::ok(render::json(&rows))
-        } else if rows.is_empty() {
-            Output::text(
-                "No archived briefs; `git handoff prune` archives briefs not written for 30 days.\n",
-            )
+        return Ok(rows_of(store::list_archived(&repo)?, None, now));
+    }
+    rows(&repo, now)
+}
+
+/// The rows in `format`.
+fn output(rows: &[ListRow], args: &Args, format: Format) -> Output {
+    Output::report(format, rows, |rows| {
+        if args.archived && rows.is_empty() {
+            "No archived briefs; `git handoff prune` archives briefs not written for 30 days.\n"
+                .into()
         } else {
-            Output::text(render::list_text(&rows, render::line_width()))
-        });
-    }
-    let rows = rows(&repo, now)?;
-    Ok(if args.json {
-        Output::ok(render::json(&rows))
-    } else {
-        Output::text(render::list_text(&rows, render::line_width()))
+            render::list_text(rows, render::line_width())
+        }
     })
-}
-
-/// One row per stored brief, sorted by key, ages relative to `now`. A
-/// brief is read and validated once; its summary is then taken from the
-/// cache ([`listcache::Cache`]).
-pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
-    let current = repo::head_state(repo)
-        .ok()
-        .and_then(|h| repo::default_key(&h).ok());
-    let ids = store::ids(repo)?;
-    // Read and validate what the cache lacks, save it, then move the
-    // summaries into the rows.
-    let mut cache = listcache::Cache::load(repo);
-    let mut errors = std::collections::HashMap::new();
-    for (i, (key, id)) in ids.iter().enumerate() {
-        match id {
-            Ok(id) if cache.get(id).is_none() => {
-                match store::load(repo, &store::ref_name(key), key, *id)
-                    .and_then(|stored| stored.brief())
-                {
-                    Ok(brief) => cache.insert(*id, listcache::Summary::of(brief)),
-                    Err(e) => {
-                        errors.insert(i, format!("{e:#}"));
-                    }
-                }
-            }
-            Ok(_) => {}
-            Err(e) => {
-                errors.insert(i, format!("{e:#}"));
-            }
-        }
-    }
-    let stored: gix::hashtable::HashSet = ids
-        .iter()
-        .filter_map(|(_, id)| id.as_ref().ok().copied())
-        .collect();
-    cache.save(|id| stored.contains(id));
-    let mut summaries = cache.into_entries();
-    // Where a version listed under several keys went first.
-    let mut moved: gix::hashtable::HashMap<gix::ObjectId, usize> = Default::default();
-    let mut rows: Vec<ListRow> = Vec::with_capacity(ids.len());
-    for (i, (key, id)) in ids.into_iter().enumerate() {
-        let mut row = ListRow {
-            current: current.as_deref() == Some(key.as_str()),
-            key,
-            id: id.as_ref().map(|id| id.to_string()).unwrap_or_default(),
-            branch: None,
-            head_sha: None,
-            timestamp: None,
-            age_seconds: None,
-            done_when: None,
-            error: errors.remove(&i),
-        };
-        if let (None, Ok(id)) = (&row.error, id) {
-            let summary = match summaries.remove(&id) {
-                Some(s) => s,
-                None => {
-                    let first: &ListRow = &rows[moved[&id]];
-                    listcache::Summary {
-                        branch: first.branch.clone().unwrap_or_default(),
-                        head_sha: first.head_sha.clone(),
-                        timestamp: first.timestamp.clone().unwrap_or_default(),
-                        done_when: first.done_when.clone().unwrap_or_default(),
-                    }
-                }
-            };
-            moved.entry(id).or_insert(rows.len());
-            row.age_seconds = clock::parse(&summary.timestamp).map(|t| now - t);
-            row.branch = Some(summary.branch);
-            row.head_sha = summary.head_sha;
-            row.timestamp = Some(summary.timestamp);
-            row.done_when = Some(summary.done_when);
-        }
-        rows.push(row);
-    }
-    Ok(rows)
-}
-
-/// One row per listed brief; `current` is the key to mark.
-pub fn rows_of(listed: Vec<store::Listed>, current: Option<String>, now: i64) -> Vec<ListRow> {
-    let mut rows = Vec::new();
-    for (key, entry) in listed {
-        let mut row = ListRow {
-            current: current.as_deref() == Some(key.as_str()),
-            key,
-            id: String::new(),
-            branch: None,
-            head_sha: None,
-            timestamp: None,
-            age_seconds: None,
-            done_when: None,
-            error: None,
-        };
-        match entry.and_then(|stored| {
-            row.id = stored.id.to_string();
-            stored.brief()
-        }) {
-            Ok(brief) => {
-                row.age_seconds = clock::parse(&brief.timestamp).map(|t| now - t);
-                row.branch = Some(brief.state.branch);
-                row.head_sha = brief.state.head_sha;
-                row.timestamp = Some(brief.timestamp);
-                row.done_when = Some(brief.resume.done_when);
-            }
-            Err(e) => row.error = Some(format!("{e:#}")),
-        }
-        rows.push(row);
-    }
-    rows
-}
-
-/// A stored brief, as a session that does not know about it needs it:
-/// where its work is and how old it is.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Waiting {
-    /// The key.
-    pub key: String,
-    /// The branch it was written on.
-    pub branch: String,
-    /// The worktree that has that branch checked out, if any.
-    pub worktree: Option<String>,
-    /// Seconds since it was written, when known.
-    pub age_seconds: Option<i64>,
-    /// Whether it is the current branch's brief.
-    pub current: bool,
-}
-
-/// Every readable stored brief, newest first, with the worktree that has
-/// its branch checked out.
-pub fn waiting(repo: &gix::Repository, now: i64) -> Result<Vec<Waiting>> {
-    let mut rows = rows(repo, now)?;
-    rows.retain(|r| r.error.is_none());
-    rows.sort_by_key(|r| r.age_seconds.unwrap_or(i64::MAX));
-    let checkouts = repo::checkouts(repo);
-    Ok(rows
-        .into_iter()
-        .map(|r| {
-            let branch = r.branch.unwrap_or_default();
-            Waiting {
-                worktree: checkouts
-                    .iter()
-                    .find(|c| c.branch == branch)
-                    .map(|c| c.root.display().to_string()),
-                key: r.key,
-                branch,
-                age_seconds: r.age_seconds,
-                current: r.current,
-            }
-        })
-        .collect())
 }

@@ -4,8 +4,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::commands::checked_key;
+use crate::cli::{Format, Output};
 use crate::store::history::{self, Log};
-use crate::{cli::Output, cli::render, git::repo, store};
+use crate::{git::repo, store};
 
 /// List every version of a brief, newest first
 ///
@@ -18,8 +19,8 @@ pub struct Args {
     /// The brief's key (default: the current branch's)
     pub key: Option<String>,
     /// Print a JSON array instead of text
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// One version as `log --json` prints it.
@@ -106,6 +107,21 @@ pub fn text(rows: &[Row]) -> String {
 
 /// Read the history and render it.
 pub fn run(args: Args) -> Result<Output> {
+    let rows = compute(&args)?;
+    Ok(Output::report(args.format, &rows, |rows| text(rows).into()))
+}
+
+/// The history as text and as JSON from one reading (for the MCP server).
+pub fn both(args: Args) -> Result<(Output, Output)> {
+    let rows = compute(&args)?;
+    Ok((
+        Output::report(Format::Human, &rows, |rows| text(rows).into()),
+        Output::report(Format::Json, &rows, |rows| text(rows).into()),
+    ))
+}
+
+/// The rows of the key's history, newest first.
+fn compute(args: &Args) -> Result<Vec<Row>> {
     let repo = repo::open_cwd()?;
     let key = match &args.key {
         Some(k) => checked_key(k)?,
@@ -118,10 +134,5 @@ pub fn run(args: Args) -> Result<Output> {
             store::NOTES_REF
         );
     }
-    let rows = rows(&log);
-    Ok(if args.json {
-        Output::ok(render::json(&rows))
-    } else {
-        Output::text(text(&rows))
-    })
+    Ok(rows(&log))
 }

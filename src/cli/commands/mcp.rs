@@ -37,5 +37,5 @@ pub fn run(args: Args) -> Result<Output> {
         repo::open_cwd_for_reading().with_context(|| format!("--repo '{}'", dir.display()))?;
     }
     mcp::serve(server)?;
-    Ok(Output::ok(""))
+    Ok(Output::empty())
 }

@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<Output> {
     match merged {
         Ok(result) => {
             replace(&args.ours, result.as_bytes())?;
-            Ok(Output::ok(""))
+            Ok(Output::empty())
         }
         Err(why) => {
             let outcome = match text_merge(&args) {

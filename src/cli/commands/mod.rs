@@ -147,7 +147,7 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
                 others: Vec::new(),
             })
         }
-        _ => Ok(Selection::Ambiguous(crate::cli::commands::list::rows(
+        _ => Ok(Selection::Ambiguous(crate::cli::inventory::rows(
             repo,
             crate::support::clock::now().map_err(anyhow::Error::msg)?,
         )?)),
@@ -178,17 +178,12 @@ pub fn version(
     })
 }
 
-/// The `--json` answer of a keyless read that refuses to guess.
-pub fn ambiguous_json(rows: &[crate::cli::render::ListRow]) -> serde_json::Value {
-    serde_json::json!({"resumed": false, "reason": "ambiguous", "briefs": rows})
-}
-
 /// The refusal for [`Selection::Ambiguous`]: the listing on stdout (JSON
 /// with `json`), the reason on stderr naming `verb`, exit 1.
 pub fn refuse_ambiguous(
     rows: &[crate::cli::render::ListRow],
     verb: &str,
-    json: bool,
+    format: crate::cli::Format,
 ) -> crate::cli::Output {
     let current = rows.iter().find(|r| r.current).map(|r| r.key.clone());
     eprintln!(
@@ -196,16 +191,29 @@ pub fn refuse_ambiguous(
         current.map(|k| format!(" ('{k}')")).unwrap_or_default(),
         rows.len()
     );
-    crate::cli::Output {
-        stdout: if json {
-            crate::cli::render::json(&ambiguous_json(rows))
-        } else {
-            crate::cli::render::list_text(rows, crate::cli::render::line_width())
-        },
-        code: 1,
-        text: !json,
-        verbatim: false,
+    match format {
+        crate::cli::Format::Json => {
+            crate::cli::report::pretty(&crate::cli::report::Ambiguous::new(rows))
+        }
+        crate::cli::Format::Human => crate::cli::Output::human(crate::cli::render::list_text(
+            rows,
+            crate::cli::render::line_width(),
+        )),
     }
+    .with_code(1)
+}
+
+/// [`refuse_ambiguous`] as text and as JSON, the reason on stderr once
+/// (for the MCP server, which answers with both).
+pub fn ambiguous_both(
+    rows: &[crate::cli::render::ListRow],
+    verb: &str,
+) -> (crate::cli::Output, crate::cli::Output) {
+    let json = crate::cli::report::Ambiguous::new(rows);
+    (
+        refuse_ambiguous(rows, verb, crate::cli::Format::Human),
+        crate::cli::report::pretty(&json).with_code(1),
+    )
 }
 
 /// Remember `key` as this worktree's sticky key after a successful write.

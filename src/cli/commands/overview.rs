@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::cli::commands::list::{self, Waiting};
+use crate::cli::inventory::{self, Waiting};
 use crate::{cli::Output, cli::render, git::repo, support::clock};
 
 /// How many briefs the overview names.
@@ -14,8 +14,8 @@ pub fn run() -> Result<Output> {
     let head = "git handoff: save and restore the working state of a coding session (`git handoff help` lists every command)\n";
     let repo = repo::open_cwd_for_reading()?;
     let now = clock::now().map_err(crate::refused)?;
-    let briefs = list::waiting(&repo, now)?;
-    Ok(Output::text(format!("{head}\n{}", text(&briefs))))
+    let briefs = inventory::waiting(&repo, now)?;
+    Ok(Output::human(format!("{head}\n{}", text(&briefs))))
 }
 
 /// The briefs and the command to run next.

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
-use serde_json::json;
 
 use crate::agent::pipeline::{self, MAX_TEMPLATE_BYTES};
-use crate::{cli::Output, cli::render, git::repo, support::atomic};
+use crate::cli::{Format, Output, render, report};
+use crate::{git::repo, support::atomic};
 
 /// Save, list and show pipeline templates (.claude/pipelines/<name>.md)
 ///
@@ -48,16 +48,16 @@ pub struct SaveArgs {
     #[arg(long)]
     pub force: bool,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// `pipeline list`.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
     /// Print a JSON array instead of text
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// `pipeline show`.
@@ -66,8 +66,8 @@ pub struct ShowArgs {
     /// The template's name
     pub name: String,
     /// Print JSON (name, path, markdown) instead of the markdown
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// One listed template.
@@ -162,19 +162,19 @@ fn save(root: &Path, args: SaveArgs, redact: crate::brief::redact::Options) -> R
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         atomic::write(&path, text.as_bytes())?;
     }
-    if args.json {
-        return Ok(Output::ok(render::json(&json!({
-            "name": args.name,
-            "path": shown,
-            "status": status,
-            "skeleton": skeleton,
-        }))));
+    if args.format.is_json() {
+        return Ok(report::pretty(&report::PipelineSaved {
+            name: &args.name,
+            path: &shown,
+            status,
+            skeleton,
+        }));
     }
     let mut out = format!("Pipeline '{}' {status}: {shown}\n", args.name);
     if skeleton {
         out.push_str("It is a skeleton: replace the <…> placeholders, or save your own with -F FILE --force.\n");
     }
-    Ok(Output::ok(out))
+    Ok(Output::human(out))
 }
 
 fn list(root: &Path, args: ListArgs) -> Result<Output> {
@@ -205,11 +205,11 @@ fn list(root: &Path, args: ListArgs) -> Result<Output> {
         });
     }
     rows.sort_by(|a, b| a.name.cmp(&b.name));
-    if args.json {
-        return Ok(Output::ok(render::json(&rows)));
+    if args.format.is_json() {
+        return Ok(Output::json(&rows));
     }
     if rows.is_empty() {
-        return Ok(Output::ok(format!(
+        return Ok(Output::human(format!(
             "No pipeline templates yet; `git handoff pipeline save NAME` creates one in {}/.\n",
             pipeline::DIR
         )));
@@ -229,7 +229,7 @@ fn list(root: &Path, args: ListArgs) -> Result<Output> {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    Ok(Output::ok(out))
+    Ok(Output::human(out))
 }
 
 fn show(root: &Path, args: ShowArgs) -> Result<Output> {
@@ -244,13 +244,13 @@ fn show(root: &Path, args: ShowArgs) -> Result<Output> {
         ),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    if args.json {
-        return Ok(Output::ok(render::json(&json!({
-            "name": args.name,
-            "path": rel(root, &path),
-            "markdown": text,
-            "problems": pipeline::check(&text),
-        }))));
+    if args.format.is_json() {
+        return Ok(report::pretty(&report::PipelineShown {
+            name: &args.name,
+            path: rel(root, &path),
+            markdown: &text,
+            problems: pipeline::check(&text),
+        }));
     }
-    Ok(Output::ok(text))
+    Ok(Output::human(text))
 }

@@ -3,9 +3,10 @@
 
 use anyhow::Result;
 
+use crate::cli::{Format, Output, report};
 use crate::store::retention::{self, Action, Row};
 use crate::store::{self, StoreError};
-use crate::{cli::Output, cli::render, git::repo, support::clock};
+use crate::{git::repo, support::clock};
 
 /// Archive briefs not written for a while; delete old archived ones
 ///
@@ -26,8 +27,8 @@ pub struct Args {
     #[arg(long)]
     pub dry_run: bool,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Plan, apply, report.
@@ -52,16 +53,15 @@ pub fn run(args: Args) -> Result<Output> {
             other => other.into(),
         })?;
     }
-    if args.json {
-        let v = serde_json::json!({
-            "dry_run": args.dry_run,
-            "archive_after_days": args.archive_after,
-            "delete_after_days": args.delete_after,
-            "actions": plan.rows,
-        });
-        return Ok(Output::ok(render::json(&v)));
+    if args.format.is_json() {
+        return Ok(report::pretty(&report::Pruned {
+            dry_run: args.dry_run,
+            archive_after_days: args.archive_after,
+            delete_after_days: args.delete_after,
+            actions: &plan.rows,
+        }));
     }
-    Ok(Output::ok(text(&plan.rows, &args)))
+    Ok(Output::human(text(&plan.rows, &args)))
 }
 
 fn text(rows: &[Row], args: &Args) -> String {

@@ -4,8 +4,9 @@
 use anyhow::Result;
 
 use crate::cli::commands::checked_key;
+use crate::cli::{Format, Output};
 use crate::sync::{self, HistoryPush, Outcome, PushOptions, PushReport};
-use crate::{cli::Output, cli::render, git::repo, store::remotes};
+use crate::{git::repo, store::remotes};
 
 /// Send briefs and their history to a remote, each key with a lease
 ///
@@ -31,8 +32,8 @@ pub struct Args {
     #[arg(long)]
     pub atomic: bool,
     /// Print the report as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Push and render.
@@ -61,17 +62,7 @@ pub fn run(args: Args) -> Result<Output> {
         },
     )?;
     let code = refused(&report);
-    let stdout = if args.json {
-        render::json(&report)
-    } else {
-        text(&report)
-    };
-    Ok(Output {
-        stdout,
-        code,
-        text: !args.json,
-        verbatim: false,
-    })
+    Ok(Output::report(args.format, &report, |r| text(r).into()).with_code(code))
 }
 
 /// Exit code of a push: 1 (with one line on stderr naming the keys) when

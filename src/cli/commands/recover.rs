@@ -2,14 +2,15 @@
 //! the current git state, without a narrative entry.
 
 use anyhow::{Result, bail};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::brief::{self, Issue};
 use crate::cli::commands::checks::{CheckArgs, Checks};
 use crate::cli::commands::fields::{FieldArgs, KeyArgs};
 use crate::cli::commands::{choose_key, remember};
+use crate::cli::{Format, Output, render, report};
 use crate::git::compose::{self, GitFacts, Lists, Mode};
-use crate::{cli::Output, cli::render, git::repo, store};
+use crate::{git::repo, store};
 
 /// Rebuild the brief for KEY from the stored one and the current git state
 ///
@@ -31,8 +32,8 @@ pub struct Args {
     #[command(flatten)]
     pub checks: CheckArgs,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Rebuild, validate and store the brief.
@@ -106,18 +107,18 @@ pub fn run(args: Args) -> Result<Output> {
         );
     }
     let prompt = brief.resume_prompt();
-    if args.json {
-        return Ok(Output::ok(render::json(&json!({
-            "key": key,
-            "ref": store::ref_name(&key),
-            "id": id.to_string(),
-            "previous": expected.map(|e| e.to_string()),
-            "history": written.history,
-            "mode": brief.mode,
-            "prompt": prompt,
-        }))));
+    if args.format.is_json() {
+        return Ok(report::pretty(&report::Recovered {
+            key: &key,
+            ref_name: store::ref_name(&key),
+            id: id.to_string(),
+            previous: expected.map(|e| e.to_string()),
+            history: written.history,
+            mode: &brief.mode,
+            prompt: &prompt,
+        }));
     }
-    Ok(Output::ok(recovered_text(
+    Ok(Output::human(recovered_text(
         &key,
         &id,
         expected.as_ref(),

@@ -6,7 +6,8 @@ use gix::bstr::ByteSlice;
 use serde_json::Value;
 
 use crate::brief::redact::{self, Counts, Options};
-use crate::{cli::Output, cli::render, git::repo, store};
+use crate::cli::{Format, Output, report};
+use crate::{git::repo, store};
 
 /// Remove secrets from the stored briefs (and with --history, from every version)
 ///
@@ -28,8 +29,8 @@ pub struct Args {
     #[arg(long)]
     pub dry_run: bool,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Redact the line of a history note: JSON briefs field by field, other
@@ -118,16 +119,16 @@ pub fn run(args: Args) -> Result<Output> {
         crate::sync::gate::mark_history_redacted(&repo)?;
         crate::store::remotes::forget_remote_secrets(&repo)?;
     }
-    if args.json {
-        return Ok(Output::ok(render::json(&serde_json::json!({
-            "dry_run": args.dry_run,
-            "briefs": keys,
-            "brief_secrets": brief_counts,
-            "history_rewritten": rewritten.as_ref().map(|r| r.tips.is_some()),
-            "history_notes": rewritten.as_ref().map(|r| r.blobs),
-            "history_commits": rewritten.as_ref().map(|r| r.commits),
-            "history_secrets": history_counts,
-        }))));
+    if args.format.is_json() {
+        return Ok(report::pretty(&report::Redacted {
+            dry_run: args.dry_run,
+            briefs: &keys,
+            brief_secrets: &brief_counts,
+            history_rewritten: rewritten.as_ref().map(|r| r.tips.is_some()),
+            history_notes: rewritten.as_ref().map(|r| r.blobs),
+            history_commits: rewritten.as_ref().map(|r| r.commits),
+            history_secrets: &history_counts,
+        }));
     }
     let verb = if args.dry_run {
         "would redact"
@@ -163,5 +164,5 @@ pub fn run(args: Args) -> Result<Output> {
             }
         }
     }
-    Ok(Output::ok(out))
+    Ok(Output::human(out))
 }

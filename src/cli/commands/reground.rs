@@ -2,8 +2,11 @@
 
 use anyhow::Result;
 
-use crate::cli::commands::{Selection, read_input, refuse_ambiguous, select};
-use crate::{cli::Output, cli::render, git::repo};
+use crate::brief::Brief;
+use crate::cli::commands::{Selection, ambiguous_both, read_input, refuse_ambiguous, select};
+use crate::cli::render::ListRow;
+use crate::cli::{Format, Output, render, report};
+use crate::git::repo;
 
 /// Print the goal, the first five locked decisions and the files to keep in view
 ///
@@ -23,34 +26,52 @@ pub struct Args {
     )]
     pub file: Option<String>,
     /// Print the brief's goal fields as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Select and render.
 pub fn run(args: Args) -> Result<Output> {
-    let brief = match &args.file {
-        Some(source) => crate::brief::Brief::from_slice(&read_input(source)?).map_err(|e| {
+    Ok(match compute(&args)? {
+        Ok(brief) => reground_output(&brief, args.format),
+        Err(rows) => refuse_ambiguous(&rows, "reground", args.format),
+    })
+}
+
+/// The reground as text and as JSON from one selection (for the MCP
+/// server, which answers with both).
+pub fn both(args: Args) -> Result<(Output, Output)> {
+    Ok(match compute(&args)? {
+        Ok(brief) => (
+            reground_output(&brief, Format::Human),
+            reground_output(&brief, Format::Json),
+        ),
+        Err(rows) => ambiguous_both(&rows, "reground"),
+    })
+}
+
+/// The brief to reground; `Err` holds the listing of an ambiguous keyless
+/// selection.
+fn compute(args: &Args) -> Result<std::result::Result<Brief, Vec<ListRow>>> {
+    Ok(Ok(match &args.file {
+        Some(source) => Brief::from_slice(&read_input(source)?).map_err(|e| {
             crate::refusal!("'{source}' is not a valid brief: {e}; `git handoff validate {source}` lists every problem")
         })?,
         None => {
             let repo = repo::open_cwd_for_reading()?;
+            render::remember(&repo);
             match select(&repo, args.key.as_deref())? {
                 Selection::Found { stored, .. } => stored.brief()?,
-                Selection::Ambiguous(rows) => {
-                    return Ok(refuse_ambiguous(&rows, "reground", args.json));
-                }
+                Selection::Ambiguous(rows) => return Ok(Err(rows)),
             }
         }
-    };
-    if args.json {
-        return Ok(Output::ok(render::json(&serde_json::json!({
-            "key": brief.key,
-            "done_when": brief.resume.done_when,
-            "next_acceptance_check": brief.state.next_acceptance_check,
-            "decisions": brief.state.decisions.iter().take(5).collect::<Vec<_>>(),
-            "files_read_first": brief.files_read_first,
-        }))));
+    }))
+}
+
+/// The reground of `brief` in `format`.
+pub fn reground_output(brief: &Brief, format: Format) -> Output {
+    match format {
+        Format::Json => report::pretty(&report::Reground::of(brief)),
+        Format::Human => Output::human(render::reground_text(brief)),
     }
-    Ok(Output::text(render::reground_text(&brief)))
 }

@@ -3,8 +3,9 @@
 use anyhow::Result;
 
 use crate::cli::commands::checked_key;
+use crate::cli::{Format, Output};
 use crate::sync::{self, Resolution};
-use crate::{cli::Output, cli::render, git::repo, store::remotes};
+use crate::{git::repo, store::remotes};
 
 /// End a divergence: keep the local version or take the remote's
 ///
@@ -27,8 +28,8 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub remote: Option<String>,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Resolve and render.
@@ -45,14 +46,14 @@ pub fn run(args: Args) -> Result<Output> {
         Resolution::TakeRemote
     };
     let done = sync::resolve(&repo, &remote, &key, resolution)?;
-    if args.json {
-        return Ok(Output::ok(render::json(&done)));
+    if args.format.is_json() {
+        return Ok(Output::json(&done));
     }
     let (ours, theirs) = (
         done.local.id.to_hex_with_len(7),
         done.theirs.id.to_hex_with_len(7),
     );
-    Ok(Output::text(match resolution {
+    Ok(Output::human(match resolution {
         Resolution::KeepLocal => format!(
             "Resolved '{key}': kept local {ours}; `git handoff push {remote}` replaces {remote}'s {theirs} (it stays in `git handoff log {key}`).\n"
         ),

@@ -3,8 +3,9 @@
 use anyhow::Result;
 
 use crate::cli::commands::checked_key;
+use crate::cli::{Format, Output, report};
+use crate::git::repo;
 use crate::store::{self, Move, StoreError};
-use crate::{cli::Output, git::repo};
 
 /// Bring an archived brief back to refs/handoffs/<KEY>
 ///
@@ -15,8 +16,8 @@ pub struct Args {
     /// The archived brief's key (`git handoff list --archived` shows them)
     pub key: String,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Restore the brief.
@@ -48,11 +49,13 @@ pub fn run(args: Args) -> Result<Output> {
         }
         other => other.into(),
     })?;
-    if args.json {
-        let v = serde_json::json!({"key": key, "restored": id.to_string()});
-        return Ok(Output::ok(format!("{v}\n")));
+    if args.format.is_json() {
+        return Ok(report::line(&report::Restored {
+            key: &key,
+            restored: id.to_string(),
+        }));
     }
-    Ok(Output::ok(format!(
+    Ok(Output::human(format!(
         "Restored brief '{key}' (version {}) from {}.\n",
         store::short(&id),
         store::archive_ref_name(&key)

@@ -1,11 +1,11 @@
 //! `git handoff resume [KEY]`: render a brief with drift warnings.
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::cli::commands::{Selection, adopt, refuse_ambiguous, select};
+use crate::cli::{Format, Output, render, report};
 use crate::drift::{self, Depth};
-use crate::{cli::Output, cli::render, git::repo, support::clock};
+use crate::{git::repo, support::clock};
 
 /// Show a brief with what has drifted since it was written
 ///
@@ -25,8 +25,8 @@ pub struct Args {
     /// The brief's key (default: the current branch's); KEY@REMOTE for a remote's version, KEY@{N} for an earlier one
     pub key: Option<String>,
     /// Print one JSON object: the brief, structured warnings, commit drift
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// What resume computed for one brief: it, its drift and the other keys.
@@ -41,6 +41,7 @@ struct Resumed {
 /// keyless selection. A resumed key becomes the worktree's sticky key.
 fn compute(args: &Args) -> Result<std::result::Result<Resumed, Vec<render::ListRow>>> {
     let repo = repo::open_cwd_for_reading()?;
+    render::remember(&repo);
     let (stored, others) = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, others } => (stored, others),
         Selection::Ambiguous(rows) => return Ok(Err(rows)),
@@ -65,70 +66,61 @@ impl Resumed {
         u8::from(self.report.is_mismatch())
     }
 
-    /// The `--json` object.
-    fn json(&self) -> serde_json::Value {
+    /// The `--json` report.
+    fn report(&self) -> report::Resumed<'_> {
         let report = &self.report;
         let (commits_since, in_history) = match &report.commits {
-            drift::Commits::Since { count } => (json!(count), json!(true)),
-            drift::Commits::NotInHistory { .. } => (json!(null), json!(false)),
-            drift::Commits::Unknown => (json!(null), json!(null)),
+            drift::Commits::Since { count } => (Some(*count), Some(true)),
+            drift::Commits::NotInHistory { .. } => (None, Some(false)),
+            drift::Commits::Unknown => (None, None),
         };
-        let changed: Vec<_> = report
-            .warnings
-            .iter()
-            .filter(|w| matches!(w, drift::Warning::Changed { .. }))
-            .collect();
-        json!({
-            "key": self.brief.key,
-            "id": self.id.to_string(),
-            "resumed": !report.is_mismatch(),
-            "origin": report.origin,
-            "warnings": report.warnings,
-            "commits_since": commits_since,
-            "in_history": in_history,
-            "changed_files": changed,
-            "unchecked_paths": report.unchecked,
-            "measured_on": report.measured_on,
-            "worktree": report.worktree,
-            "other_keys": self.others,
-            "prompt": self.brief.resume_prompt(),
-            "brief": self.brief,
-        })
+        report::Resumed {
+            key: &self.brief.key,
+            id: self.id.to_string(),
+            resumed: !report.is_mismatch(),
+            origin: &report.origin,
+            warnings: &report.warnings,
+            commits_since,
+            in_history,
+            changed_files: report
+                .warnings
+                .iter()
+                .filter(|w| matches!(w, drift::Warning::Changed { .. }))
+                .collect(),
+            unchecked_paths: &report.unchecked,
+            measured_on: &report.measured_on,
+            worktree: &report.worktree,
+            other_keys: &self.others,
+            prompt: self.brief.resume_prompt(),
+            brief: &self.brief,
+        }
     }
 
-    /// The text render.
-    fn text(&self) -> Output {
-        Output {
-            stdout: render::resume_text(&self.brief, &self.report, &self.others),
-            code: self.code(),
-            text: true,
-            verbatim: false,
+    /// The answer in `format`.
+    fn output(&self, format: Format) -> Output {
+        match format {
+            Format::Json => report::pretty(&self.report()),
+            Format::Human => {
+                Output::human(render::resume_text(&self.brief, &self.report, &self.others))
+            }
         }
+        .with_code(self.code())
     }
 }
 
 /// Select, compute drift, render.
 pub fn run(args: Args) -> Result<Output> {
     Ok(match compute(&args)? {
-        Err(rows) => refuse_ambiguous(&rows, "resume", args.json),
-        Ok(resumed) if args.json => Output {
-            stdout: render::json(&resumed.json()),
-            code: resumed.code(),
-            text: false,
-            verbatim: false,
-        },
-        Ok(resumed) => resumed.text(),
+        Err(rows) => refuse_ambiguous(&rows, "resume", args.format),
+        Ok(resumed) => resumed.output(args.format),
     })
 }
 
-/// The text and the `--json` value from one selection and one drift
-/// computation (for the MCP server, which answers with both).
-pub fn both(args: Args) -> Result<(Output, serde_json::Value)> {
+/// The text and the JSON from one selection and one drift computation
+/// (for the MCP server, which answers with both).
+pub fn both(args: Args) -> Result<(Output, Output)> {
     Ok(match compute(&args)? {
-        Err(rows) => (
-            refuse_ambiguous(&rows, "resume", false),
-            crate::cli::commands::ambiguous_json(&rows),
-        ),
-        Ok(resumed) => (resumed.text(), resumed.json()),
+        Err(rows) => crate::cli::commands::ambiguous_both(&rows, "resume"),
+        Ok(resumed) => (resumed.output(Format::Human), resumed.output(Format::Json)),
     })
 }

@@ -9,5 +9,5 @@ pub struct Args {}
 
 /// Print the schema exactly as shipped in `schema/brief.schema.json`.
 pub fn run(_args: Args) -> anyhow::Result<Output> {
-    Ok(Output::ok(SCHEMA_JSON))
+    Ok(Output::json_text(SCHEMA_JSON))
 }

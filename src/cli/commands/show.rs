@@ -4,8 +4,9 @@
 use anyhow::Result;
 
 use crate::cli::commands::{checked_key, no_brief};
+use crate::cli::{Format, Output};
 use crate::store::history::{self, Selector};
-use crate::{cli::Output, git::repo, store};
+use crate::{git::repo, store};
 
 /// Print a stored brief as JSON, exactly as stored
 ///
@@ -22,8 +23,8 @@ pub struct Args {
     #[arg(long, value_name = "ID")]
     pub version: Option<String>,
     /// Print JSON (the stored brief is JSON already; accepted for symmetry)
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// Show the brief.
@@ -52,9 +53,9 @@ pub fn run(args: Args) -> Result<Output> {
         }
         selector => crate::cli::commands::version(&repo, &key, selector)?.data,
     };
-    let mut text = String::from_utf8_lossy(&data).into_owned();
-    if !text.ends_with('\n') {
-        text.push('\n');
+    let mut text = String::from_utf8_lossy(&data).into_owned().into_bytes();
+    if !text.ends_with(b"\n") {
+        text.push(b'\n');
     }
     Ok(Output::verbatim(text))
 }

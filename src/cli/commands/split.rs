@@ -5,14 +5,15 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::brief::{Brief, Issue};
 use crate::cli::commands::checks::{CheckArgs, Checks};
 use crate::cli::commands::read_input;
 use crate::cli::render::{self, SplitProposal, SplitThread};
+use crate::cli::{Format, Output, report};
 use crate::git::compose::{self, GitFacts, Lists, Mode};
-use crate::{brief, brief::keys, cli::Output, git::repo, narrative, store, support::clock};
+use crate::{brief, brief::keys, git::repo, narrative, store, support::clock};
 
 /// More threads than this draw a warning.
 pub const MAX_RECOMMENDED_THREADS: usize = 4;
@@ -38,8 +39,8 @@ pub struct Args {
     #[command(flatten)]
     pub checks: CheckArgs,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
 }
 
 /// A parsed plan, before its threads are composed.
@@ -81,15 +82,14 @@ pub fn run(args: Args) -> Result<Output> {
     }
     let proposal = proposal(&plan, &threads);
     if !args.yes {
-        return Ok(Output::ok(if args.json {
-            render::json(&json!({
-                "written": false,
-                "proposal": proposal,
-                "briefs": threads.iter().map(|t| &t.brief).collect::<Vec<_>>(),
-            }))
-        } else {
-            render::split_proposal(&proposal)
-        }));
+        return Ok(match args.format {
+            Format::Json => report::pretty(&report::SplitProposed {
+                written: false,
+                proposal: &proposal,
+                briefs: threads.iter().map(|t| &t.brief).collect(),
+            }),
+            Format::Human => Output::human(render::split_proposal(&proposal)),
+        });
     }
 
     let keys: Vec<&str> = threads.iter().map(|t| t.brief.key.as_str()).collect();
@@ -131,7 +131,7 @@ pub fn run(args: Args) -> Result<Output> {
         &written,
         narrative_file,
         &git.worktree.root,
-        args.json,
+        args.format,
     ))
 }
 
@@ -142,7 +142,7 @@ fn written_output(
     written: &store::Written,
     narrative_file: Option<std::path::PathBuf>,
     root: &std::path::Path,
-    json: bool,
+    format: Format,
 ) -> Output {
     let rel_narrative = narrative_file.map(|file| {
         file.strip_prefix(root)
@@ -150,26 +150,24 @@ fn written_output(
             .display()
             .to_string()
     });
-    if json {
-        let rows: Vec<Value> = threads
+    if format.is_json() {
+        let threads = threads
             .iter()
             .zip(&written.ids)
-            .map(|(t, (key, id))| {
-                json!({
-                    "key": key,
-                    "ref": store::ref_name(key),
-                    "id": id.to_string(),
-                    "previous": t.expected.map(|e| e.to_string()),
-                    "prompt": t.brief.resume_prompt(),
-                })
+            .map(|(t, (key, id))| report::SplitThread {
+                key: key.clone(),
+                ref_name: store::ref_name(key),
+                id: id.to_string(),
+                previous: t.expected.map(|e| e.to_string()),
+                prompt: t.brief.resume_prompt(),
             })
             .collect();
-        return Output::ok(render::json(&json!({
-            "written": true,
-            "history": written.history,
-            "narrative": rel_narrative,
-            "threads": rows,
-        })));
+        return report::pretty(&report::SplitWritten {
+            written: true,
+            history: written.history,
+            narrative: rel_narrative,
+            threads,
+        });
     }
     let narrated = rel_narrative
         .map(|rel| format!("narrative entry added to {rel}"))
@@ -185,7 +183,7 @@ fn written_output(
             render::one_line(&t.brief.resume.resume_by, 80)
         ));
     }
-    Output::ok(out)
+    Output::human(out)
 }
 
 /// What `split` proposes before `--yes`: the reason, what is shared and

@@ -124,7 +124,7 @@ fn new(
         Options::from_repo(repo),
     );
     match atomic::create_new(&path, &text) {
-        Ok(()) => Ok(Output::ok(format!("{}\n", rel(root, &path)))),
+        Ok(()) => Ok(Output::human(format!("{}\n", rel(root, &path)))),
         Err(CreateError::Exists(_)) => crate::refuse!(
             "'{}' exists already; edit it, or pass another --task",
             rel(root, &path)
@@ -151,7 +151,7 @@ fn latest(root: &Path, dir: &Path) -> Result<Output> {
             .with_context(|| format!("cannot read {}", f.path.display()))?;
         if let Some(body) = summary::section_body(&text, summary::KEY_CONTEXT) {
             eprintln!("from {}", rel(root, &f.path));
-            return Ok(Output::ok(format!("{body}\n")));
+            return Ok(Output::human(format!("{body}\n")));
         }
     }
     bail!(
@@ -212,7 +212,7 @@ fn clean(
             summary::MEMORY_DIR
         ));
     }
-    Ok(Output::ok(out))
+    Ok(Output::human(out))
 }
 
 fn apply(step: &Step, options: Options) -> Result<()> {

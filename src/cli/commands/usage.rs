@@ -7,7 +7,8 @@ use anyhow::{Result, anyhow};
 use serde_json::Value;
 
 use crate::agent::usage::{self, Meter, WindowSource};
-use crate::{cli::Output, cli::render, git::repo};
+use crate::cli::{Format, Output, render};
+use crate::git::repo;
 
 /// Report how full the agent session's context window is
 ///
@@ -28,8 +29,8 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = parse_window)]
     pub window: Option<u64>,
     /// Print one JSON object
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
     /// Read the hook JSON on stdin and use its transcript_path; never fails
     #[arg(long)]
     pub hook: bool,
@@ -42,11 +43,21 @@ fn parse_window(s: &str) -> Result<u64, String> {
 /// The most read from stdin in hook mode.
 const MAX_HOOK_INPUT: u64 = 1024 * 1024;
 
+/// The meter of a transcript (without `--hook`) as text and as JSON, from
+/// one reading (for the MCP server, which answers with both).
+pub fn both(args: Args) -> Result<(Output, Output)> {
+    let meter = measure(&args, None)?;
+    Ok((
+        render_meter(&meter, Format::Human),
+        render_meter(&meter, Format::Json),
+    ))
+}
+
 /// Read the transcript and report.
 pub fn run(args: Args) -> Result<Output> {
     if !args.hook {
         let meter = measure(&args, None)?;
-        return Ok(Output::ok(render_meter(&meter, args.json)));
+        return Ok(render_meter(&meter, args.format));
     }
     // A hook never blocks the session: failures go to stderr, exit 0.
     let mut input = Vec::new();
@@ -60,20 +71,17 @@ pub fn run(args: Args) -> Result<Output> {
         None => Err(anyhow!("the hook input on stdin is not a JSON object")),
     };
     match result {
-        Ok(meter) => Ok(Output::ok(render_meter(&meter, args.json))),
+        Ok(meter) => Ok(render_meter(&meter, args.format)),
         Err(e) => {
             eprintln!("git handoff usage: {e:#}");
-            Ok(Output::ok(""))
+            Ok(Output::empty())
         }
     }
 }
 
-fn render_meter(meter: &Meter, json: bool) -> String {
-    if json {
-        render::json(meter)
-    } else {
-        render::usage_text(meter)
-    }
+/// The meter in `format`.
+pub fn render_meter(meter: &Meter, format: Format) -> Output {
+    Output::report(format, meter, |m| render::usage_text(m).into())
 }
 
 fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {

@@ -4,13 +4,14 @@
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cli::commands::checks::{CheckArgs, Checks};
 use crate::cli::commands::fields::{FieldArgs, KeyArgs};
 use crate::cli::commands::{choose_key, remember};
+use crate::cli::{Format, Output, editor, render, report};
 use crate::git::compose::{self, GitFacts, Mode};
-use crate::{cli::Output, cli::editor, cli::render, git::repo, narrative, store};
+use crate::{git::repo, narrative, store};
 
 /// Write a brief for KEY from JSON and flags, with the git state filled in
 ///
@@ -41,8 +42,8 @@ pub struct Args {
     #[arg(short = 'e', long)]
     pub edit: bool,
     /// Print the result as JSON
-    #[arg(long)]
-    pub json: bool,
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
     /// The narrative markdown given as text in place of --narrative FILE
     /// (the MCP server's `narrative` argument).
     #[arg(skip)]
@@ -118,7 +119,13 @@ pub fn run(args: Args) -> Result<Output> {
         previous: expected,
         history: written.history,
     };
-    Ok(stored.output(&repo, &git.worktree.root, narrative_file, &brief, args.json))
+    Ok(stored.output(
+        &repo,
+        &git.worktree.root,
+        narrative_file,
+        &brief,
+        args.format,
+    ))
 }
 
 /// The partial brief (JSON and field flags), the narrative markdown, and
@@ -147,19 +154,39 @@ fn input(args: &Args) -> Result<(Value, Option<String>, bool)> {
 /// The brief composed from `value` and the git facts, or the reasons it is
 /// invalid on stderr and an error saying how to go on.
 fn composed(key: &str, stored: bool, value: Value, git: &GitFacts) -> Result<crate::brief::Brief> {
-    match compose::compose(value, key, Mode::Write, git) {
-        Ok(brief) => Ok(brief),
-        Err(issues) => {
-            eprint!("{}", render::invalid(&issues));
-            if stored {
-                crate::refuse!(
-                    "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
-                );
-            }
-            crate::refuse!(
-                "brief '{key}' is invalid; nothing was written (`git handoff schema` prints the schema)"
-            );
-        }
+    compose::compose(value, key, Mode::Write, git).map_err(|issues| {
+        eprint!("{}", render::invalid(&issues));
+        anyhow::Error::new(Invalid {
+            key: key.to_string(),
+            stored,
+            issues,
+        })
+    })
+}
+
+/// The composed brief is invalid: nothing was written. A refusal (exit 1);
+/// the MCP server answers with its issues.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", invalid_message(.key, *.stored))]
+pub struct Invalid {
+    /// The key written.
+    pub key: String,
+    /// Whether a brief is stored under it (then `recover` is the way to
+    /// change some fields).
+    pub stored: bool,
+    /// Every schema error.
+    pub issues: Vec<crate::brief::Issue>,
+}
+
+fn invalid_message(key: &str, stored: bool) -> String {
+    if stored {
+        format!(
+            "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
+        )
+    } else {
+        format!(
+            "brief '{key}' is invalid; nothing was written (`git handoff schema` prints the schema)"
+        )
     }
 }
 
@@ -221,7 +248,7 @@ impl Stored<'_> {
         root: &std::path::Path,
         narrative_file: Option<std::path::PathBuf>,
         brief: &crate::brief::Brief,
-        json: bool,
+        format: Format,
     ) -> Output {
         let key = self.key;
         let rel_narrative = narrative_file.map(|file| {
@@ -234,19 +261,19 @@ impl Stored<'_> {
             .as_deref()
             .filter(|rel| !narrative::tracked(repo, rel));
         let prompt = brief.resume_prompt();
-        if json {
-            return Output::ok(render::json(&json!({
-                "key": key,
-                "ref": store::ref_name(key),
-                "id": self.id.to_string(),
-                "previous": self.previous.map(|e| e.to_string()),
-                "history": self.history,
-                "narrative": rel_narrative,
-                "narrative_tracked": rel_narrative.as_ref().map(|_| untracked.is_none()),
-                "prompt": prompt,
-            })));
+        if format.is_json() {
+            return report::pretty(&report::Written {
+                key,
+                ref_name: store::ref_name(key),
+                id: self.id.to_string(),
+                previous: self.previous.map(|e| e.to_string()),
+                history: self.history,
+                narrative_tracked: rel_narrative.as_ref().map(|_| untracked.is_none()),
+                narrative: rel_narrative.clone(),
+                prompt,
+            });
         }
-        Output::ok(written_text(
+        Output::human(written_text(
             key,
             &self.id,
             rel_narrative.as_deref(),

@@ -1,5 +1,33 @@
 //! Colour on a terminal: whether it is wanted (`color.handoff`,
-//! `color.ui`, `NO_COLOR`) and the painter.
+//! `color.ui`, `NO_COLOR`) and the [`Painter`] that colours the labelled
+//! spans of human text ([`crate::cli::output::Style`]).
+
+use std::io::Write;
+
+use crate::cli::output::Style;
+
+/// `color.handoff`, else `color.ui`, of the repository the command opened
+/// (remembered by [`remember`], so that deciding on colour need not open
+/// the repository again).
+static SETTING: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Remember the colour setting of the repository a command opened (the
+/// first one wins).
+pub fn remember(repo: &gix::Repository) {
+    if SETTING.get().is_some() {
+        return;
+    }
+    let _ = SETTING.set(setting_of(repo));
+}
+
+/// `color.handoff`, else `color.ui`, lowercased.
+fn setting_of(repo: &gix::Repository) -> Option<String> {
+    let config = repo.config_snapshot();
+    config
+        .string("color.handoff")
+        .or_else(|| config.string("color.ui"))
+        .map(|v| v.to_string().to_ascii_lowercase())
+}
 
 /// Whether to colour human text: never under `NO_COLOR`; else
 /// `color.handoff`, else `color.ui` (`always`, `never`, `auto`/`true`);
@@ -8,17 +36,11 @@ pub fn color_wanted(stdout_is_terminal: bool) -> bool {
     if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
         return false;
     }
-    let setting = crate::git::repo::color_setting().unwrap_or_else(|| {
+    let setting = SETTING.get().cloned().unwrap_or_else(|| {
         std::env::current_dir()
             .ok()
             .and_then(|d| gix::discover(d).ok())
-            .and_then(|repo| {
-                let config = repo.config_snapshot();
-                config
-                    .string("color.handoff")
-                    .or_else(|| config.string("color.ui"))
-                    .map(|v| v.to_string().to_ascii_lowercase())
-            })
+            .and_then(|repo| setting_of(&repo))
     });
     match setting.as_deref() {
         Some("always") => true,
@@ -27,38 +49,25 @@ pub fn color_wanted(stdout_is_terminal: bool) -> bool {
     }
 }
 
-/// Colour a render: `!! ` warnings red (yellow for the softer ones),
-/// headings bold, the current-key marker of `list` green.
-pub fn paint(text: &str) -> String {
-    const RED: &str = "\x1b[1;31m";
-    const YELLOW: &str = "\x1b[33m";
-    const BOLD: &str = "\x1b[1m";
-    const GREEN: &str = "\x1b[32m";
-    const RESET: &str = "\x1b[0m";
-    let mut out = String::with_capacity(text.len() + 64);
-    for line in text.split_inclusive('\n') {
-        let (body, nl) = match line.strip_suffix('\n') {
-            Some(b) => (b, "\n"),
-            None => (line, ""),
-        };
-        let color = if body.starts_with("!! REPO")
-            || body.starts_with("!! BRANCH")
-            || body.starts_with("!! MISSING")
-        {
-            Some(RED)
-        } else if body.starts_with("!! ") {
-            Some(YELLOW)
-        } else if body.starts_with('#') {
-            Some(BOLD)
-        } else if body.starts_with("* ") {
-            Some(GREEN)
-        } else {
-            None
-        };
-        match color {
-            Some(c) => out.push_str(&format!("{c}{body}{RESET}{nl}")),
-            None => out.push_str(line),
+/// The one painter: mismatches red, softer drift warnings yellow, headings
+/// bold, the current key green.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Painter;
+
+impl Painter {
+    /// The escape sequence that starts `style`.
+    fn start(style: Style) -> &'static str {
+        match style {
+            Style::Mismatch => "\x1b[1;31m",
+            Style::Drift => "\x1b[33m",
+            Style::Heading => "\x1b[1m",
+            Style::Current => "\x1b[32m",
         }
     }
-    out
+
+    /// Write `text` in `style`.
+    pub fn paint(&self, w: &mut impl Write, style: Style, text: &str) -> std::io::Result<()> {
+        const RESET: &str = "\x1b[0m";
+        write!(w, "{}{text}{RESET}", Painter::start(style))
+    }
 }

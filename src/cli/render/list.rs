@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::cli::output::{Doc, Style};
+
 /// One row of `git handoff list`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ListRow {
@@ -50,11 +52,26 @@ pub fn line_width() -> usize {
 
 /// `list` as aligned text: marker, key, age, branch, short head, done when;
 /// each row cut to `width` characters with `…` (the done-when text is what
-/// gives way).
-pub fn list_text(rows: &[ListRow], line_width: usize) -> String {
+/// gives way). The current key's row is labelled [`Style::Current`].
+pub fn list_text(rows: &[ListRow], line_width: usize) -> Doc {
     if rows.is_empty() {
-        return "No briefs yet; `git handoff write` creates one.\n".to_string();
+        return Doc::from("No briefs yet; `git handoff write` creates one.\n");
     }
+    let text = list_lines(rows, line_width);
+    let mut doc = Doc::new();
+    for (line, row) in text.lines().zip(rows) {
+        if row.current {
+            doc.styled_line(Style::Current, line);
+        } else {
+            doc.push_str(line);
+            doc.push('\n');
+        }
+    }
+    doc
+}
+
+/// The rows of [`list_text`], one line each.
+fn list_lines(rows: &[ListRow], line_width: usize) -> String {
     use std::fmt::Write;
     let ages: Vec<String> = rows
         .iter()
@@ -125,7 +142,7 @@ fn cut_to(out: &mut String, start: usize, width: usize) {
 /// One line per waiting brief, at most `named`, then `+N more`: its key,
 /// branch, the worktree that has the branch checked out (with the `cd`),
 /// its age and the command that resumes it.
-pub fn waiting_text(briefs: &[crate::cli::commands::list::Waiting], named: usize) -> String {
+pub fn waiting_text(briefs: &[crate::cli::inventory::Waiting], named: usize) -> String {
     let mut out = String::new();
     for w in briefs.iter().take(named) {
         let place = w

@@ -8,9 +8,9 @@ mod setup;
 mod split;
 mod usage;
 
-pub use color::{color_wanted, paint};
+pub use color::{Painter, color_wanted, remember};
 pub use list::{ListRow, line_width, list_text, waiting_text};
-pub use resume::{hook_context, reground_text, resume_text, subagent_text};
+pub use resume::{hook_context, reground_text, resume_lines, resume_text, subagent_text};
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
 pub use usage::usage_text;
@@ -33,7 +33,7 @@ pub fn invalid(issues: &[Issue]) -> String {
 }
 
 /// Any serializable value as pretty JSON with a trailing newline.
-pub fn json<T: Serialize>(value: &T) -> String {
+pub fn json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).expect("serializable");
     s.push('\n');
     s

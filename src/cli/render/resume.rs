@@ -2,13 +2,16 @@
 //! the subagent brief and the session hook's context.
 
 use crate::brief::{Brief, FilePointer};
-use crate::drift::{Commits, Origin, Report};
+use crate::cli::output::{Doc, Style};
+use crate::drift::{Commits, Origin, Report, Warning};
 
-fn section(out: &mut String, title: &str, items: &[String]) {
+/// A blank line, then a `## title` section.
+fn section(out: &mut Doc, title: &str, items: &[String]) {
     if items.is_empty() {
         return;
     }
-    out.push_str(&format!("\n## {title}\n"));
+    out.push('\n');
+    out.styled_line(Style::Heading, &format!("## {title}"));
     for item in items {
         out.push_str(&format!("- {}\n", item.trim()));
     }
@@ -30,20 +33,27 @@ fn pointers(files: &[FilePointer]) -> Vec<String> {
 /// The resume render: warnings, heading, the next step, a summary where
 /// each fact appears once, then every list. `others` are the other stored
 /// keys, named in one line.
-pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String {
-    let mut out = String::new();
-    for w in &report.warnings {
-        out.push_str(&w.line());
-        out.push('\n');
+pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> Doc {
+    resume_doc(brief, Some((report, others)))
+}
+
+/// How many lines the resume render of `brief` has when nothing drifted
+/// (no warnings, no commit count): what lint's length rule measures.
+pub fn resume_lines(brief: &Brief) -> usize {
+    resume_doc(brief, None).as_str().lines().count()
+}
+
+/// The resume render; without `drift`, the brief's own lines alone.
+fn resume_doc(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
+    let mut out = Doc::new();
+    if let Some((report, _)) = drift {
+        warning_lines(&mut out, report);
+        if report.is_mismatch() {
+            return out;
+        }
     }
-    if report.is_mismatch() {
-        return out;
-    }
-    out.push_str(&format!(
-        "# Resume — {}\n\nNext step: {}\n",
-        brief.key,
-        brief.resume.resume_by.trim()
-    ));
+    out.styled_line(Style::Heading, &format!("# Resume — {}", brief.key));
+    out.push_str(&format!("\nNext step: {}\n", brief.resume.resume_by.trim()));
     if let Some(prompt) = brief
         .resume
         .prompt
@@ -52,7 +62,7 @@ pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String 
     {
         out.push_str(&format!("Prompt: {}\n", prompt.trim()));
     }
-    resume_summary(&mut out, brief, report, others);
+    resume_summary(&mut out, brief, drift);
     let s = &brief.state;
     out.push('\n');
     section_tight(&mut out, "Decisions", &s.decisions);
@@ -79,7 +89,7 @@ pub fn resume_text(brief: &Brief, report: &Report, others: &[String]) -> String 
 
 /// The summary lines of the resume render: goal, check, where and when it
 /// was written, commit drift, pointers.
-fn resume_summary(out: &mut String, brief: &Brief, report: &Report, others: &[String]) {
+fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String])>) {
     let s = &brief.state;
     out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
     out.push_str(&format!(
@@ -104,6 +114,32 @@ fn resume_summary(out: &mut String, brief: &Brief, report: &Report, others: &[St
             ""
         }
     ));
+    if let Some((report, _)) = drift {
+        origin_line(out, brief, report);
+    }
+    if let Some(d) = &s.diff_summary {
+        out.push_str(&format!("- Uncommitted when written: {d}\n"));
+    }
+    if let Some((report, _)) = drift {
+        commits_line(out, report);
+    }
+    if let Some(h) = &brief.resume.history_pointer {
+        out.push_str(&format!("- History: {h}\n"));
+    }
+    let Some((report, others)) = drift else {
+        return;
+    };
+    for path in &report.unchecked {
+        out.push_str(&format!("- Not checked (outside the worktree): {path}\n"));
+    }
+    if !others.is_empty() {
+        out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
+    }
+}
+
+/// Where the brief was written, when not in this clone.
+fn origin_line(out: &mut Doc, brief: &Brief, report: &Report) {
+    let s = &brief.state;
     match &report.origin {
         Origin::OtherClone { root } => out.push_str(&format!("- Written in another clone of this repository ({root})\n")),
         Origin::FromRemote { remote } => out.push_str(&format!(
@@ -112,9 +148,10 @@ fn resume_summary(out: &mut String, brief: &Brief, report: &Report, others: &[St
         )),
         _ => {}
     }
-    if let Some(d) = &s.diff_summary {
-        out.push_str(&format!("- Uncommitted when written: {d}\n"));
-    }
+}
+
+/// Commit drift: the count since the brief, or where its head is missing.
+fn commits_line(out: &mut Doc, report: &Report) {
     match &report.commits {
         Commits::Since { count } => {
             out.push_str(&format!("- Commits since brief written: {count}\n"))
@@ -125,15 +162,6 @@ fn resume_summary(out: &mut String, brief: &Brief, report: &Report, others: &[St
             &report.measured_on.current,
         )),
         Commits::Unknown => {}
-    }
-    if let Some(h) = &brief.resume.history_pointer {
-        out.push_str(&format!("- History: {h}\n"));
-    }
-    for path in &report.unchecked {
-        out.push_str(&format!("- Not checked (outside the worktree): {path}\n"));
-    }
-    if !others.is_empty() {
-        out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
     }
 }
 
@@ -157,33 +185,55 @@ fn not_in_history(sha7: &str, histories: &[String], current: &str) -> String {
     }
 }
 
+/// One `!! ` line per drift warning, labelled by how much it matters.
+fn warning_lines(out: &mut Doc, report: &Report) {
+    for w in &report.warnings {
+        out.styled_line(warning_style(w), &w.line());
+    }
+}
+
+/// A mismatch (another repository or branch, a file gone) or softer drift.
+fn warning_style(w: &Warning) -> Style {
+    match w {
+        Warning::RepoMismatch { .. } | Warning::BranchMismatch { .. } | Warning::Missing { .. } => {
+            Style::Mismatch
+        }
+        _ => Style::Drift,
+    }
+}
+
 /// A `## title` section with no blank line before it.
-fn section_tight(out: &mut String, title: &str, items: &[String]) {
+fn section_tight(out: &mut Doc, title: &str, items: &[String]) {
     if items.is_empty() {
         return;
     }
-    out.push_str(&format!("## {title}\n"));
+    out.styled_line(Style::Heading, &format!("## {title}"));
     for item in items {
         out.push_str(&format!("- {}\n", item.trim()));
     }
 }
 
 /// The compact re-injection: goal, first five decisions, files in view.
-pub fn reground_text(brief: &Brief) -> String {
-    let mut out = format!("# Reground — {}\n\n## Goal\n", brief.key);
+pub fn reground_text(brief: &Brief) -> Doc {
+    let mut out = Doc::new();
+    out.styled_line(Style::Heading, &format!("# Reground — {}", brief.key));
+    out.push('\n');
+    out.styled_line(Style::Heading, "## Goal");
     out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
     out.push_str(&format!(
         "- Next acceptance check: {}\n",
         brief.state.next_acceptance_check.trim()
     ));
-    out.push_str("\n## Locked decisions\n");
+    out.push('\n');
+    out.styled_line(Style::Heading, "## Locked decisions");
     if brief.state.decisions.is_empty() {
         out.push_str("—\n");
     }
     for d in brief.state.decisions.iter().take(5) {
         out.push_str(&format!("- {}\n", d.trim()));
     }
-    out.push_str("\n## Files to keep in view\n");
+    out.push('\n');
+    out.styled_line(Style::Heading, "## Files to keep in view");
     if brief.files_read_first.is_empty() {
         out.push_str("—\n");
     }
@@ -208,8 +258,9 @@ pub fn subagent_text(
     task: Option<&str>,
     scope: &[String],
     cap: usize,
-) -> Result<String, usize> {
-    let mut out = String::from("## Task\n");
+) -> Result<Doc, usize> {
+    let mut out = Doc::new();
+    out.styled_line(Style::Heading, "## Task");
     out.push_str(task.unwrap_or(&brief.resume.resume_by).trim());
     out.push('\n');
     let scope: Vec<String> = if scope.is_empty() {
@@ -221,7 +272,7 @@ pub fn subagent_text(
         scope.to_vec()
     };
     section(&mut out, "Scope", &scope);
-    let mut ret = String::new();
+    let mut ret = Doc::new();
     section(
         &mut ret,
         "Return",
@@ -234,11 +285,11 @@ pub fn subagent_text(
             "What is still open or surprised you".to_string(),
         ],
     );
-    let fixed = out.lines().count() + ret.lines().count();
+    let fixed = out.as_str().lines().count() + ret.as_str().lines().count();
     if fixed > cap {
         return Err(fixed);
     }
-    let words = relevance_words(&out);
+    let words = relevance_words(out.as_str());
     let lists = [
         ("Locked decisions", brief.state.decisions.clone()),
         ("Do not retry", brief.state.rejected_paths.clone()),
@@ -262,7 +313,7 @@ pub fn subagent_text(
             brief.key
         ));
     }
-    out.push_str(&ret);
+    out.append(ret);
     Ok(out)
 }
 

@@ -1,0 +1,159 @@
+//! The stored briefs as rows: what `list` prints, what a keyless
+//! selection that refuses to guess lists, and the briefs waiting here that
+//! the overview and the session hook name. Shared by those commands, so
+//! none of them reaches into another.
+
+use anyhow::Result;
+
+use crate::cli::render::ListRow;
+use crate::{git::repo, store, store::listcache, support::clock};
+
+/// One row per stored brief, sorted by key, ages relative to `now`. A
+/// brief is read and validated once; its summary is then taken from the
+/// cache ([`listcache::Cache`]).
+pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
+    let current = repo::head_state(repo)
+        .ok()
+        .and_then(|h| repo::default_key(&h).ok());
+    let ids = store::ids(repo)?;
+    // Read and validate what the cache lacks, save it, then move the
+    // summaries into the rows.
+    let mut cache = listcache::Cache::load(repo);
+    let mut errors = std::collections::HashMap::new();
+    for (i, (key, id)) in ids.iter().enumerate() {
+        match id {
+            Ok(id) if cache.get(id).is_none() => {
+                match store::load(repo, &store::ref_name(key), key, *id)
+                    .and_then(|stored| stored.brief())
+                {
+                    Ok(brief) => cache.insert(*id, listcache::Summary::of(brief)),
+                    Err(e) => {
+                        errors.insert(i, crate::cli::hints::message(&e));
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                errors.insert(i, format!("{e:#}"));
+            }
+        }
+    }
+    let stored: gix::hashtable::HashSet = ids
+        .iter()
+        .filter_map(|(_, id)| id.as_ref().ok().copied())
+        .collect();
+    cache.save(|id| stored.contains(id));
+    let mut summaries = cache.into_entries();
+    // Where a version listed under several keys went first.
+    let mut moved: gix::hashtable::HashMap<gix::ObjectId, usize> = Default::default();
+    let mut rows: Vec<ListRow> = Vec::with_capacity(ids.len());
+    for (i, (key, id)) in ids.into_iter().enumerate() {
+        let mut row = ListRow {
+            current: current.as_deref() == Some(key.as_str()),
+            key,
+            id: id.as_ref().map(|id| id.to_string()).unwrap_or_default(),
+            branch: None,
+            head_sha: None,
+            timestamp: None,
+            age_seconds: None,
+            done_when: None,
+            error: errors.remove(&i),
+        };
+        if let (None, Ok(id)) = (&row.error, id) {
+            let summary = match summaries.remove(&id) {
+                Some(s) => s,
+                None => {
+                    let first: &ListRow = &rows[moved[&id]];
+                    listcache::Summary {
+                        branch: first.branch.clone().unwrap_or_default(),
+                        head_sha: first.head_sha.clone(),
+                        timestamp: first.timestamp.clone().unwrap_or_default(),
+                        done_when: first.done_when.clone().unwrap_or_default(),
+                    }
+                }
+            };
+            moved.entry(id).or_insert(rows.len());
+            row.age_seconds = clock::parse(&summary.timestamp).map(|t| now - t);
+            row.branch = Some(summary.branch);
+            row.head_sha = summary.head_sha;
+            row.timestamp = Some(summary.timestamp);
+            row.done_when = Some(summary.done_when);
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// One row per listed brief; `current` is the key to mark.
+pub fn rows_of(listed: Vec<store::Listed>, current: Option<String>, now: i64) -> Vec<ListRow> {
+    let mut rows = Vec::new();
+    for (key, entry) in listed {
+        let mut row = ListRow {
+            current: current.as_deref() == Some(key.as_str()),
+            key,
+            id: String::new(),
+            branch: None,
+            head_sha: None,
+            timestamp: None,
+            age_seconds: None,
+            done_when: None,
+            error: None,
+        };
+        match entry.and_then(|stored| {
+            row.id = stored.id.to_string();
+            stored.brief()
+        }) {
+            Ok(brief) => {
+                row.age_seconds = clock::parse(&brief.timestamp).map(|t| now - t);
+                row.branch = Some(brief.state.branch);
+                row.head_sha = brief.state.head_sha;
+                row.timestamp = Some(brief.timestamp);
+                row.done_when = Some(brief.resume.done_when);
+            }
+            Err(e) => row.error = Some(crate::cli::hints::message(&e)),
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// A stored brief, as a session that does not know about it needs it:
+/// where its work is and how old it is.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Waiting {
+    /// The key.
+    pub key: String,
+    /// The branch it was written on.
+    pub branch: String,
+    /// The worktree that has that branch checked out, if any.
+    pub worktree: Option<String>,
+    /// Seconds since it was written, when known.
+    pub age_seconds: Option<i64>,
+    /// Whether it is the current branch's brief.
+    pub current: bool,
+}
+
+/// Every readable stored brief, newest first, with the worktree that has
+/// its branch checked out.
+pub fn waiting(repo: &gix::Repository, now: i64) -> Result<Vec<Waiting>> {
+    let mut rows = rows(repo, now)?;
+    rows.retain(|r| r.error.is_none());
+    rows.sort_by_key(|r| r.age_seconds.unwrap_or(i64::MAX));
+    let checkouts = repo::checkouts(repo);
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let branch = r.branch.unwrap_or_default();
+            Waiting {
+                worktree: checkouts
+                    .iter()
+                    .find(|c| c.branch == branch)
+                    .map(|c| c.root.display().to_string()),
+                key: r.key,
+                branch,
+                age_seconds: r.age_seconds,
+                current: r.current,
+            }
+        })
+        .collect())
+}
