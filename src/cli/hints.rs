@@ -168,6 +168,15 @@ mod tests {
             message(&anyhow::Error::from(NoRemote)),
             "no remote to share with: there is no 'origin'; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
         );
+        let unreadable = anyhow::Error::from(Unreadable {
+            key: "k".into(),
+            short: "abc1234".into(),
+            why: "not JSON".into(),
+        });
+        assert_eq!(
+            message(&unreadable.context("cannot resume")),
+            "cannot resume: brief 'k' (abc1234) is unreadable: not JSON; `git handoff show k` prints it as stored"
+        );
         let consumed = anyhow::Error::from(ForkError::Consumed {
             shown: "/t/handoff-x-2026-01-01.md".into(),
             kept: "/t/handoff-x-2026-01-01.md.consumed".into(),

@@ -236,6 +236,24 @@ mod tests {
     }
 
     #[test]
+    fn json_flags_parse_to_a_format() {
+        let format = |args: &[&str]| match Cli::try_parse_from(args) {
+            Ok(Cli {
+                command: Some(Command::List(a)),
+            }) => Ok(a.format),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(format(&["git-handoff", "list"]), Ok(Format::Human));
+        assert_eq!(format(&["git-handoff", "list", "--json"]), Ok(Format::Json));
+        // A flag, as before: it takes no value.
+        assert_eq!(
+            format(&["git-handoff", "list", "--json=false"]),
+            Err(clap::error::ErrorKind::TooManyValues)
+        );
+    }
+
+    #[test]
     fn verify_cli() {
         Cli::command().debug_assert();
     }

@@ -257,6 +257,45 @@ fn colour_only_when_asked_and_never_under_no_color() {
     );
 }
 
+#[test]
+fn colour_follows_what_a_line_is_not_what_it_starts_with() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    // A next step whose later lines look like a heading, a warning and
+    // the current-key marker: content, never coloured.
+    let step = "step one\n# not a heading\n!! not a warning\n* not a key";
+    sb.write_brief(&repo, None, ["tests pass", step, "cargo test"], &[])
+        .success();
+    sb.write_brief(&repo, Some("other"), ["d2", "r2", "c2"], &[])
+        .success();
+    sb.git(&repo, &["config", "color.handoff", "always"]);
+    let colored = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        colored.contains("\x1b[1m# Resume — main\x1b[0m\n"),
+        "{colored:?}"
+    );
+    assert!(
+        colored.contains("step one\n# not a heading\n!! not a warning\n* not a key\n"),
+        "{colored:?}"
+    );
+    let listed = stdout(&sb.handoff(&repo, &["list"]).success());
+    assert!(listed.starts_with("\x1b[32m* main "), "{listed:?}");
+    assert!(listed.contains("\n  other "), "{listed:?}");
+    for args in [
+        &["list", "--json"][..],
+        &["resume", "--json"],
+        &["log", "--json"],
+    ] {
+        let json = stdout(&sb.handoff(&repo, args).success());
+        assert!(!json.contains('\x1b'), "{args:?}: JSON is never coloured");
+    }
+    // Without colour the bytes are the coloured ones minus the escapes.
+    sb.git(&repo, &["config", "color.handoff", "never"]);
+    let plain = stdout(&sb.handoff(&repo, &["resume"]).success());
+    let stripped = colored.replace("\x1b[1m", "").replace("\x1b[0m", "");
+    assert_eq!(plain, stripped);
+}
+
 fn source_files(dir: &Path, out: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

@@ -432,3 +432,29 @@ pub fn hook_context(brief: &Brief, source: &str, report: &Report) -> String {
     out.push_str(&format!("Full brief: `git handoff resume {}`\n", brief.key));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resume_lines_counts_the_render_without_drift() {
+        let brief: Brief = serde_json::from_value(serde_json::json!({
+            "schema_version": "1", "key": "k", "timestamp": "2026-01-01T00:00:00Z",
+            "mode": "WRITE",
+            "resume": {"done_when": "d\nover two lines", "resume_by": "r",
+                       "prompt": "p", "history_pointer": "h"},
+            "state": {"branch": "b", "next_acceptance_check": "c", "head_sha": "abc1234",
+                      "diff_summary": "1 file changed",
+                      "worktree": {"root": "/w", "is_linked": true, "git_common_dir": "/w/.git"},
+                      "decisions": ["x", "y"], "open_risks": ["z"],
+                      "tests": [{"cmd": "t", "result": "pass"}]},
+            "files_read_first": [{"path": "a.rs", "why": "w"}],
+            "files_skip": [{"path": "b.rs", "why": ""}]
+        }))
+        .unwrap();
+        let rendered = resume_text(&brief, &Report::none(), &[]);
+        assert_eq!(resume_lines(&brief), rendered.as_str().lines().count());
+        assert!(resume_lines(&brief) > 15);
+    }
+}
