@@ -7,7 +7,8 @@
 //! `list`/`list --archived` ([`crate::cli::render::ListRow`]), `log`,
 //! `push` and `fetch` (`sync`'s reports), `init` rows
 //! ([`crate::cli::render::SetupRow`]), `export`/`import` rows, `usage`
-//! (`agent::usage::Meter`), `resolve`.
+//! (`agent::usage::Meter`), `resolve` (`sync`'s resolution), `fork list`
+//! (`agent::fork::Artifact`) and `pipeline list` rows.
 //!
 //! | command | report |
 //! |---|---|
