@@ -394,7 +394,7 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
             "'brief' is required: a partial brief object (resume.done_when, resume.resume_by, state.next_acceptance_check, …)"
         );
     };
-    let mut parsed_args: commands::write::Args = parse(key_argv(args, true)?)?;
+    let mut parsed_args: commands::write::Args = parse(key_argv(args, false)?)?;
     parsed_args.fields.value = Some(brief);
     parsed_args.narrative_text = text(args, "narrative")?;
     parsed_args.no_narrative = flag(args, "no_narrative")?;
@@ -402,47 +402,22 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
         bail!("'narrative' and 'no_narrative' cannot be used together");
     }
     // One composition: an invalid brief comes back as its issues.
-    let output = match commands::write::run(parsed_args) {
-        Ok(output) => output,
+    let (text, json) = match commands::write::both(parsed_args) {
+        Ok(both) => both,
         Err(e) => match e.downcast_ref::<commands::write::Invalid>() {
             Some(invalid_brief) => return Ok(invalid(&invalid_brief.issues)),
             None => return Err(e),
         },
     };
-    let value = parsed(&output)?;
-    let id = object_id(&value)?;
-    let text = commands::write::written_text(
-        value["key"].as_str().unwrap_or_default(),
-        &id,
-        value["narrative"].as_str(),
-        value["narrative_tracked"].as_bool().unwrap_or(true),
-        value["prompt"].as_str().unwrap_or_default(),
-    );
-    Ok(result(&Output::human(text), Some(value), "result"))
-}
-
-fn object_id(value: &Value) -> Result<gix::ObjectId> {
-    let hex = value["id"].as_str().unwrap_or_default();
-    gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| anyhow!("internal: bad version id: {e}"))
+    Ok(result(&text, Some(parsed(&json)?), "result"))
 }
 
 /// `recover`: the stored brief plus corrections, as `recover -F` takes them.
 fn recover(args: &Map<String, Value>) -> Result<CallToolResult> {
-    let mut parsed_args: commands::recover::Args = parse(key_argv(args, true)?)?;
+    let mut parsed_args: commands::recover::Args = parse(key_argv(args, false)?)?;
     parsed_args.fields.value = object(args, "brief")?;
-    let output = commands::recover::run(parsed_args)?;
-    let value = parsed(&output)?;
-    let id = object_id(&value)?;
-    let previous = value["previous"]
-        .as_str()
-        .and_then(|hex| gix::ObjectId::from_hex(hex.as_bytes()).ok());
-    let text = commands::recover::recovered_text(
-        value["key"].as_str().unwrap_or_default(),
-        &id,
-        previous.as_ref(),
-        value["prompt"].as_str().unwrap_or_default(),
-    );
-    Ok(result(&Output::human(text), Some(value), "result"))
+    let (text, json) = commands::recover::both(parsed_args)?;
+    Ok(result(&text, Some(parsed(&json)?), "result"))
 }
 
 /// `lint`: a stored brief (`key`) or a given one (`brief`); the findings

@@ -36,8 +36,57 @@ pub struct Args {
     pub format: Format,
 }
 
-/// Rebuild, validate and store the brief.
+/// Rebuild, validate and store the brief; report it.
 pub fn run(args: Args) -> Result<Output> {
+    let format = args.format;
+    Ok(recover(args)?.output(format))
+}
+
+/// [`run`] reported as text and as JSON (for the MCP server, which
+/// answers with both).
+pub fn both(args: Args) -> Result<(Output, Output)> {
+    let recovered = recover(args)?;
+    Ok((
+        recovered.output(Format::Human),
+        recovered.output(Format::Json),
+    ))
+}
+
+/// A recovered brief, as `recover` reports it.
+struct Recovered {
+    key: String,
+    id: gix::ObjectId,
+    previous: Option<gix::ObjectId>,
+    history: bool,
+    mode: String,
+    prompt: String,
+}
+
+impl Recovered {
+    /// Where the brief went and what it started from, as text or JSON.
+    fn output(&self, format: Format) -> Output {
+        match format {
+            Format::Json => report::pretty(&report::Recovered {
+                key: &self.key,
+                ref_name: store::ref_name(&self.key),
+                id: self.id.to_string(),
+                previous: self.previous.map(|e| e.to_string()),
+                history: self.history,
+                mode: &self.mode,
+                prompt: &self.prompt,
+            }),
+            Format::Human => Output::human(recovered_text(
+                &self.key,
+                &self.id,
+                self.previous.as_ref(),
+                &self.prompt,
+            )),
+        }
+    }
+}
+
+/// Rebuild, validate and store the brief.
+fn recover(args: Args) -> Result<Recovered> {
     let input = args.fields.input()?;
     let repo = repo::open_cwd()?;
     let git = GitFacts::read(&repo)?;
@@ -106,29 +155,19 @@ pub fn run(args: Args) -> Result<Output> {
             git.head.branch_label()
         );
     }
-    let prompt = brief.resume_prompt();
-    if args.format.is_json() {
-        return Ok(report::pretty(&report::Recovered {
-            key: &key,
-            ref_name: store::ref_name(&key),
-            id: id.to_string(),
-            previous: expected.map(|e| e.to_string()),
-            history: written.history,
-            mode: &brief.mode,
-            prompt: &prompt,
-        }));
-    }
-    Ok(Output::human(recovered_text(
-        &key,
-        &id,
-        expected.as_ref(),
-        &prompt,
-    )))
+    Ok(Recovered {
+        prompt: brief.resume_prompt(),
+        mode: brief.mode,
+        key,
+        id,
+        previous: expected,
+        history: written.history,
+    })
 }
 
 /// What `recover` prints for a stored brief: where it went and what it
 /// started from, then the resume prompt.
-pub fn recovered_text(
+fn recovered_text(
     key: &str,
     id: &gix::ObjectId,
     previous: Option<&gix::ObjectId>,

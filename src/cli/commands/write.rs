@@ -50,8 +50,21 @@ pub struct Args {
     pub narrative_text: Option<String>,
 }
 
-/// Build, validate, store and narrate the brief.
+/// Build, validate, store and narrate the brief; report it.
 pub fn run(args: Args) -> Result<Output> {
+    let format = args.format;
+    Ok(write(args)?.output(format))
+}
+
+/// [`run`] reported as text and as JSON (for the MCP server, which
+/// answers with both).
+pub fn both(args: Args) -> Result<(Output, Output)> {
+    let stored = write(args)?;
+    Ok((stored.output(Format::Human), stored.output(Format::Json)))
+}
+
+/// Build, validate, store and narrate the brief.
+fn write(args: Args) -> Result<Stored> {
     let (mut value, narrative_md, interactive) = input(&args)?;
     let repo = repo::open_cwd()?;
     let checks = Checks::new(&repo, &args.checks);
@@ -113,19 +126,23 @@ pub fn run(args: Args) -> Result<Output> {
             git.head.branch_label()
         );
     }
-    let stored = Stored {
-        key: &key,
+    let narrative = narrative_file.map(|file| {
+        file.strip_prefix(&git.worktree.root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace(std::path::MAIN_SEPARATOR, "/")
+    });
+    Ok(Stored {
+        tracked: narrative
+            .as_deref()
+            .is_none_or(|rel| narrative::tracked(&repo, rel)),
+        narrative,
+        key,
         id: written.ids[0].1,
         previous: expected,
         history: written.history,
-    };
-    Ok(stored.output(
-        &repo,
-        &git.worktree.root,
-        narrative_file,
-        &brief,
-        args.format,
-    ))
+        prompt: brief.resume_prompt(),
+    })
 }
 
 /// The partial brief (JSON and field flags), the narrative markdown, and
@@ -232,61 +249,49 @@ impl NarrativeEntry<'_> {
 }
 
 /// A stored brief, as `write` reports it.
-struct Stored<'a> {
-    key: &'a str,
+struct Stored {
+    key: String,
     id: gix::ObjectId,
     previous: Option<gix::ObjectId>,
     history: bool,
+    /// The narrative file, relative to the worktree root; `None` without
+    /// an entry.
+    narrative: Option<String>,
+    /// Whether git tracks the narrative file (true without one).
+    tracked: bool,
+    prompt: String,
 }
 
-impl Stored<'_> {
+impl Stored {
     /// Where the brief and its narrative entry went, and the resume prompt,
     /// as text or JSON.
-    fn output(
-        &self,
-        repo: &gix::Repository,
-        root: &std::path::Path,
-        narrative_file: Option<std::path::PathBuf>,
-        brief: &crate::brief::Brief,
-        format: Format,
-    ) -> Output {
-        let key = self.key;
-        let rel_narrative = narrative_file.map(|file| {
-            file.strip_prefix(root)
-                .unwrap_or(&file)
-                .to_string_lossy()
-                .replace(std::path::MAIN_SEPARATOR, "/")
-        });
-        let untracked = rel_narrative
-            .as_deref()
-            .filter(|rel| !narrative::tracked(repo, rel));
-        let prompt = brief.resume_prompt();
-        if format.is_json() {
-            return report::pretty(&report::Written {
-                key,
-                ref_name: store::ref_name(key),
+    fn output(&self, format: Format) -> Output {
+        match format {
+            Format::Json => report::pretty(&report::Written {
+                key: &self.key,
+                ref_name: store::ref_name(&self.key),
                 id: self.id.to_string(),
                 previous: self.previous.map(|e| e.to_string()),
                 history: self.history,
-                narrative_tracked: rel_narrative.as_ref().map(|_| untracked.is_none()),
-                narrative: rel_narrative.clone(),
-                prompt,
-            });
+                narrative: self.narrative.clone(),
+                narrative_tracked: self.narrative.as_ref().map(|_| self.tracked),
+                prompt: self.prompt.clone(),
+            }),
+            Format::Human => Output::human(written_text(
+                &self.key,
+                &self.id,
+                self.narrative.as_deref(),
+                self.tracked,
+                &self.prompt,
+            )),
         }
-        Output::human(written_text(
-            key,
-            &self.id,
-            rel_narrative.as_deref(),
-            untracked.is_none(),
-            &prompt,
-        ))
     }
 }
 
 /// What `write` prints for a stored brief: where it went, the narrative
 /// entry (and, while git does not track the narrative file, to commit it),
 /// then the resume prompt.
-pub fn written_text(
+fn written_text(
     key: &str,
     id: &gix::ObjectId,
     narrative: Option<&str>,

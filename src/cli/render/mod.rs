@@ -1,5 +1,7 @@
-//! Renderers: turn computed values into text for people or JSON for tools,
-//! one module per kind of output; the helpers all of them share are here.
+//! Renderers: turn computed values into text for people (a
+//! [`crate::cli::Doc`] whose spans are labelled for the [`Painter`]) or
+//! JSON for tools, one module per kind of output; the helpers all of them
+//! share are here.
 
 mod color;
 mod list;
