@@ -423,7 +423,6 @@ fn recover(args: &Map<String, Value>) -> Result<CallToolResult> {
 /// `lint`: a stored brief (`key`) or a given one (`brief`); the findings
 /// are the text (the CLI puts them on stderr) and the structured value.
 fn lint(args: &Map<String, Value>) -> Result<CallToolResult> {
-    use commands::lint as l;
     let repo = repo::open_cwd_for_reading().ok();
     let value = match (object(args, "brief")?, text(args, "key")?) {
         (Some(_), Some(_)) => bail!("give either 'key' or 'brief', not both"),
@@ -447,8 +446,8 @@ fn lint(args: &Map<String, Value>) -> Result<CallToolResult> {
     let strict = commands::checks::strict(repo.as_ref(), flag(args, "strict")?);
     let output = Output::human(format!(
         "{}{}",
-        l::findings_text(&findings, strict),
-        l::summary(&findings)
+        commands::checks::findings_text(&findings, strict),
+        commands::checks::summary(&findings)
     ))
     .with_code(u8::from(strict && !findings.is_empty()));
     let value = structured(&report::Linted {

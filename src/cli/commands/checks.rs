@@ -1,6 +1,7 @@
 //! The checks every written brief passes: redaction (always, unless
 //! `--no-redact`) and lint (unless `--no-lint`; errors with `--strict` or
-//! `handoff.strict`). Shared by `write`, `recover`, `split` and `import`.
+//! `handoff.strict`). Shared by `write`, `recover`, `split` and `import`;
+//! the lint check and its words are also `lint`'s and the MCP server's.
 
 use std::cell::RefCell;
 
@@ -10,7 +11,6 @@ use serde_json::Value;
 use crate::brief::Brief;
 use crate::brief::lint::{self, Finding};
 use crate::brief::redact::{self, Counts};
-use crate::cli::commands::lint as lint_cmd;
 use crate::cli::render;
 use crate::git::repo;
 
@@ -98,7 +98,7 @@ impl Checks {
             return Ok(());
         }
         let prefix = format!("[{}] ", brief.key);
-        for line in lint_cmd::findings_text(&findings, self.strict).lines() {
+        for line in findings_text(&findings, self.strict).lines() {
             let (level, rest) = line.split_once(": ").unwrap_or(("warning", line));
             eprintln!("{level}: {prefix}{rest}");
         }
@@ -154,4 +154,22 @@ pub fn check(repo: Option<&gix::Repository>, value: &Value) -> Vec<Finding> {
             render_lines,
         },
     )
+}
+
+/// The findings as stderr lines, `warning:` or `error:` by strictness.
+pub fn findings_text(findings: &[Finding], strict: bool) -> String {
+    let level = if strict { "error" } else { "warning" };
+    findings
+        .iter()
+        .map(|f| format!("{level}: {}\n", f.line()))
+        .collect()
+}
+
+/// The one-line verdict on stdout: `lint: no findings` or `lint: N findings`.
+pub fn summary(findings: &[Finding]) -> String {
+    match findings.len() {
+        0 => "lint: no findings\n".to_string(),
+        1 => "lint: 1 finding\n".to_string(),
+        n => format!("lint: {n} findings\n"),
+    }
 }

@@ -3,8 +3,7 @@
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use crate::brief::lint::Finding;
-use crate::cli::commands::checks::{check, strict};
+use crate::cli::commands::checks::{check, findings_text, strict, summary};
 use crate::cli::commands::{Selection, read_input, refuse_ambiguous, select};
 use crate::cli::{Format, Output, report};
 use crate::{brief, git::repo};
@@ -34,24 +33,6 @@ pub struct Args {
     /// Print the findings as JSON
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
     pub format: Format,
-}
-
-/// The findings as stderr lines, `warning:` or `error:` by strictness.
-pub fn findings_text(findings: &[Finding], strict: bool) -> String {
-    let level = if strict { "error" } else { "warning" };
-    findings
-        .iter()
-        .map(|f| format!("{level}: {}\n", f.line()))
-        .collect()
-}
-
-/// The one-line verdict on stdout: `lint: no findings` or `lint: N findings`.
-pub fn summary(findings: &[Finding]) -> String {
-    match findings.len() {
-        0 => "lint: no findings\n".to_string(),
-        1 => "lint: 1 finding\n".to_string(),
-        n => format!("lint: {n} findings\n"),
-    }
 }
 
 /// Lint and report.
