@@ -4,7 +4,7 @@
 #![no_main]
 
 use git_handoff::brief::{self, Brief};
-use git_handoff::drift::{Commits, Origin, Report, Warning};
+use git_handoff::drift::{Commits, MeasuredOn, Origin, Report, Warning};
 use git_handoff::render;
 use libfuzzer_sys::fuzz_target;
 
@@ -46,12 +46,16 @@ fuzz_target!(|data: &[u8]| {
                 path: f.path.clone(),
                 change: "modified".into(),
                 commits: seed as usize,
+                newest: None,
             }
         });
     }
     warnings.push(Warning::BranchMismatch {
         brief: brief.state.branch.clone(),
         current: "main".into(),
+        worktree: (seed & 2 == 0).then(|| "../feat".to_string()),
+        measured_on: (seed & 4 == 0).then(|| brief.state.branch.clone()),
+        exists: seed & 8 == 0,
     });
     warnings.push(Warning::Stale {
         hours: seed as i64 * 7,
@@ -89,6 +93,7 @@ fuzz_target!(|data: &[u8]| {
                 .as_deref()
                 .map(|h| h.chars().take(7).collect())
                 .unwrap_or_default(),
+            histories: vec![brief.state.branch.clone(), "main".into()],
         },
         _ => Commits::Unknown,
     };
@@ -103,13 +108,24 @@ fuzz_target!(|data: &[u8]| {
         warnings,
         commits,
         unchecked,
+        measured_on: MeasuredOn {
+            branch: brief.state.branch.clone(),
+            tip: brief.state.head_sha.clone(),
+            current: "main".into(),
+        },
+        worktree: Some(brief.state.worktree.root.clone()),
     };
     let others = vec!["other".to_string()];
     let text = render::resume_text(&brief, &report, &others);
     let _ = git_handoff::Output::human(text).plain();
     let _ = render::reground_text(&brief);
     let scope: Vec<String> = brief.state.commands.iter().take(2).cloned().collect();
-    let _ = render::subagent_text(&brief, brief.resume.prompt.as_deref(), &scope);
+    let _ = render::subagent_text(
+        &brief,
+        brief.resume.prompt.as_deref(),
+        &scope,
+        (seed as usize) * 4,
+    );
     let _ = render::hook_context(&brief, "clear", &report);
     let _ = render::one_line(&brief.resume.resume_by, (seed as usize) % 90);
     let _ = render::json(&brief);
@@ -122,7 +138,12 @@ fuzz_target!(|data: &[u8]| {
     );
     // Its narrative entry goes into the log as exactly one entry that the
     // merge driver can read, whatever the brief holds.
-    let entry = git_handoff::narrative::entry_from_brief(&brief, Some("abc1234")).render();
+    let entry = git_handoff::narrative::entry_from_brief(
+        &brief,
+        Some("abc1234"),
+        &git_handoff::narrative::Commits::default(),
+    )
+    .render();
     let old = "# Project state\n\n## 2025-01-01 — [old] old\n\n### What was done\n- x\n";
     let text = git_handoff::narrative::prepend(Some(old), &entry);
     let parsed = git_handoff::narrative_merge::parse(&text, "ours")

@@ -7,7 +7,10 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     for emails in [true, false] {
-        let options = redact::Options { emails };
+        let options = redact::Options {
+            emails,
+            ..redact::Options::default()
+        };
         let (clean, counts) = redact::redact(&text, options);
         // Redacted text holds nothing more to redact: what `redact` wrote,
         // `push` accepts.
