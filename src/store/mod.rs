@@ -9,6 +9,7 @@
 pub mod history;
 pub mod history_index;
 pub mod listcache;
+pub mod refs;
 pub mod remotes;
 pub mod retention;
 
@@ -16,7 +17,7 @@ use anyhow::{Context, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::refs::Target;
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::transaction::{Change, PreviousValue, RefEdit};
 
 use crate::brief::Brief;
 
@@ -378,20 +379,7 @@ fn brief_edits(updates: &[Update], blobs: &[ObjectId], reflog: &str) -> Vec<RefE
     updates
         .iter()
         .zip(blobs)
-        .map(|(u, id)| RefEdit {
-            change: Change::Update {
-                log: log(reflog),
-                expected: match u.expected {
-                    Some(old) => PreviousValue::MustExistAndMatch(Target::Object(old)),
-                    None => PreviousValue::MustNotExist,
-                },
-                new: Target::Object(*id),
-            },
-            name: ref_name(&u.brief.key)
-                .try_into()
-                .expect("keys are validated"),
-            deref: false,
-        })
+        .map(|(u, id)| refs::update(ref_name(&u.brief.key), *id, u.expected, reflog))
         .collect()
 }
 
@@ -462,39 +450,18 @@ impl Move {
 /// changed since it was read fails the whole transaction with
 /// [`StoreError::Conflict`]. The history notes are never touched.
 pub fn apply_moves(repo: &gix::Repository, moves: &[Move], reflog: &str) -> Result<(), StoreError> {
-    let name = |n: String| -> gix::refs::FullName { n.try_into().expect("keys are validated") };
-    let must = |id: ObjectId| PreviousValue::MustExistAndMatch(Target::Object(id));
-    let delete = |n: String, id: ObjectId| RefEdit {
-        change: Change::Delete {
-            expected: must(id),
-            log: RefLog::AndReference,
-        },
-        name: name(n),
-        deref: false,
-    };
-    let create = |n: String, id: ObjectId, expected: PreviousValue| RefEdit {
-        change: Change::Update {
-            log: log(reflog),
-            expected,
-            new: Target::Object(id),
-        },
-        name: name(n),
-        deref: false,
-    };
+    let delete = refs::delete;
+    let create = |n: String, id: ObjectId, old: Option<ObjectId>| refs::update(n, id, old, reflog);
     let mut edits = Vec::new();
     for m in moves {
         match m {
             Move::Archive { key, id, replaces } => {
-                let expected = match replaces {
-                    Some(old) => must(*old),
-                    None => PreviousValue::MustNotExist,
-                };
-                edits.push(create(archive_ref_name(key), *id, expected));
+                edits.push(create(archive_ref_name(key), *id, *replaces));
                 edits.push(delete(ref_name(key), *id));
             }
             Move::DeleteArchived { key, id } => edits.push(delete(archive_ref_name(key), *id)),
             Move::Restore { key, id } => {
-                edits.push(create(ref_name(key), *id, PreviousValue::MustNotExist));
+                edits.push(create(ref_name(key), *id, None));
                 edits.push(delete(archive_ref_name(key), *id));
             }
         }
@@ -603,23 +570,8 @@ pub fn refuse_secret_key(
 
 /// Delete `key`'s ref if it still points at `expected`. The history stays.
 pub fn delete(repo: &gix::Repository, key: &str, expected: ObjectId) -> Result<(), StoreError> {
-    let edit = RefEdit {
-        change: Change::Delete {
-            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
-            log: RefLog::AndReference,
-        },
-        name: ref_name(key).try_into().expect("keys are validated"),
-        deref: false,
-    };
+    let edit = refs::delete(ref_name(key), expected);
     edit_racing(repo, vec![edit], &[key.to_string()], vec![ref_name(key)])
-}
-
-fn log(message: &str) -> LogChange {
-    LogChange {
-        mode: RefLog::AndReference,
-        force_create_reflog: false,
-        message: message.into(),
-    }
 }
 
 /// Build the next notes commit (each annotated commit's note gains its
@@ -692,18 +644,7 @@ fn notes_edit(
         )
         .context("cannot write the notes commit")?
         .id;
-    Ok(RefEdit {
-        change: Change::Update {
-            log: log(reflog),
-            expected: match parent {
-                Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
-                None => PreviousValue::MustNotExist,
-            },
-            new: Target::Object(commit),
-        },
-        name: NOTES_REF.try_into().expect("valid ref name"),
-        deref: false,
-    })
+    Ok(refs::update(NOTES_REF, commit, parent, reflog))
 }
 
 /// If a lock file of one of these refs (or of packed-refs) exists, explain
@@ -831,15 +772,12 @@ pub fn rewrite_notes(
     if new_tip != tip {
         out.tips = Some((tip, new_tip));
         if !dry_run {
-            let edit = RefEdit {
-                change: Change::Update {
-                    log: log("handoff: redact --history (rewrite)"),
-                    expected: PreviousValue::MustExistAndMatch(Target::Object(tip)),
-                    new: Target::Object(new_tip),
-                },
-                name: NOTES_REF.try_into().expect("valid ref name"),
-                deref: false,
-            };
+            let edit = refs::update(
+                NOTES_REF,
+                new_tip,
+                Some(tip),
+                "handoff: redact --history (rewrite)",
+            );
             match repo.edit_reference(edit) {
                 Ok(_) => {}
                 Err(err) if err.is_conflict() => {
@@ -936,15 +874,7 @@ pub fn replace(
         .write_blob(brief.to_pretty_json().as_bytes())
         .context("cannot write the brief blob")?
         .detach();
-    let edit = RefEdit {
-        change: Change::Update {
-            log: log(reflog),
-            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
-            new: Target::Object(id),
-        },
-        name: ref_name(&brief.key).try_into().expect("keys are validated"),
-        deref: false,
-    };
+    let edit = refs::update(ref_name(&brief.key), id, Some(expected), reflog);
     edit_racing(
         repo,
         vec![edit],
