@@ -112,6 +112,10 @@ pub struct Resumed<'a> {
     pub warnings: &'a [drift::Warning],
     /// Commits since the brief's head (`null` when not in history or unknown).
     pub commits_since: Option<usize>,
+    /// Present and `true` when those commits changed nothing but the
+    /// narrative log (the entry `write` added, committed).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub commits_only_narrative: bool,
     /// Whether the brief's head is in the history measured (`null` unknown).
     pub in_history: Option<bool>,
     /// The CHANGED warnings alone.

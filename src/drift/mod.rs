@@ -198,6 +198,11 @@ pub enum Commits {
     Since {
         /// `git rev-list --count <head_sha>..HEAD`.
         count: usize,
+        /// The commits since changed nothing but the narrative log: the
+        /// tree of the tip differs from the brief head's only in that file
+        /// (the entry `write` added, committed).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        only_narrative: bool,
     },
     /// The brief's head is in none of the histories checked.
     NotInHistory {
@@ -328,13 +333,16 @@ pub fn stale_hours(repo: &gix::Repository) -> i64 {
 
 /// Compute the drift of `brief` (stored as `stored_id`) against the
 /// repository's current state, measured on the brief's own line of work
-/// (see [`crate::git::measure`]).
+/// (see [`crate::git::measure`]). `narrative` is the narrative log's path
+/// in the tree (`None` when it is off), so that commits which only added
+/// its entry are told apart from work.
 pub fn report(
     repo: &gix::Repository,
     brief: &Brief,
     stored_id: Option<ObjectId>,
     now: i64,
     depth: Depth,
+    narrative: Option<&str>,
 ) -> Result<Report> {
     let here = repo::worktree_info(repo)?;
     let head = repo::head_state(repo)?;
@@ -380,7 +388,7 @@ pub fn report(
     if depth == Depth::Quick {
         return Ok(report);
     }
-    commits(repo, brief, &target, head_id, &mut report);
+    commits(repo, brief, &target, head_id, narrative, &mut report);
     dirty(repo, brief, &target, &mut report);
     Ok(report)
 }
@@ -456,6 +464,7 @@ fn commits(
     brief: &Brief,
     target: &measure::Target,
     head_id: Option<ObjectId>,
+    narrative: Option<&str>,
     report: &mut Report,
 ) {
     // A full id is not looked up here: the walk finds it in the
@@ -469,7 +478,7 @@ fn commits(
     }) else {
         return;
     };
-    let Some(tip) = target.tip().or(head_id) else {
+    let Some(mut tip) = target.tip().or(head_id) else {
         return;
     };
     let mut walked = walk(repo, brief_head, tip);
@@ -489,14 +498,18 @@ fn commits(
             other => {
                 report.measured_on.branch = report.measured_on.current.clone();
                 report.measured_on.tip = Some(head.to_string());
+                tip = head;
                 walked = other;
             }
         }
     }
     match walked {
         Some(Walked::Since(since)) => {
+            let count = since.count();
             report.commits = Commits::Since {
-                count: since.count(),
+                count,
+                only_narrative: count > 0
+                    && narrative.is_some_and(|path| only_differs_at(repo, brief_head, tip, path)),
             };
             changed(repo, brief, &since, report);
         }
@@ -507,6 +520,80 @@ fn commits(
             };
         }
         None => {}
+    }
+}
+
+/// Whether the trees of commits `from` and `to` differ in the file at
+/// `path` and nowhere else: two tree reads per path component.
+fn only_differs_at(repo: &gix::Repository, from: ObjectId, to: ObjectId, path: &str) -> bool {
+    let tree_of = |id: ObjectId| {
+        repo.find_commit(id)
+            .ok()?
+            .tree_id()
+            .ok()
+            .map(|t| t.detach())
+    };
+    let (Some(a), Some(b)) = (tree_of(from), tree_of(to)) else {
+        return false;
+    };
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    a != b && !parts.is_empty() && confined(repo, Some(a), Some(b), &parts).unwrap_or(false)
+}
+
+/// A tree entry: name, mode, id.
+type TreeEntry = (Vec<u8>, u16, ObjectId);
+
+/// Whether every difference between trees `a` and `b` (`None`: absent, as
+/// an empty tree) lies under `parts`; `None` when a tree cannot be read.
+fn confined(
+    repo: &gix::Repository,
+    a: Option<ObjectId>,
+    b: Option<ObjectId>,
+    parts: &[&str],
+) -> Option<bool> {
+    let Some((first, rest)) = parts.split_first() else {
+        return Some(true);
+    };
+    if a == b {
+        return Some(true);
+    }
+    let entries = |id: Option<ObjectId>| -> Option<Vec<TreeEntry>> {
+        let Some(id) = id else {
+            return Some(Vec::new());
+        };
+        let tree = repo.find_tree(id).ok()?;
+        let decoded = tree.decode().ok()?;
+        let entries = decoded.entries.iter();
+        Some(
+            entries
+                .map(|e| (e.filename.to_vec(), e.mode.value(), e.oid.to_owned()))
+                .collect(),
+        )
+    };
+    let (ea, eb) = (entries(a)?, entries(b)?);
+    let (inside_a, others_a): (Vec<_>, Vec<_>) =
+        ea.into_iter().partition(|e| e.0 == first.as_bytes());
+    let (inside_b, others_b): (Vec<_>, Vec<_>) =
+        eb.into_iter().partition(|e| e.0 == first.as_bytes());
+    if others_a != others_b {
+        return Some(false);
+    }
+    if rest.is_empty() {
+        // The file itself: any change to it (added, removed, edited) counts.
+        return Some(true);
+    }
+    let tree = gix::object::tree::EntryKind::Tree as u16;
+    let subtree = |v: &[TreeEntry]| -> Result<Option<ObjectId>, ()> {
+        match v.first() {
+            None => Ok(None),
+            Some((_, mode, id)) if *mode == tree => Ok(Some(*id)),
+            Some(_) => Err(()),
+        }
+    };
+    match (subtree(&inside_a), subtree(&inside_b)) {
+        (Ok(x), Ok(y)) => confined(repo, x, y, rest),
+        // A file where the narrative's folder would be: not the narrative.
+        _ => Some(false),
     }
 }
 

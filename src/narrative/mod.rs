@@ -66,28 +66,56 @@ pub fn tracked(repo: &gix::Repository, rel: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Where the narrative of the worktree at `root` lives: `handoff.narrative`
-/// (relative to the root) or [`DEFAULT_PATH`] (also when the setting turns
-/// the narrative off, see [`disabled`]). Refuses paths that leave the
-/// worktree, also through a symlinked directory.
-pub fn path(repo: &gix::Repository, root: &Path) -> Result<PathBuf> {
-    let configured = repo
-        .config_snapshot()
+/// The narrative's path as configured, relative to the worktree root:
+/// `handoff.narrative`, else [`DEFAULT_PATH`] (also when it is off).
+fn configured(repo: &gix::Repository) -> String {
+    repo.config_snapshot()
         .string("handoff.narrative")
         .map(|v| v.to_string())
-        .filter(|v| !v.trim().is_empty() && !disabled(repo));
-    let rel = configured
-        .clone()
-        .unwrap_or_else(|| DEFAULT_PATH.to_string());
-    let rel_path = Path::new(&rel);
-    let escapes = rel_path.is_absolute()
-        || rel_path.components().any(|c| {
+        .filter(|v| !v.trim().is_empty() && !disabled(repo))
+        .unwrap_or_else(|| DEFAULT_PATH.to_string())
+}
+
+/// Whether a relative path names a file and stays inside the worktree
+/// lexically (no `..`, not absolute).
+fn is_inside(rel: &Path) -> bool {
+    let escapes = rel.is_absolute()
+        || rel.components().any(|c| {
             matches!(
                 c,
                 Component::ParentDir | Component::Prefix(_) | Component::RootDir
             )
         });
-    if escapes || rel_path.file_name().is_none() {
+    !escapes && rel.file_name().is_some()
+}
+
+/// The narrative's path in a commit's tree (`/`-separated, from the
+/// worktree root), or `None` when the narrative is off or misconfigured.
+pub fn tree_path(repo: &gix::Repository) -> Option<String> {
+    if disabled(repo) {
+        return None;
+    }
+    let rel = configured(repo);
+    is_inside(Path::new(&rel)).then(|| {
+        Path::new(&rel)
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(part) => part.to_str(),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("/")
+    })
+}
+
+/// Where the narrative of the worktree at `root` lives: `handoff.narrative`
+/// (relative to the root) or [`DEFAULT_PATH`] (also when the setting turns
+/// the narrative off, see [`disabled`]). Refuses paths that leave the
+/// worktree, also through a symlinked directory.
+pub fn path(repo: &gix::Repository, root: &Path) -> Result<PathBuf> {
+    let rel = configured(repo);
+    let rel_path = Path::new(&rel);
+    if !is_inside(rel_path) {
         bail!(
             "handoff.narrative = '{rel}' must be a file path inside the worktree, like {DEFAULT_PATH}; fix it with `git config handoff.narrative {DEFAULT_PATH}`"
         );

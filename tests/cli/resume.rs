@@ -1156,3 +1156,51 @@ fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
     let out = sb.handoff(sb.dir.path(), &[]).failure();
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 }
+
+#[test]
+fn commits_that_only_add_the_narrative_entry_are_named_as_such() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.rs", "a\n", "auth");
+    write(&sb, &repo, &[]);
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("- Commits since brief written: 1 (nothing but the narrative log changed)\n"),
+        "{out}"
+    );
+    let json: Value =
+        serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
+    assert_eq!(json["commits_since"], 1);
+    assert_eq!(json["commits_only_narrative"], true);
+
+    // Another file under the same folder is work, not the narrative.
+    sb.commit(&repo, ".claude/settings.json", "{}\n", "settings");
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(out.contains("- Commits since brief written: 2\n"), "{out}");
+    let json: Value =
+        serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
+    assert_eq!(json["commits_since"], 2);
+    assert!(json.get("commits_only_narrative").is_none(), "{json}");
+}
+
+#[test]
+fn a_configured_narrative_path_and_a_switched_off_one_are_followed() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.rs", "a\n", "auth");
+    sb.git(&repo, &["config", "handoff.narrative", "docs/log/state.md"]);
+    write(&sb, &repo, &[]);
+    sb.git(&repo, &["add", "docs/log/state.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("- Commits since brief written: 1 (nothing but the narrative log changed)\n"),
+        "{out}"
+    );
+    // With the narrative off, the same file is just a file.
+    sb.git(&repo, &["config", "handoff.narrative", "false"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(out.contains("- Commits since brief written: 1\n"), "{out}");
+}

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::cli::{Output, render, report};
 use crate::drift::{self, Depth};
-use crate::{git::repo, store, support::clock};
+use crate::{git::repo, narrative, store, support::clock};
 
 /// Answer an agent harness's session hooks (JSON on stdin and stdout)
 #[derive(Debug, clap::Args)]
@@ -116,7 +116,15 @@ fn inject(
 ) -> Option<String> {
     let brief = stored.brief().ok()?;
     let now = clock::now().ok()?;
-    let report = drift::report(repo, &brief, Some(stored.id), now, depth).ok()?;
+    let report = drift::report(
+        repo,
+        &brief,
+        Some(stored.id),
+        now,
+        depth,
+        narrative::tree_path(repo).as_deref(),
+    )
+    .ok()?;
     if report.is_mismatch() {
         return None;
     }

@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::cli::commands::{Selection, adopt, refuse_ambiguous, select};
 use crate::cli::{Format, Output, render, report};
 use crate::drift::{self, Depth};
-use crate::{git::repo, support::clock};
+use crate::{git::repo, narrative, support::clock};
 
 /// Show a brief with what has drifted since it was written
 ///
@@ -48,7 +48,14 @@ fn compute(args: &Args) -> Result<std::result::Result<Resumed, Vec<render::ListR
     };
     let brief = stored.brief()?;
     let now = clock::now().map_err(crate::refused)?;
-    let report = drift::report(&repo, &brief, Some(stored.id), now, Depth::Full)?;
+    let report = drift::report(
+        &repo,
+        &brief,
+        Some(stored.id),
+        now,
+        Depth::Full,
+        narrative::tree_path(&repo).as_deref(),
+    )?;
     if !report.is_mismatch() {
         adopt(&repo, &brief.key, args.key.is_some());
     }
@@ -70,7 +77,7 @@ impl Resumed {
     fn report(&self) -> report::Resumed<'_> {
         let report = &self.report;
         let (commits_since, in_history) = match &report.commits {
-            drift::Commits::Since { count } => (Some(*count), Some(true)),
+            drift::Commits::Since { count, .. } => (Some(*count), Some(true)),
             drift::Commits::NotInHistory { .. } => (None, Some(false)),
             drift::Commits::Unknown => (None, None),
         };
@@ -81,6 +88,13 @@ impl Resumed {
             origin: &report.origin,
             warnings: &report.warnings,
             commits_since,
+            commits_only_narrative: matches!(
+                report.commits,
+                drift::Commits::Since {
+                    only_narrative: true,
+                    ..
+                }
+            ),
             in_history,
             changed_files: report
                 .warnings

@@ -153,7 +153,13 @@ fn origin_line(out: &mut Doc, brief: &Brief, report: &Report) {
 /// Commit drift: the count since the brief, or where its head is missing.
 fn commits_line(out: &mut Doc, report: &Report) {
     match &report.commits {
-        Commits::Since { count } => {
+        Commits::Since {
+            count,
+            only_narrative: true,
+        } => out.push_str(&format!(
+            "- Commits since brief written: {count} (nothing but the narrative log changed)\n"
+        )),
+        Commits::Since { count, .. } => {
             out.push_str(&format!("- Commits since brief written: {count}\n"))
         }
         Commits::NotInHistory { sha7, histories } => out.push_str(&not_in_history(
