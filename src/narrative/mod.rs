@@ -305,12 +305,17 @@ pub fn decisions_section(decisions: &[String], rejected: &[String]) -> String {
         (!rejected.is_empty()).then(|| format!("Rejected: {}.", rejected.join("; ")));
     let mut out = String::new();
     for d in decisions {
-        out.push_str(&format!("- {}", decision_line(d)));
+        let mut line = decision_line(d);
         if decisions.len() == 1
             && let Some(r) = &rejected_line
         {
-            out.push_str(&format!(" {r}"));
+            // A bare `**decision**` gets its full stop before the next sentence.
+            if !line.ends_with(['.', '!', '?', ')', '`']) {
+                line.push('.');
+            }
+            line.push_str(&format!(" {r}"));
         }
+        out.push_str(&format!("- {line}"));
         out.push('\n');
     }
     if decisions.len() != 1
@@ -611,6 +616,19 @@ impl Pending {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_decision_ends_its_sentence_before_the_rejected_ones() {
+        let rejected = ["< operator".to_string()];
+        assert_eq!(
+            decisions_section(&["use <=".into()], &rejected),
+            "- **use <=**. Rejected: < operator.\n"
+        );
+        assert_eq!(
+            decisions_section(&["use <= — off by one".into()], &rejected),
+            "- **use <=** — off by one. Rejected: < operator.\n"
+        );
+    }
 
     fn entry(title: &str) -> String {
         format!("## 2026-01-01 — [k] {title}\n\n### What was done\n- x\n")

@@ -81,7 +81,7 @@ fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
     // pairs the decision with its rejected alternatives.
     assert!(!narrative.contains("### Surprises"), "{narrative}");
     assert!(
-        narrative.contains("- **use <= not <** Rejected: < operator (off by one)."),
+        narrative.contains("- **use <= not <**. Rejected: < operator (off by one)."),
         "{narrative}"
     );
 }
