@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::git::repo::canonical;
 use crate::support::atomic::{self, CreateError};
+use crate::support::escape::shell_quote;
 use crate::support::slug;
 
 /// Every fork and hand-back file name starts with this.
@@ -405,18 +406,6 @@ fn bullets(items: &[String]) -> String {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Quote a path for a POSIX shell when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%=,".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 impl ForkDoc {

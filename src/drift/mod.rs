@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::brief::Brief;
 use crate::drift::changed::{Since, Walked, touched, walk};
 use crate::git::repo::{self, WorktreeInfo};
+use crate::support::escape::shell_quote;
 use crate::{git::measure, store, support::clock};
 
 /// The default age, in hours, from which a brief is stale.
@@ -274,20 +275,6 @@ impl MeasuredOn {
             tip: tip.map(|t| t.to_string()),
             current: current.to_string(),
         }
-    }
-}
-
-/// A path as a POSIX shell word: as it is when it needs no quoting, else in
-/// single quotes.
-pub fn shell_quote(path: &str) -> String {
-    let plain = !path.is_empty()
-        && path
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
-    if plain {
-        path.to_string()
-    } else {
-        format!("'{}'", path.replace('\'', "'\\''"))
     }
 }
 

@@ -1,6 +1,19 @@
 //! Text that is safe to print: a brief's content must not drive the
 //! terminal (or the narrative file) it ends up in.
 
+/// `s` as one POSIX shell word: as it is when it needs no quoting (letters,
+/// digits and `/._-+,:@%=`), else in single quotes.
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 /// Whether a terminal could act on `c` rather than show it: control
 /// characters other than newline and tab (C0, DEL, C1: escape sequences,
 /// carriage return, backspace, bell, NUL) and the bidirectional overrides
@@ -31,6 +44,15 @@ pub fn clean(text: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_quote("../feat-x/a=b,c"), "../feat-x/a=b,c");
+        assert_eq!(shell_quote("my dir"), "'my dir'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("$(rm -rf)"), "'$(rm -rf)'");
+    }
 
     #[test]
     fn clean_escapes_what_a_terminal_would_act_on() {

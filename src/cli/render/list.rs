@@ -151,7 +151,7 @@ pub fn waiting_text(briefs: &[crate::cli::inventory::Waiting], named: usize) -> 
             .map(|root| {
                 format!(
                     ", checked out in {root} (cd {})",
-                    crate::drift::shell_quote(root)
+                    crate::support::escape::shell_quote(root)
                 )
             })
             .unwrap_or_default();
