@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use crate::git::repo::canonical;
+use crate::git::repo;
 
 /// The folder of templates, relative to the worktree root.
 pub const DIR: &str = ".claude/pipelines";
@@ -66,22 +66,7 @@ pub fn validate_name(name: &str) -> Result<(), String> {
 /// resolves outside the worktree (a symlinked `.claude` or `pipelines`).
 pub fn dir(root: &Path) -> Result<PathBuf> {
     let full = root.join(DIR);
-    let real_root = canonical(root);
-    let mut probe = Some(full.clone());
-    while let Some(d) = probe {
-        if d.exists() {
-            let real = canonical(&d);
-            if !real.starts_with(&real_root) {
-                crate::refuse!(
-                    "'{}' resolves outside the worktree (to '{}'); refusing to follow it",
-                    d.display(),
-                    real.display()
-                );
-            }
-            break;
-        }
-        probe = d.parent().map(Path::to_path_buf);
-    }
+    repo::refuse_outside(root, &full, "")?;
     Ok(full)
 }
 

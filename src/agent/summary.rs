@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::brief::Brief;
-use crate::git::repo::canonical;
+use crate::git::repo;
 
 /// Where summaries live, relative to the worktree root.
 pub const MEMORY_DIR: &str = ".claude/memory";
@@ -269,22 +269,7 @@ pub fn parse_name(name: &str) -> Option<(String, String)> {
 /// resolves outside the worktree (a symlinked `.claude`, say).
 pub fn memory_dir(root: &Path) -> Result<PathBuf> {
     let dir = root.join(MEMORY_DIR);
-    let root = canonical(root);
-    let mut probe = Some(dir.clone());
-    while let Some(p) = probe {
-        if p.exists() {
-            let real = canonical(&p);
-            if !real.starts_with(&root) {
-                crate::refuse!(
-                    "'{}' resolves outside the worktree (to '{}'); refusing to follow it",
-                    p.display(),
-                    real.display()
-                );
-            }
-            break;
-        }
-        probe = p.parent().map(Path::to_path_buf);
-    }
+    repo::refuse_outside(root, &dir, "")?;
     Ok(dir)
 }
 

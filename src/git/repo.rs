@@ -109,6 +109,29 @@ pub fn prepare_writes(repo: &mut gix::Repository) -> Result<()> {
     Ok(())
 }
 
+/// Refuse `path` when its deepest existing ancestor (itself included)
+/// resolves outside the worktree at `root`, through a symlinked folder say.
+/// `what` names it in the refusal (`"the narrative directory "`), or is empty.
+pub fn refuse_outside(root: &Path, path: &Path, what: &str) -> Result<()> {
+    let real_root = canonical(root);
+    let mut probe = Some(path.to_path_buf());
+    while let Some(dir) = probe {
+        if dir.exists() {
+            let real = canonical(&dir);
+            if !real.starts_with(&real_root) {
+                crate::refuse!(
+                    "{what}'{}' resolves outside the worktree (to '{}'); refusing to follow it",
+                    dir.display(),
+                    real.display()
+                );
+            }
+            return Ok(());
+        }
+        probe = dir.parent().map(Path::to_path_buf);
+    }
+    Ok(())
+}
+
 /// Canonicalize a path, falling back to the path itself when it cannot be.
 pub fn canonical(path: &Path) -> PathBuf {
     gix::path::realpath(path)

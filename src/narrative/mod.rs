@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::brief::Brief;
-use crate::git::repo::canonical;
+use crate::git::repo;
 
 /// The default narrative path, relative to the worktree root.
 pub const DEFAULT_PATH: &str = ".claude/PROJECT_STATE.md";
@@ -122,20 +122,8 @@ pub fn path(repo: &gix::Repository, root: &Path) -> Result<PathBuf> {
     }
     let full = root.join(rel_path);
     // The deepest existing ancestor must resolve inside the worktree.
-    let mut probe = full.parent().map(Path::to_path_buf);
-    while let Some(dir) = probe {
-        if dir.exists() {
-            let real = canonical(&dir);
-            if !real.starts_with(canonical(root)) {
-                crate::refuse!(
-                    "the narrative directory '{}' resolves outside the worktree (to '{}'); refusing to follow it",
-                    dir.display(),
-                    real.display()
-                );
-            }
-            break;
-        }
-        probe = dir.parent().map(Path::to_path_buf);
+    if let Some(dir) = full.parent() {
+        repo::refuse_outside(root, dir, "the narrative directory ")?;
     }
     if full.is_symlink() {
         bail!(
