@@ -6,5 +6,6 @@
 
 pub mod compose;
 pub mod measure;
+pub mod packs;
 pub mod repo;
 pub mod sticky;
