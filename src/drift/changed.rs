@@ -16,7 +16,7 @@ use std::sync::Arc;
 use gix::ObjectId;
 
 use crate::drift::bloom;
-use crate::git::packs::Packs;
+use crate::git::packs::{FastMap, Packs};
 use crate::git::repo;
 
 /// The answer of [`walk`].
@@ -32,7 +32,7 @@ pub enum Walked {
 /// that [`touched`] reads parents and root trees without decoding again.
 pub struct Since {
     graph: Option<Arc<gix::commitgraph::Graph>>,
-    objects: HashMap<ObjectId, ObjectCommit>,
+    objects: FastMap<ObjectId, ObjectCommit>,
     /// Newest first; the first is the tip.
     commits: Vec<Node>,
     brief: Node,
@@ -159,7 +159,7 @@ fn walk(history: &History, brief_head: ObjectId, tip: ObjectId) -> Option<Walked
         shallow: history.shallow,
         flags: vec![0; graph.as_ref().map_or(0, |g| g.num_commits() as usize)],
         graph: graph.as_deref(),
-        objects: HashMap::new(),
+        objects: FastMap::default(),
         queue: std::collections::BinaryHeap::new(),
         pending: 0,
     };
@@ -271,7 +271,7 @@ struct Walk<'a> {
     /// Flags of the commit-graph's commits, by position.
     flags: Vec<u8>,
     /// The commits outside it; missing from the database: not here.
-    objects: HashMap<ObjectId, ObjectCommit>,
+    objects: FastMap<ObjectId, ObjectCommit>,
     queue: std::collections::BinaryHeap<Key>,
     /// Queued commits that are visible and not hidden.
     pending: usize,
@@ -429,6 +429,11 @@ type Entry = Option<(gix::objs::tree::EntryKind, ObjectId)>;
 /// The entries of the brief's files in commits' trees, memoised by commit
 /// and by tree id per path component (consecutive commits share most
 /// subtrees: one `d000/` lookup per distinct `d000` tree, not per commit).
+/// The most memory the delta-base cache of tree reads may use: enough for
+/// the chains of consecutive commits' trees; a larger one measured slower
+/// (more memory to fault in and free) and only adds to the peak.
+const TREE_CACHE_BYTES: usize = 1 << 20;
+
 /// One root-tree decode answers every path. Trees are read from packs
 /// with every delta base kept ([`Packs`]).
 struct Trees<'a> {
@@ -440,9 +445,9 @@ struct Trees<'a> {
     /// The paths [`Trees::at`] looks up (indices in `paths`); the others'
     /// entries it leaves `None`.
     active: Vec<usize>,
-    by_node: HashMap<Node, Vec<Entry>>,
+    by_node: FastMap<Node, Vec<Entry>>,
     /// (tree, depth, path) → the path's entry below that tree.
-    by_tree: HashMap<(ObjectId, usize, usize), Entry>,
+    by_tree: FastMap<(ObjectId, usize, usize), Entry>,
 }
 
 impl<'a> Trees<'a> {
@@ -450,11 +455,11 @@ impl<'a> Trees<'a> {
         Trees {
             repo,
             since,
-            packs: Packs::new(repo, repo::pack_cache_bytes(repo)),
+            packs: Packs::new(repo, repo::pack_cache_bytes(repo).min(TREE_CACHE_BYTES)),
             paths: paths.iter().map(|p| components(p)).collect(),
             active: (0..paths.len()).collect(),
-            by_node: HashMap::new(),
-            by_tree: HashMap::new(),
+            by_node: FastMap::default(),
+            by_tree: FastMap::default(),
         }
     }
 
@@ -508,9 +513,17 @@ impl<'a> Trees<'a> {
         paths: &[usize],
         out: &mut [Entry],
     ) -> Option<()> {
+        // Root trees are memoised by commit (`by_node`): almost every
+        // commit has its own, so memoising them by id too only costs.
+        let memo = depth > 0;
         let mut missing = Vec::new();
         for &p in paths {
-            match self.by_tree.get(&(tree, depth, p)) {
+            let known = if memo {
+                self.by_tree.get(&(tree, depth, p))
+            } else {
+                None
+            };
+            match known {
                 Some(known) => out[p] = *known,
                 None => missing.push(p),
             }
@@ -536,8 +549,10 @@ impl<'a> Trees<'a> {
         for (subtree, ps) in below {
             self.resolve(subtree, depth + 1, &ps, out)?;
         }
-        for p in missing {
-            self.by_tree.insert((tree, depth, p), out[p]);
+        if memo {
+            for p in missing {
+                self.by_tree.insert((tree, depth, p), out[p]);
+            }
         }
         Some(())
     }
@@ -627,6 +642,9 @@ pub fn touched(repo: &gix::Repository, since: &Since, paths: &[&str]) -> Vec<Opt
         return out;
     }
     trees.restrict(&active);
+    // Every root tree is read: find them all in the pack indexes at once.
+    let roots = since.commits.iter().filter_map(|c| since.tree(*c));
+    trees.packs.locate(roots.collect());
     let mut keys = Keys {
         filters: read_filters(repo, since),
         paths: paths.iter().map(|p| components(p)).collect(),
@@ -675,7 +693,7 @@ fn simplify(
     keys: &mut Keys,
 ) -> Option<Vec<Count>> {
     let n = since.commits.len();
-    let index: HashMap<Node, usize> = since
+    let index: FastMap<Node, usize> = since
         .commits
         .iter()
         .enumerate()
@@ -749,7 +767,7 @@ fn step(
     parents: &[Node],
     path: usize,
     since: &Since,
-    index: &HashMap<Node, usize>,
+    index: &FastMap<Node, usize>,
     trees: &mut Trees,
     keys: &mut Keys,
 ) -> Option<Step> {

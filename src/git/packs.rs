@@ -9,9 +9,17 @@
 //! depth. Anything this reader cannot read — loose objects, objects of an
 //! alternate, a base in another pack, damaged data — is read through gix,
 //! so an answer never depends on which reader read it.
+//!
+//! Pack indexes are read with positioned reads, not mapped: a walk looks
+//! up thousands of ids scattered over the whole index, which would make
+//! most of a mapped one resident (28 MB for a million objects). Ids are
+//! uniformly distributed, so one read of a small window where the id
+//! should be finds it.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::PathBuf;
+use std::fs::File;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gix::ObjectId;
@@ -25,12 +33,14 @@ pub struct Packs {
     dir: PathBuf,
     hash: gix::hash::Kind,
     opened: Option<Vec<Pack>>,
+    /// Where [`Packs::locate`] found ids: (pack, offset).
+    located: FastMap<ObjectId, (usize, u64)>,
     bases: Bases,
     inflate: gix::zlib::Inflate,
 }
 
 struct Pack {
-    index: pack::index::File,
+    index: Index,
     data: pack::data::File,
 }
 
@@ -48,6 +58,7 @@ impl Packs {
             dir: repo.objects.store_ref().path().join("pack"),
             hash: repo.object_hash(),
             opened: None,
+            located: FastMap::default(),
             bases: Bases {
                 cap: cache_bytes,
                 ..Bases::default()
@@ -69,15 +80,39 @@ impl Packs {
     /// `id` decoded from the packs opened here, when one has it and it
     /// decodes.
     fn packed(&mut self, id: ObjectId) -> Option<(gix::object::Kind, Bytes)> {
-        if self.opened.is_none() {
-            self.opened = Some(open_packs(&self.dir, self.hash));
-        }
-        let packs = self.opened.as_ref().expect("opened");
-        let (n, offset) = packs.iter().enumerate().find_map(|(n, p)| {
-            let i = p.index.lookup(id)?;
-            Some((n, p.index.pack_offset_at_index(i)))
-        })?;
+        let (n, offset) = match self.located.get(&id) {
+            Some(&found) => found,
+            None => self
+                .packs()
+                .iter()
+                .enumerate()
+                .find_map(|(n, p)| Some((n, p.index.lookup(id.as_slice())?)))?,
+        };
         self.decode(n, offset)
+    }
+
+    fn packs(&mut self) -> &[Pack] {
+        self.opened
+            .get_or_insert_with(|| open_packs(&self.dir, self.hash))
+    }
+
+    /// Find where many objects about to be read are, in one pass over each
+    /// index's buckets rather than one search each.
+    pub fn locate(&mut self, mut ids: Vec<ObjectId>) {
+        ids.sort_unstable();
+        ids.dedup();
+        let mut found = Vec::new();
+        for (n, pack) in self.packs().iter().enumerate() {
+            let offsets = pack.index.lookup_sorted(&ids);
+            found.extend(
+                ids.iter()
+                    .zip(offsets)
+                    .filter_map(|(id, offset)| Some((*id, (n, offset?)))),
+            );
+        }
+        for (id, at) in found {
+            self.located.entry(id).or_insert(at);
+        }
     }
 
     /// The object at `offset` in pack `n`: down its delta chain to a cached
@@ -97,10 +132,7 @@ impl Packs {
                 Header::OfsDelta { base_distance } => {
                     entry.checked_base_pack_offset(base_distance)?
                 }
-                Header::RefDelta { base_id } => pack
-                    .index
-                    .lookup(base_id)
-                    .map(|i| pack.index.pack_offset_at_index(i))?,
+                Header::RefDelta { base_id } => pack.index.lookup(base_id.as_slice())?,
                 header => {
                     let kind = header.as_kind()?;
                     let object = Arc::new(inflate(pack, &entry, &mut self.inflate)?);
@@ -125,7 +157,7 @@ impl Packs {
 
 /// Every pack of the directory whose index and data open; the rest are
 /// left to gix.
-fn open_packs(dir: &std::path::Path, hash: gix::hash::Kind) -> Vec<Pack> {
+fn open_packs(dir: &Path, hash: gix::hash::Kind) -> Vec<Pack> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -133,11 +165,162 @@ fn open_packs(dir: &std::path::Path, hash: gix::hash::Kind) -> Vec<Pack> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "idx"))
         .filter_map(|idx| {
-            let index = pack::index::File::at(&idx, hash).ok()?;
+            let index = Index::open(&idx, hash.len_in_bytes())?;
             let data = pack::data::File::at(idx.with_extension("pack"), hash).ok()?;
-            Some(Pack { index, data })
+            (data.num_objects() == index.count).then_some(Pack { index, data })
         })
         .collect()
+}
+
+/// A version-2 pack index: a fan-out table by first byte, the sorted ids,
+/// their CRCs, their 31-bit offsets (the high bit pointing into a table of
+/// 64-bit ones).
+struct Index {
+    file: File,
+    hash_len: u64,
+    fan: [u32; 256],
+    count: u32,
+}
+
+/// Ids read around where an id should be.
+const WINDOW: u64 = 128;
+
+/// The fan-out table's end: magic, version and 256 counts.
+const FAN_END: u64 = 8 + 256 * 4;
+
+impl Index {
+    fn open(path: &Path, hash_len: usize) -> Option<Index> {
+        let file = File::open(path).ok()?;
+        let mut head = [0u8; FAN_END as usize];
+        read_at(&file, &mut head, 0)?;
+        if head[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
+            return None;
+        }
+        let mut fan = [0u32; 256];
+        for (n, count) in fan.iter_mut().enumerate() {
+            let at = 8 + n * 4;
+            *count = u32::from_be_bytes(head[at..at + 4].try_into().ok()?);
+        }
+        if fan.windows(2).any(|w| w[0] > w[1]) {
+            return None;
+        }
+        let (count, hash_len) = (fan[255], hash_len as u64);
+        let tables = FAN_END + u64::from(count) * (hash_len + 8) + 2 * hash_len;
+        let len = file.metadata().ok()?.len();
+        (len >= tables && (len - tables).is_multiple_of(8)).then_some(Index {
+            file,
+            hash_len,
+            fan,
+            count,
+        })
+    }
+
+    /// The pack offset of `id`, when this index has it.
+    fn lookup(&self, id: &[u8]) -> Option<u64> {
+        let first = usize::from(*id.first()?);
+        let mut lo = u64::from(if first == 0 { 0 } else { self.fan[first - 1] });
+        let mut hi = u64::from(self.fan[first]);
+        let guess = u64::from_be_bytes(id.get(1..9)?.try_into().ok()?);
+        let len = self.hash_len as usize;
+        let mut window = Vec::new();
+        let mut first = true;
+        while lo < hi {
+            // First where the id falls between the bucket's ends, were ids
+            // evenly spread (almost always right); then halving.
+            let at = if first {
+                lo + ((u128::from(hi - lo) * u128::from(guess)) >> 64) as u64
+            } else {
+                lo + (hi - lo) / 2
+            };
+            first = false;
+            let start = at.saturating_sub(WINDOW / 2).max(lo);
+            let end = (start + WINDOW).min(hi);
+            window.resize((end - start) as usize * len, 0);
+            read_at(&self.file, &mut window, FAN_END + start * self.hash_len)?;
+            let ids: Vec<&[u8]> = window.chunks_exact(len).collect();
+            match ids.binary_search(&id) {
+                Ok(i) => return self.offset(start + i as u64),
+                Err(0) if start > lo => hi = start,
+                Err(i) if i == ids.len() && end < hi => lo = end,
+                Err(_) => return None,
+            }
+        }
+        None
+    }
+
+    /// The pack offsets of `ids` (sorted), bucket by bucket: a bucket
+    /// holding many of them is read whole (ids and offsets, two reads), the
+    /// others searched one id at a time.
+    fn lookup_sorted(&self, ids: &[ObjectId]) -> Vec<Option<u64>> {
+        let mut out = Vec::with_capacity(ids.len());
+        let len = self.hash_len as usize;
+        let mut bucket = Vec::new();
+        let mut offsets = Vec::new();
+        for group in ids.chunk_by(|a, b| a.as_slice()[0] == b.as_slice()[0]) {
+            let first = usize::from(group[0].as_slice()[0]);
+            let lo = u64::from(if first == 0 { 0 } else { self.fan[first - 1] });
+            let hi = u64::from(self.fan[first]);
+            let whole = group.len() as u64 * WINDOW >= (hi - lo) / 2;
+            let table = FAN_END + u64::from(self.count) * (self.hash_len + 4);
+            let read = whole && {
+                bucket.resize((hi - lo) as usize * len, 0);
+                offsets.resize((hi - lo) as usize * 4, 0);
+                read_at(&self.file, &mut bucket, FAN_END + lo * self.hash_len).is_some()
+                    && read_at(&self.file, &mut offsets, table + lo * 4).is_some()
+            };
+            if !read {
+                out.extend(group.iter().map(|id| self.lookup(id.as_slice())));
+                continue;
+            }
+            let known: Vec<&[u8]> = bucket.chunks_exact(len).collect();
+            out.extend(group.iter().map(|id| {
+                let i = known.binary_search(&id.as_slice()).ok()?;
+                let word = u32::from_be_bytes(offsets[i * 4..i * 4 + 4].try_into().ok()?);
+                self.large_offset(word)
+            }));
+        }
+        out
+    }
+
+    /// The pack offset of the `n`th id.
+    fn offset(&self, n: u64) -> Option<u64> {
+        let count = u64::from(self.count);
+        let table = FAN_END + count * (self.hash_len + 4);
+        let mut word = [0u8; 4];
+        read_at(&self.file, &mut word, table + n * 4)?;
+        self.large_offset(u32::from_be_bytes(word))
+    }
+
+    /// An offset from the table of 31-bit ones: itself, or with the high
+    /// bit set, which 64-bit one.
+    fn large_offset(&self, small: u32) -> Option<u64> {
+        if small & 0x8000_0000 == 0 {
+            return Some(u64::from(small));
+        }
+        let count = u64::from(self.count);
+        let table = FAN_END + count * (self.hash_len + 8);
+        let mut large = [0u8; 8];
+        read_at(
+            &self.file,
+            &mut large,
+            table + u64::from(small & 0x7fff_ffff) * 8,
+        )?;
+        Some(u64::from_be_bytes(large))
+    }
+}
+
+/// Fill `buf` from `file` at `offset`; `None` when it cannot (and on
+/// systems without positioned reads, where gix reads instead).
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> Option<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset).ok()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, buf, offset);
+        None
+    }
 }
 
 /// The inflated data of one pack entry: a whole object or a delta.
@@ -215,11 +398,62 @@ pub fn apply_delta(base: &[u8], delta: &[u8]) -> Option<Vec<u8>> {
     (out.len() == size).then_some(out)
 }
 
+/// A hash map for keys that are object ids, pack offsets or small
+/// integers: hashed with a multiply and rotate per word (as rustc's
+/// `FxHasher`), several times faster than the default SipHash, whose
+/// protection against chosen keys these keys do not need.
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// The hasher of [`FastMap`].
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl FastHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            tail[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(tail));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Decoded objects by (pack, offset), least recently put evicted first
 /// once they hold more than `cap` bytes.
 #[derive(Default)]
 struct Bases {
-    map: HashMap<(usize, u64), (gix::object::Kind, Bytes)>,
+    map: FastMap<(usize, u64), (gix::object::Kind, Bytes)>,
     order: VecDeque<(usize, u64)>,
     bytes: usize,
     cap: usize,
@@ -335,13 +569,25 @@ mod tests {
                 .count();
             assert!(deltas > 30, "{deltas} deltas");
             let repo = gix::open(dir).unwrap();
-            for cap in [16 << 20, 300, 0] {
+            let ids: Vec<gix::ObjectId> = listing
+                .lines()
+                .map(|l| gix::ObjectId::from_hex(&l.as_bytes()[..40]).unwrap())
+                .collect();
+            for (cap, locate) in [(16 << 20, false), (300, true), (0, false)] {
                 let mut packs = Packs::new(&repo, cap);
+                if locate {
+                    packs.locate(ids.clone());
+                    assert_eq!(packs.located.len(), ids.len());
+                }
                 for line in listing.lines().rev() {
                     let id = gix::ObjectId::from_hex(&line.as_bytes()[..40]).unwrap();
                     let (kind, data) = packs.packed(id).expect("read from the pack");
                     let want = repo.find_object(id).unwrap();
                     assert_eq!((kind, data.as_slice()), (want.kind, &want.data[..]), "{id}");
+                    // Ids next to it are in no pack.
+                    let mut near = id;
+                    near.as_mut_slice()[19] ^= 1;
+                    assert!(packs.packed(near).is_none(), "{near}");
                 }
             }
         }
