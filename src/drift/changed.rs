@@ -445,7 +445,11 @@ struct Trees<'a> {
     /// The paths [`Trees::at`] looks up (indices in `paths`); the others'
     /// entries it leaves `None`.
     active: Vec<usize>,
-    by_node: FastMap<Node, Vec<Entry>>,
+    /// Where each commit's entries start in `entries`.
+    by_node: FastMap<Node, usize>,
+    /// The entries of every path, commit after commit (one allocation,
+    /// not one a commit).
+    entries: Vec<Entry>,
     /// (tree, depth, path) → the path's entry below that tree.
     by_tree: FastMap<(ObjectId, usize, usize), Entry>,
 }
@@ -458,23 +462,35 @@ impl<'a> Trees<'a> {
             packs: Packs::new(repo, repo::pack_cache_bytes(repo).min(TREE_CACHE_BYTES)),
             paths: paths.iter().map(|p| components(p)).collect(),
             active: (0..paths.len()).collect(),
-            by_node: FastMap::default(),
+            by_node: FastMap::with_capacity_and_hasher(since.commits.len() + 1, Default::default()),
+            entries: Vec::with_capacity((since.commits.len() + 1) * paths.len()),
             by_tree: FastMap::default(),
         }
     }
 
     /// The entries of the active paths in `node`; `None` when unreadable.
     fn at(&mut self, node: Node) -> Option<&[Entry]> {
-        if !self.by_node.contains_key(&node) {
-            let tree = self.since.tree(node)?;
-            let mut out = vec![None; self.paths.len()];
-            let active = std::mem::take(&mut self.active);
-            let resolved = self.resolve(tree, 0, &active, &mut out);
-            self.active = active;
-            resolved?;
-            self.by_node.insert(node, out);
-        }
-        self.by_node.get(&node).map(Vec::as_slice)
+        let n = self.paths.len();
+        let start = match self.by_node.get(&node) {
+            Some(&start) => start,
+            None => {
+                let tree = self.since.tree(node)?;
+                let start = self.entries.len();
+                self.entries.resize(start + n, None);
+                let active = std::mem::take(&mut self.active);
+                let mut out = std::mem::take(&mut self.entries);
+                let resolved = self.resolve(tree, 0, &active, &mut out[start..]);
+                self.active = active;
+                self.entries = out;
+                if resolved.is_none() {
+                    self.entries.truncate(start);
+                    return None;
+                }
+                self.by_node.insert(node, start);
+                start
+            }
+        };
+        Some(&self.entries[start..start + n])
     }
 
     /// Look up only `paths` from now on (a subset of the active ones, so
@@ -642,14 +658,17 @@ pub fn touched(repo: &gix::Repository, since: &Since, paths: &[&str]) -> Vec<Opt
         return out;
     }
     trees.restrict(&active);
-    // Every root tree is read: find them all in the pack indexes at once.
-    let roots = since.commits.iter().filter_map(|c| since.tree(*c));
-    trees.packs.locate(roots.collect());
     let mut keys = Keys {
         filters: read_filters(repo, since),
         paths: paths.iter().map(|p| components(p)).collect(),
         keys: HashMap::new(),
     };
+    if keys.filters.is_none() {
+        // Every root tree will be read: find them all in the pack indexes
+        // at once. (With filters, most are never read.)
+        let roots = since.commits.iter().filter_map(|c| since.tree(*c));
+        trees.packs.locate(roots.collect());
+    }
     let Some(counts) = simplify(since, &active, &mut trees, &mut keys) else {
         return out;
     };

@@ -180,6 +180,8 @@ struct Index {
     hash_len: u64,
     fan: [u32; 256],
     count: u32,
+    /// Ids read around where an id should be ([`WINDOW`]; less in tests).
+    window: u64,
 }
 
 /// Ids read around where an id should be.
@@ -212,6 +214,7 @@ impl Index {
             hash_len,
             fan,
             count,
+            window: WINDOW,
         })
     }
 
@@ -233,8 +236,8 @@ impl Index {
                 lo + (hi - lo) / 2
             };
             first = false;
-            let start = at.saturating_sub(WINDOW / 2).max(lo);
-            let end = (start + WINDOW).min(hi);
+            let start = at.saturating_sub(self.window / 2).max(lo);
+            let end = (start + self.window).min(hi);
             window.resize((end - start) as usize * len, 0);
             read_at(&self.file, &mut window, FAN_END + start * self.hash_len)?;
             let ids: Vec<&[u8]> = window.chunks_exact(len).collect();
@@ -260,7 +263,7 @@ impl Index {
             let first = usize::from(group[0].as_slice()[0]);
             let lo = u64::from(if first == 0 { 0 } else { self.fan[first - 1] });
             let hi = u64::from(self.fan[first]);
-            let whole = group.len() as u64 * WINDOW >= (hi - lo) / 2;
+            let whole = group.len() as u64 * self.window >= (hi - lo) / 2;
             let table = FAN_END + u64::from(self.count) * (self.hash_len + 4);
             let read = whole && {
                 bucket.resize((hi - lo) as usize * len, 0);
@@ -573,8 +576,15 @@ mod tests {
                 .lines()
                 .map(|l| gix::ObjectId::from_hex(&l.as_bytes()[..40]).unwrap())
                 .collect();
-            for (cap, locate) in [(16 << 20, false), (300, true), (0, false)] {
+            // Windows of 1 id: searches take several reads.
+            for (cap, locate, window) in [(16 << 20, false, 1), (300, true, 128), (0, false, 128)] {
                 let mut packs = Packs::new(&repo, cap);
+                for pack in packs
+                    .opened
+                    .get_or_insert_with(|| super::open_packs(&packs.dir, packs.hash))
+                {
+                    pack.index.window = window;
+                }
                 if locate {
                     packs.locate(ids.clone());
                     assert_eq!(packs.located.len(), ids.len());
