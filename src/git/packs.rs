@@ -35,6 +35,8 @@ pub struct Packs {
     opened: Option<Vec<Pack>>,
     /// Where [`Packs::locate`] found ids: (pack, offset).
     located: FastMap<ObjectId, (usize, u64)>,
+    /// The pack the last object read was in.
+    last: usize,
     bases: Bases,
     inflate: gix::zlib::Inflate,
 }
@@ -59,6 +61,7 @@ impl Packs {
             hash: repo.object_hash(),
             opened: None,
             located: FastMap::default(),
+            last: 0,
             bases: Bases {
                 cap: cache_bytes,
                 ..Bases::default()
@@ -82,12 +85,19 @@ impl Packs {
     fn packed(&mut self, id: ObjectId) -> Option<(gix::object::Kind, Bytes)> {
         let (n, offset) = match self.located.get(&id) {
             Some(&found) => found,
-            None => self
-                .packs()
-                .iter()
-                .enumerate()
-                .find_map(|(n, p)| Some((n, p.index.lookup(id.as_slice())?)))?,
+            None => {
+                // The pack that had the last id first (objects read
+                // together are mostly in the same pack), then the others,
+                // largest first.
+                let last = self.last;
+                let packs = self.packs();
+                let order = std::iter::once(last).chain((0..packs.len()).filter(|&n| n != last));
+                order
+                    .filter_map(|n| Some((n, packs.get(n)?)))
+                    .find_map(|(n, p)| Some((n, p.index.lookup(id.as_slice())?)))?
+            }
         };
+        self.last = n;
         self.decode(n, offset)
     }
 
@@ -155,13 +165,13 @@ impl Packs {
     }
 }
 
-/// Every pack of the directory whose index and data open; the rest are
-/// left to gix.
+/// Every pack of the directory whose index and data open, largest first;
+/// the rest are left to gix.
 fn open_packs(dir: &Path, hash: gix::hash::Kind) -> Vec<Pack> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    entries
+    let mut packs: Vec<Pack> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "idx"))
         .filter_map(|idx| {
@@ -169,7 +179,9 @@ fn open_packs(dir: &Path, hash: gix::hash::Kind) -> Vec<Pack> {
             let data = pack::data::File::at(idx.with_extension("pack"), hash).ok()?;
             (data.num_objects() == index.count).then_some(Pack { index, data })
         })
-        .collect()
+        .collect();
+    packs.sort_by_key(|p| std::cmp::Reverse(p.index.count));
+    packs
 }
 
 /// A version-2 pack index: a fan-out table by first byte, the sorted ids,
@@ -519,12 +531,12 @@ mod tests {
     }
 
     /// A `git fast-import` stream: 60 commits over 40 files in 4
-    /// directories, one file changed a commit.
-    fn stream() -> String {
+    /// directories, one file changed a commit; `run` names the contents.
+    fn stream(run: usize) -> String {
         let mut s = String::new();
         for k in 1..=60 {
             s += &format!(
-                "commit refs/heads/main\nmark :{k}\ncommitter T <t@x> {} +0000\ndata 1\nc\n",
+                "commit refs/heads/run{run}\nmark :{k}\ncommitter T <t@x> {} +0000\ndata 1\nc\n",
                 1_700_000_000 + k
             );
             let files: Vec<usize> = if k == 1 {
@@ -533,7 +545,7 @@ mod tests {
                 vec![k * 7 % 40]
             };
             for f in files {
-                let body = format!("file {f} at {k}\n");
+                let body = format!("file {f} at {k} in run {run}\n");
                 s += &format!(
                     "M 100644 inline d{}/f{f}.txt\ndata {}\n{body}\n",
                     f % 4,
@@ -552,7 +564,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dir = dir.path();
         git(dir, &["init", "-q"], None);
-        git(dir, &["fast-import", "--quiet"], Some(&stream()));
+        // Two packs, then one.
+        git(dir, &["fast-import", "--quiet"], Some(&stream(1)));
+        git(dir, &["fast-import", "--quiet"], Some(&stream(2)));
+        let packs = std::fs::read_dir(dir.join(".git/objects/pack")).unwrap();
+        assert_eq!(
+            packs
+                .filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "idx")
+                .count(),
+            2
+        );
         for repack in [false, true] {
             if repack {
                 git(dir, &["repack", "-a", "-d", "-f", "-q", "--depth=50"], None);
