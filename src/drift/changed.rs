@@ -2,7 +2,7 @@
 //! was written, and by how many commits — git's `git log <brief head>..<tip>
 //! -- <file>` count for each file, from one commit walk for all of them.
 //!
-//! [`walk`] paints the tip's history visible and the brief head's hidden in
+//! [`History::walk`] paints the tip's history visible and the brief head's hidden in
 //! one queue (ancestry and `rev-list --count` in one pass), on the
 //! commit-graph when there is one. [`touched`] then follows git's default
 //! history simplification over those commits, reading root trees and
@@ -11,10 +11,13 @@
 //! (memoised by tree id per path component) for every "maybe".
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use gix::ObjectId;
 
 use crate::drift::bloom;
+use crate::git::packs::{FastMap, Packs};
+use crate::git::repo;
 
 /// The answer of [`walk`].
 pub enum Walked {
@@ -28,8 +31,8 @@ pub enum Walked {
 /// what the walk learnt about them (graph positions, decoded commits), so
 /// that [`touched`] reads parents and root trees without decoding again.
 pub struct Since {
-    graph: Option<gix::commitgraph::Graph>,
-    objects: HashMap<ObjectId, ObjectCommit>,
+    graph: Option<Arc<gix::commitgraph::Graph>>,
+    objects: FastMap<ObjectId, ObjectCommit>,
     /// Newest first; the first is the tip.
     commits: Vec<Node>,
     brief: Node,
@@ -102,6 +105,39 @@ enum Node {
 /// does not cover rank above all it covers, as in git), then newest.
 type Key = (u32, i64, Node);
 
+/// What every walk of one repository reads once: its commit-graph (none
+/// in a shallow repository, as in git: its commits' parents may be missing
+/// here) and whether it is shallow.
+pub struct History<'r> {
+    repo: &'r gix::Repository,
+    graph: Option<Arc<gix::commitgraph::Graph>>,
+    /// `None` when unknowable.
+    shallow: Option<bool>,
+}
+
+impl<'r> History<'r> {
+    /// Read `repo`'s commit-graph and shallowness.
+    pub fn open(repo: &'r gix::Repository) -> History<'r> {
+        let shallow = repo.is_shallow().ok();
+        let graph = if shallow.unwrap_or(true) {
+            None
+        } else {
+            repo.commit_graph_if_enabled().ok().flatten().map(Arc::new)
+        };
+        History {
+            repo,
+            graph,
+            shallow,
+        }
+    }
+
+    /// Whether `brief_head` is an ancestor of `tip`, and the commits since
+    /// (the walk is described at the private `walk` below).
+    pub fn walk(&self, brief_head: ObjectId, tip: ObjectId) -> Option<Walked> {
+        walk(self, brief_head, tip)
+    }
+}
+
 /// One walk that answers both questions git needs two commands for
 /// (`merge-base --is-ancestor` and `rev-list --count`): HEAD's history is
 /// painted visible and the brief head's hidden, in one priority queue; the
@@ -116,19 +152,14 @@ type Key = (u32, i64, Node);
 /// seen). Otherwise commit dates order the walk as they do for git: a
 /// commit found hidden after it was taken passes that on to the ancestors
 /// already seen, and the walk goes on for [`SLOP`] more commits.
-pub fn walk(repo: &gix::Repository, brief_head: ObjectId, tip: ObjectId) -> Option<Walked> {
-    // As git does, no commit-graph in a shallow repository: its commits'
-    // parents may be missing here.
-    let graph = if repo.is_shallow().unwrap_or(true) {
-        None
-    } else {
-        repo.commit_graph_if_enabled().ok().flatten()
-    };
+fn walk(history: &History, brief_head: ObjectId, tip: ObjectId) -> Option<Walked> {
+    let graph = history.graph.clone();
     let mut walk = Walk {
-        repo,
+        repo: history.repo,
+        shallow: history.shallow,
         flags: vec![0; graph.as_ref().map_or(0, |g| g.num_commits() as usize)],
-        graph: graph.as_ref(),
-        objects: HashMap::new(),
+        graph: graph.as_deref(),
+        objects: FastMap::default(),
         queue: std::collections::BinaryHeap::new(),
         pending: 0,
     };
@@ -159,7 +190,7 @@ impl Walk<'_> {
     /// The walk proper: `Some(Some(commits))` when `brief` is an ancestor
     /// of `head`, `Some(None)` when it is not, `None` when unknowable.
     fn run(&mut self, head: Node, brief: Node) -> Option<Option<Vec<Node>>> {
-        let repo = self.repo;
+        let shallow = self.shallow;
         let walk = self;
         if !walk.paint(head, VISIBLE)? || !walk.paint(brief, HIDDEN)? {
             return None;
@@ -203,7 +234,7 @@ impl Walk<'_> {
                 Node::Object(_) => {
                     for parent in walk.parents(node)? {
                         if !walk.paint(parent, paint)? {
-                            if !repo.is_shallow().unwrap_or(false) {
+                            if !shallow.unwrap_or(false) {
                                 return None;
                             }
                             boundary = true;
@@ -215,7 +246,7 @@ impl Walk<'_> {
         if walk.flags_of(brief) & VISIBLE != 0 {
             taken.retain(|node| walk.flags_of(*node) & HIDDEN == 0);
             Some(Some(taken))
-        } else if boundary || repo.is_shallow().unwrap_or(true) {
+        } else if boundary || shallow.unwrap_or(true) {
             // The missing history may connect them.
             None
         } else {
@@ -235,11 +266,12 @@ struct ObjectCommit {
 /// The state of [`walk`].
 struct Walk<'a> {
     repo: &'a gix::Repository,
+    shallow: Option<bool>,
     graph: Option<&'a gix::commitgraph::Graph>,
     /// Flags of the commit-graph's commits, by position.
     flags: Vec<u8>,
     /// The commits outside it; missing from the database: not here.
-    objects: HashMap<ObjectId, ObjectCommit>,
+    objects: FastMap<ObjectId, ObjectCommit>,
     queue: std::collections::BinaryHeap<Key>,
     /// Queued commits that are visible and not hidden.
     pending: usize,
@@ -397,15 +429,29 @@ type Entry = Option<(gix::objs::tree::EntryKind, ObjectId)>;
 /// The entries of the brief's files in commits' trees, memoised by commit
 /// and by tree id per path component (consecutive commits share most
 /// subtrees: one `d000/` lookup per distinct `d000` tree, not per commit).
-/// One root-tree decode answers every path.
+/// The most memory the delta-base cache of tree reads may use: enough for
+/// the chains of consecutive commits' trees; a larger one measured slower
+/// (more memory to fault in and free) and only adds to the peak.
+const TREE_CACHE_BYTES: usize = 1 << 20;
+
+/// One root-tree decode answers every path. Trees are read from packs
+/// with every delta base kept ([`Packs`]).
 struct Trees<'a> {
     repo: &'a gix::Repository,
     since: &'a Since,
+    packs: Packs,
     /// Each path's components.
     paths: Vec<Vec<&'a str>>,
-    by_node: HashMap<Node, Vec<Entry>>,
+    /// The paths [`Trees::at`] looks up (indices in `paths`); the others'
+    /// entries it leaves `None`.
+    active: Vec<usize>,
+    /// Where each commit's entries start in `entries`.
+    by_node: FastMap<Node, usize>,
+    /// The entries of every path, commit after commit (one allocation,
+    /// not one a commit).
+    entries: Vec<Entry>,
     /// (tree, depth, path) → the path's entry below that tree.
-    by_tree: HashMap<(ObjectId, usize, usize), Entry>,
+    by_tree: FastMap<(ObjectId, usize, usize), Entry>,
 }
 
 impl<'a> Trees<'a> {
@@ -413,22 +459,65 @@ impl<'a> Trees<'a> {
         Trees {
             repo,
             since,
+            packs: Packs::new(repo, repo::pack_cache_bytes(repo).min(TREE_CACHE_BYTES)),
             paths: paths.iter().map(|p| components(p)).collect(),
-            by_node: HashMap::new(),
-            by_tree: HashMap::new(),
+            active: (0..paths.len()).collect(),
+            by_node: FastMap::with_capacity_and_hasher(since.commits.len() + 1, Default::default()),
+            entries: Vec::with_capacity((since.commits.len() + 1) * paths.len()),
+            by_tree: FastMap::default(),
         }
     }
 
-    /// Every path's entry in `node`; `None` when unreadable.
+    /// The entries of the active paths in `node`; `None` when unreadable.
     fn at(&mut self, node: Node) -> Option<&[Entry]> {
-        if !self.by_node.contains_key(&node) {
-            let tree = self.since.tree(node)?;
-            let mut out = vec![None; self.paths.len()];
-            let all: Vec<usize> = (0..self.paths.len()).collect();
-            self.resolve(tree, 0, &all, &mut out)?;
-            self.by_node.insert(node, out);
+        let n = self.paths.len();
+        let start = match self.by_node.get(&node) {
+            Some(&start) => start,
+            None => {
+                let tree = self.since.tree(node)?;
+                let start = self.entries.len();
+                self.entries.resize(start + n, None);
+                let active = std::mem::take(&mut self.active);
+                let mut out = std::mem::take(&mut self.entries);
+                let resolved = self.resolve(tree, 0, &active, &mut out[start..]);
+                self.active = active;
+                self.entries = out;
+                if resolved.is_none() {
+                    self.entries.truncate(start);
+                    return None;
+                }
+                self.by_node.insert(node, start);
+                start
+            }
+        };
+        Some(&self.entries[start..start + n])
+    }
+
+    /// Look up only `paths` from now on (a subset of the active ones, so
+    /// the entries known stay right).
+    fn restrict(&mut self, paths: &[usize]) {
+        self.active = paths.to_vec();
+    }
+
+    /// The entries named by the components at `depth` of `paths` in
+    /// `tree`, scanning it once and stopping when all are found.
+    fn entries(&mut self, tree: ObjectId, depth: usize, paths: &[usize]) -> Option<Vec<Entry>> {
+        let data = self.packs.tree(self.repo, tree)?;
+        let mut found = vec![None; paths.len()];
+        let mut left = paths.len();
+        for entry in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+            let entry = entry.ok()?;
+            for (n, &p) in paths.iter().enumerate() {
+                if found[n].is_none() && entry.filename == self.paths[p][depth].as_bytes() {
+                    found[n] = Some((entry.mode.kind(), entry.oid.to_owned()));
+                    left -= 1;
+                }
+            }
+            if left == 0 {
+                break;
+            }
         }
-        self.by_node.get(&node).map(Vec::as_slice)
+        Some(found)
     }
 
     /// The entries of `paths` (indices) below `tree`, whose components
@@ -440,9 +529,17 @@ impl<'a> Trees<'a> {
         paths: &[usize],
         out: &mut [Entry],
     ) -> Option<()> {
+        // Root trees are memoised by commit (`by_node`): almost every
+        // commit has its own, so memoising them by id too only costs.
+        let memo = depth > 0;
         let mut missing = Vec::new();
         for &p in paths {
-            match self.by_tree.get(&(tree, depth, p)) {
+            let known = if memo {
+                self.by_tree.get(&(tree, depth, p))
+            } else {
+                None
+            };
+            match known {
                 Some(known) => out[p] = *known,
                 None => missing.push(p),
             }
@@ -451,30 +548,27 @@ impl<'a> Trees<'a> {
             return Some(());
         }
         let mut below: Vec<(ObjectId, Vec<usize>)> = Vec::new();
-        {
-            let t = self.repo.find_tree(tree).ok()?;
-            for &p in &missing {
-                let found = t
-                    .find_entry(self.paths[p][depth])
-                    .map(|e| (e.mode().kind(), e.object_id()));
-                out[p] = match found {
-                    Some(entry) if depth + 1 == self.paths[p].len() => Some(entry),
-                    Some((gix::objs::tree::EntryKind::Tree, id)) => {
-                        match below.iter_mut().find(|(t, _)| *t == id) {
-                            Some((_, ps)) => ps.push(p),
-                            None => below.push((id, vec![p])),
-                        }
-                        None
+        let entries = self.entries(tree, depth, &missing)?;
+        for (&p, found) in missing.iter().zip(entries) {
+            out[p] = match found {
+                Some(entry) if depth + 1 == self.paths[p].len() => Some(entry),
+                Some((gix::objs::tree::EntryKind::Tree, id)) => {
+                    match below.iter_mut().find(|(t, _)| *t == id) {
+                        Some((_, ps)) => ps.push(p),
+                        None => below.push((id, vec![p])),
                     }
-                    _ => None,
-                };
-            }
+                    None
+                }
+                _ => None,
+            };
         }
         for (subtree, ps) in below {
             self.resolve(subtree, depth + 1, &ps, out)?;
         }
-        for p in missing {
-            self.by_tree.insert((tree, depth, p), out[p]);
+        if memo {
+            for p in missing {
+                self.by_tree.insert((tree, depth, p), out[p]);
+            }
         }
         Some(())
     }
@@ -563,17 +657,22 @@ pub fn touched(repo: &gix::Repository, since: &Since, paths: &[&str]) -> Vec<Opt
     if active.is_empty() {
         return out;
     }
-    let active_paths: Vec<&str> = active.iter().map(|&i| paths[i]).collect();
-    let mut trees = Trees::new(repo, since, &active_paths);
+    trees.restrict(&active);
     let mut keys = Keys {
         filters: read_filters(repo, since),
-        paths: active_paths.iter().map(|p| components(p)).collect(),
+        paths: paths.iter().map(|p| components(p)).collect(),
         keys: HashMap::new(),
     };
-    let Some(counts) = simplify(since, &mut trees, &mut keys) else {
+    if keys.filters.is_none() {
+        // Every root tree will be read: find them all in the pack indexes
+        // at once. (With filters, most are never read.)
+        let roots = since.commits.iter().filter_map(|c| since.tree(*c));
+        trees.packs.locate(roots.collect());
+    }
+    let Some(counts) = simplify(since, &active, &mut trees, &mut keys) else {
         return out;
     };
-    for (n, i) in active.into_iter().enumerate() {
+    for (n, &i) in active.iter().enumerate() {
         let change = match (before[i], after[i]) {
             (None, Some(_)) => "added",
             (Some(_), None) => "deleted",
@@ -602,13 +701,18 @@ fn read_filters(repo: &gix::Repository, since: &Since) -> Option<bloom::Filters>
     bloom::Filters::open(repo.objects.store_ref().path(), graph)
 }
 
-/// git's default history simplification over `since`'s commits for every
-/// path of `trees`: children before parents, each commit reached by a
+/// git's default history simplification over `since`'s commits for each
+/// of `paths` (indices): children before parents, each commit reached by a
 /// path's simplified history compared with its parents. `None` when a
 /// commit or tree cannot be read.
-fn simplify(since: &Since, trees: &mut Trees, keys: &mut Keys) -> Option<Vec<Count>> {
+fn simplify(
+    since: &Since,
+    paths: &[usize],
+    trees: &mut Trees,
+    keys: &mut Keys,
+) -> Option<Vec<Count>> {
     let n = since.commits.len();
-    let index: HashMap<Node, usize> = since
+    let index: FastMap<Node, usize> = since
         .commits
         .iter()
         .enumerate()
@@ -629,7 +733,8 @@ fn simplify(since: &Since, trees: &mut Trees, keys: &mut Keys) -> Option<Vec<Cou
         }
     }
     let mut ready: Vec<usize> = (0..n).filter(|&i| children[i] == 0).collect();
-    let mut counts: Vec<Count> = (0..keys.paths.len())
+    let mut counts: Vec<Count> = paths
+        .iter()
         .map(|_| Count {
             reached: (0..n).map(|i| i == 0).collect(),
             shown: 0,
@@ -638,7 +743,7 @@ fn simplify(since: &Since, trees: &mut Trees, keys: &mut Keys) -> Option<Vec<Cou
         .collect();
     while let Some(i) = ready.pop() {
         let node = since.commits[i];
-        for (path, count) in counts.iter_mut().enumerate() {
+        for (&path, count) in paths.iter().zip(counts.iter_mut()) {
             if !count.reached[i] {
                 continue;
             }
@@ -681,7 +786,7 @@ fn step(
     parents: &[Node],
     path: usize,
     since: &Since,
-    index: &HashMap<Node, usize>,
+    index: &FastMap<Node, usize>,
     trees: &mut Trees,
     keys: &mut Keys,
 ) -> Option<Step> {

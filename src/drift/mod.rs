@@ -17,7 +17,7 @@ use gix::bstr::ByteSlice;
 use serde::Serialize;
 
 use crate::brief::Brief;
-use crate::drift::changed::{Since, Walked, touched, walk};
+use crate::drift::changed::{History, Since, Walked, touched};
 use crate::git::repo::{self, WorktreeInfo};
 use crate::support::escape::shell_quote;
 use crate::{git::measure, store, support::clock};
@@ -468,12 +468,13 @@ fn commits(
     let Some(mut tip) = target.tip().or(head_id) else {
         return;
     };
-    let mut walked = walk(repo, brief_head, tip);
+    let history = History::open(repo);
+    let mut walked = history.walk(brief_head, tip);
     if matches!(walked, Some(Walked::NotInHistory))
         && let Some(head) = head_id.filter(|h| *h != tip)
     {
         let mut histories = vec![report.measured_on.branch.clone()];
-        match walk(repo, brief_head, head) {
+        match history.walk(brief_head, head) {
             Some(Walked::NotInHistory) => {
                 histories.push(report.measured_on.current.clone());
                 report.commits = Commits::NotInHistory {

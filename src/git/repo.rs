@@ -68,12 +68,7 @@ const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
 /// (which would also bring its thread pool): a delta-base cache for pack
 /// reads, unless `core.deltaBaseCacheLimit` is 0, and an object cache.
 fn set_caches(repo: &mut gix::Repository) {
-    let pack_bytes = repo
-        .config_snapshot()
-        .integer("core.deltaBaseCacheLimit")
-        .and_then(|v| usize::try_from(v).ok())
-        .map(|v| v.min(PACK_CACHE_BYTES))
-        .unwrap_or(PACK_CACHE_BYTES);
+    let pack_bytes = pack_cache_bytes(repo);
     if pack_bytes > 0 {
         repo.objects.set_pack_cache(move || {
             Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
@@ -82,6 +77,16 @@ fn set_caches(repo: &mut gix::Repository) {
         });
     }
     repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+}
+
+/// The most memory a delta-base cache of packs may use here: 16 MiB, less
+/// when `core.deltaBaseCacheLimit` says so, 0 for none.
+pub fn pack_cache_bytes(repo: &gix::Repository) -> usize {
+    repo.config_snapshot()
+        .integer("core.deltaBaseCacheLimit")
+        .and_then(|v| usize::try_from(v).ok())
+        .map(|v| v.min(PACK_CACHE_BYTES))
+        .unwrap_or(PACK_CACHE_BYTES)
 }
 
 /// What writes need and reads do not: a ref lock timeout suited to many

@@ -544,3 +544,87 @@ fn damaged_bloom_chunks_fall_back_to_trees_with_the_same_answers() {
         }
     }
 }
+
+/// How many trees of `dir` are stored as deltas in a pack, and how many
+/// objects are loose.
+fn deltified_trees_and_loose(sb: &Sandbox, dir: &Path) -> (usize, usize) {
+    let check = sb.git(
+        dir,
+        &[
+            "cat-file",
+            "--batch-all-objects",
+            "--batch-check=%(objecttype) %(deltabase)",
+        ],
+    );
+    let deltas = check
+        .lines()
+        .filter(|l| l.starts_with("tree ") && !l.ends_with(&"0".repeat(40)))
+        .count();
+    let loose = sb.git(dir, &["count-objects"]);
+    let loose: usize = loose.split_whitespace().next().unwrap().parse().unwrap();
+    (deltas, loose)
+}
+
+#[test]
+fn changed_counts_hold_in_packs_whatever_their_delta_order_and_cache() {
+    let sb = Sandbox::new();
+    let dir = sb.repo("r");
+    history(&sb, &dir);
+    // As `git gc` packs: newer trees whole, older ones deltas of them.
+    sb.git(&dir, &["repack", "-a", "-d", "-f", "-q", "--depth=50"]);
+    // As `git fast-import` packs: each tree a delta of its previous
+    // version, so a walk from the tip meets the chains newest first.
+    let imported = sb.unborn("imported");
+    let stream = sb.git(&dir, &["fast-export", "--all"]);
+    let mut import = sb
+        .command("git", &imported)
+        .args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = import.stdin.take().unwrap();
+        stdin.write_all(stream.as_bytes()).unwrap();
+    }
+    assert!(import.wait().unwrap().success());
+    sb.git(&imported, &["reset", "-q", "--hard", "main"]);
+    for repo in [&dir, &imported] {
+        let (deltas, loose) = deltified_trees_and_loose(&sb, repo);
+        assert!(deltas > 5, "{deltas} deltified trees in {repo:?}");
+        assert_eq!(loose, 0, "every object packed in {repo:?}");
+    }
+    let plain = &graph_modes()[1];
+    // No delta-base cache, and one too small to hold a chain.
+    for (repo, cache) in [
+        (&dir, None),
+        (&imported, None),
+        (&imported, Some("0")),
+        (&imported, Some("300")),
+    ] {
+        if let Some(limit) = cache {
+            sb.git(repo, &["config", "core.deltaBaseCacheLimit", limit]);
+        }
+        let brief = sb.git(
+            repo,
+            &[
+                "log",
+                "-1",
+                "--format=%H",
+                "--grep=^noise before the brief$",
+                "main",
+            ],
+        );
+        let brief = brief.trim();
+        assert_eq!(brief.len(), 40, "the brief's commit in {repo:?}");
+        put_brief(&sb, repo, "k", brief);
+        write_graph(&sb, repo, plain);
+        let ours = our_counts(&sb, repo);
+        for path in PATHS {
+            let (count, differs) = git_count(&sb, repo, brief, path);
+            let got = ours.get(*path).copied();
+            let expected = differs.then_some(count as u64);
+            assert_eq!(got, expected, "{path} in {repo:?}, cache {cache:?}");
+        }
+    }
+}
