@@ -30,8 +30,7 @@ use serde::Deserialize;
 
 use crate::brief::Brief;
 
-/// The index file's first line; another first line discards the file.
-const HEADER: &str = "git-handoff history index 1\n";
+mod file;
 
 /// How many index files (sets of tips) are kept.
 const KEEP: usize = 4;
@@ -85,39 +84,80 @@ fn file_name(repo: &gix::Repository, tips: &[ObjectId]) -> Option<String> {
     hasher.try_finalize().ok().map(|id| id.to_string())
 }
 
-/// The index of the notes histories at `tips`, read from its file, or
-/// extended from the newest one, or built; saved for the next run.
-pub fn load(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+fn sorted(tips: &[ObjectId]) -> Vec<ObjectId> {
     let mut tips = tips.to_vec();
     tips.sort();
     tips.dedup();
-    let dir = dir(repo);
+    tips
+}
+
+/// The index of the notes histories at `tips`, read from its file, or
+/// extended from the newest one, or built; saved for the next run.
+pub fn load(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+    let tips = sorted(tips);
+    let (dir, kind) = (dir(repo), repo.object_hash());
     let name = file_name(repo, &tips);
     if let Some(name) = &name
-        && let Some(index) = read(&dir.join(name))
+        && let Some(index) = file::read(&dir.join(name), kind)
         && index.tips == tips
     {
         return Ok(index);
     }
     let mut index = newest(&dir)
-        .and_then(|path| read(&path))
+        .and_then(|path| file::read(&path, kind))
         .filter(|old| old.covers_within(repo, &tips))
         .unwrap_or_default();
     index.extend(repo, &tips)?;
     if let Some(name) = name {
-        save(&dir, &name, &index);
+        save(&dir, &name, kind, &index);
     }
     Ok(index)
+}
+
+/// The lines of `key` in the notes histories at `tips`. When the index
+/// file of exactly these tips exists, only its head, directory and the
+/// key's section are read (O(versions of the key)); otherwise as
+/// [`load`]. The caller checks each line against its id
+/// ([`crate::store::history`]) and calls [`rebuild`] on a mismatch.
+pub fn entries_of(repo: &gix::Repository, tips: &[ObjectId], key: &str) -> Result<Vec<Entry>> {
+    let tips = sorted(tips);
+    if let Some(name) = file_name(repo, &tips)
+        && let Some(entries) = file::read_key(&dir(repo).join(name), repo.object_hash(), &tips, key)
+    {
+        return Ok(entries);
+    }
+    let index = load(repo, &tips)?;
+    Ok(index
+        .entries
+        .into_values()
+        .filter(|e| e.key == key)
+        .collect())
+}
+
+/// Discard every index file (one was found lying: its lines do not match
+/// their ids) and build the index of `tips` again from the notes history.
+pub fn rebuild(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+    forget(repo);
+    load(repo, tips)
+}
+
+/// Delete every index file: after the notes history was rewritten (`redact
+/// --history`), no copy of a line it removed may stay behind.
+pub fn forget(repo: &gix::Repository) {
+    if let Ok(files) = std::fs::read_dir(dir(repo)) {
+        for file in files.flatten() {
+            if !file.file_name().to_string_lossy().contains('.') {
+                let _ = std::fs::remove_file(file.path());
+            }
+        }
+    }
 }
 
 /// Build the index of `tips` from nothing, without reading or writing any
 /// file.
 pub fn build(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
-    let mut tips = tips.to_vec();
-    tips.sort();
-    tips.dedup();
     let mut index = Index::default();
-    index.extend(repo, &tips)?;
+    index.extend(repo, &sorted(tips))?;
     Ok(index)
 }
 
@@ -390,11 +430,14 @@ fn newest(dir: &Path) -> Option<PathBuf> {
         .map(|(_, path)| path)
 }
 
-fn save(dir: &Path, name: &str, index: &Index) {
+fn save(dir: &Path, name: &str, kind: gix::hash::Kind, index: &Index) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let _ = crate::support::atomic::write_unless_locked(&dir.join(name), &render(index));
+    let Some(data) = file::render(kind, index) else {
+        return;
+    };
+    let _ = crate::support::atomic::write_unless_locked(&dir.join(name), &data);
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -407,65 +450,4 @@ fn save(dir: &Path, name: &str, index: &Index) {
     for (_, path) in files.into_iter().skip(KEEP) {
         let _ = std::fs::remove_file(path);
     }
-}
-
-fn render(index: &Index) -> Vec<u8> {
-    let mut out = Vec::from(HEADER.as_bytes());
-    let hex = |ids: &[ObjectId]| {
-        ids.iter()
-            .map(|i| i.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    out.extend_from_slice(format!("t {}\n", hex(&index.tips)).as_bytes());
-    for (id, (generation, parents)) in &index.commits {
-        out.extend_from_slice(format!("c {id} {generation} {}\n", hex(parents)).as_bytes());
-    }
-    for e in index.entries.values() {
-        let key = serde_json::to_string(&e.key).unwrap_or_default();
-        out.extend_from_slice(
-            format!("v {} {} {} {} {key}\t", e.generation, e.index, e.ts, e.id).as_bytes(),
-        );
-        out.extend_from_slice(&e.line);
-        out.push(b'\n');
-    }
-    out
-}
-
-fn read(path: &Path) -> Option<Index> {
-    let data = std::fs::read(path).ok()?;
-    let body = data.strip_prefix(HEADER.as_bytes())?;
-    let ids = |s: &str| -> Option<Vec<ObjectId>> {
-        s.split(' ')
-            .filter(|s| !s.is_empty())
-            .map(|h| ObjectId::from_hex(h.as_bytes()).ok())
-            .collect()
-    };
-    let mut index = Index::default();
-    for line in body.lines() {
-        if let Some(rest) = line.strip_prefix(b"t ") {
-            index.tips = ids(rest.to_str().ok()?)?;
-        } else if let Some(rest) = line.strip_prefix(b"c ") {
-            let mut parts = rest.to_str().ok()?.splitn(3, ' ');
-            let id = ObjectId::from_hex(parts.next()?.as_bytes()).ok()?;
-            let generation = parts.next()?.parse().ok()?;
-            index.commits.insert(id, (generation, ids(parts.next()?)?));
-        } else if let Some(rest) = line.strip_prefix(b"v ") {
-            let tab = rest.find_byte(b'\t')?;
-            let (head, text) = (rest[..tab].to_str().ok()?, &rest[tab + 1..]);
-            let mut parts = head.splitn(5, ' ');
-            let entry = Entry {
-                generation: parts.next()?.parse().ok()?,
-                index: parts.next()?.parse().ok()?,
-                ts: parts.next()?.parse().ok()?,
-                id: ObjectId::from_hex(parts.next()?.as_bytes()).ok()?,
-                key: serde_json::from_str(parts.next()?).ok()?,
-                line: text.to_vec(),
-            };
-            index.entries.insert(text.to_vec(), entry);
-        } else {
-            return None;
-        }
-    }
-    Some(index)
 }

@@ -830,7 +830,8 @@ pub fn rewrite_notes(
                 deref: false,
             };
             match repo.edit_reference(edit) {
-                Ok(_) => {}
+                // No index file may keep a copy of a line the rewrite removed.
+                Ok(_) => history_index::forget(repo),
                 Err(err) if err.is_conflict() => {
                     return Err(anyhow!(
                         "{NOTES_REF} changed while rewriting; nothing was changed, run again"
