@@ -22,11 +22,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use anyhow::{Context, Result};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use serde::Deserialize;
 
 use crate::brief::Brief;
 
@@ -65,11 +65,6 @@ pub struct Index {
     /// The note read last: in a chain of appends it is the next one's
     /// parent note, which then is not read again.
     last: Option<(ObjectId, Vec<u8>, usize)>,
-}
-
-#[derive(Deserialize)]
-struct KeyOnly {
-    key: String,
 }
 
 fn dir(repo: &gix::Repository) -> PathBuf {
@@ -191,6 +186,10 @@ impl Index {
     /// Walk the commits of `tips` this index does not cover yet, and add
     /// their lines.
     fn extend(&mut self, repo: &gix::Repository, tips: &[ObjectId]) -> Result<()> {
+        // Every object is read once: an object cache would only copy them.
+        let mut repo = repo.clone();
+        repo.object_cache_size(None);
+        let repo = &repo;
         let mut new: HashMap<ObjectId, (ObjectId, Vec<ObjectId>)> = HashMap::new();
         let mut queue: Vec<ObjectId> = tips.to_vec();
         while let Some(id) = queue.pop() {
@@ -211,6 +210,7 @@ impl Index {
         let generations = self.generations(&new);
         let mut order: Vec<(u64, ObjectId)> = new.keys().map(|id| (generations[id], *id)).collect();
         order.sort();
+        let mut trees = Trees::default();
         for (generation, id) in order {
             let (tree, parents) = &new[&id];
             let parent_tree = match parents.first() {
@@ -226,7 +226,8 @@ impl Index {
                 None => None,
             };
             let mut changed = Vec::new();
-            changed_notes(repo, *tree, parent_tree, &mut changed)?;
+            trees.next();
+            changed_notes(repo, &mut trees, *tree, parent_tree, &mut changed)?;
             for (blob, old) in changed {
                 self.add_note(repo, blob, old, generation)?;
             }
@@ -285,30 +286,32 @@ impl Index {
         old: Option<ObjectId>,
         generation: u64,
     ) -> Result<()> {
-        let data = repo
+        // Read into gix's pooled buffers and copy into the kept one: no
+        // allocation per note (notes of a long chain are large).
+        let note = repo
             .find_blob(blob)
-            .with_context(|| format!("cannot read note {blob}"))?
-            .detach()
-            .data;
+            .with_context(|| format!("cannot read note {blob}"))?;
+        let data: &[u8] = &note.data;
         let (mut start, mut first) = (0, 0);
         let last = self.last.take();
         let newlines = |d: &[u8]| d.iter().filter(|b| **b == b'\n').count();
-        let old_data = match (old, last) {
-            (Some(old), Some((id, data, n))) if id == old => Some((data, n)),
-            (Some(old), _) => repo.find_blob(old).ok().map(|b| {
-                let data = b.detach().data;
-                let n = newlines(&data);
-                (data, n)
-            }),
+        let mut fetched = None;
+        let old_data = match (old, &last) {
+            (Some(old), Some((id, data, n))) if *id == old => Some((&data[..], *n)),
+            (Some(old), _) => {
+                fetched = repo.find_blob(old).ok();
+                fetched.as_ref().map(|b| (&b.data[..], newlines(&b.data)))
+            }
             (None, _) => None,
         };
         if let Some((old, n)) = old_data
             && old.last().is_none_or(|b| *b == b'\n')
-            && data.starts_with(&old)
+            && data.starts_with(old)
         {
             start = old.len();
             first = n;
         }
+        drop(fetched);
         for (offset, line) in data[start..].lines().enumerate() {
             let line = line.trim();
             if !line.is_empty() {
@@ -316,7 +319,10 @@ impl Index {
             }
         }
         let n = first + newlines(&data[start..]);
-        self.last = Some((blob, data, n));
+        let mut kept = last.map(|(_, kept, _)| kept).unwrap_or_default();
+        kept.clear();
+        kept.extend_from_slice(data);
+        self.last = Some((blob, kept, n));
         Ok(())
     }
 
@@ -336,10 +342,7 @@ impl Index {
         if self.others.contains(line) {
             return Ok(());
         }
-        let parsed = serde_json::from_slice::<KeyOnly>(line)
-            .ok()
-            .zip(serde_json::from_slice::<Brief>(line).ok());
-        let Some((head, brief)) = parsed else {
+        let Ok(brief) = serde_json::from_slice::<Brief>(line) else {
             self.others.insert(line.to_vec());
             return Ok(());
         };
@@ -351,11 +354,41 @@ impl Index {
                 index,
                 ts: crate::support::clock::parse(&brief.timestamp).unwrap_or(i64::MIN),
                 id,
-                key: head.key,
                 line: line.to_vec(),
+                key: brief.key,
             },
         );
         Ok(())
+    }
+}
+
+/// The notes trees read for the commit walked last and for the current
+/// one, by id: in a chain, a commit's parent tree is the tree read just
+/// before, so each tree is read (inflated) once.
+#[derive(Default)]
+struct Trees {
+    before: HashMap<ObjectId, Rc<[u8]>>,
+    now: HashMap<ObjectId, Rc<[u8]>>,
+}
+
+impl Trees {
+    fn get(&mut self, repo: &gix::Repository, id: ObjectId) -> Result<Rc<[u8]>> {
+        let data = match self.now.get(&id).or_else(|| self.before.get(&id)) {
+            Some(data) => data.clone(),
+            None => repo
+                .find_tree(id)
+                .with_context(|| format!("cannot read notes tree {id}"))?
+                .detach()
+                .data
+                .into(),
+        };
+        self.now.insert(id, data.clone());
+        Ok(data)
+    }
+
+    /// The next commit: what was read for this one is its child's parent.
+    fn next(&mut self) {
+        self.before = std::mem::take(&mut self.now);
     }
 }
 
@@ -364,6 +397,7 @@ impl Index {
 /// are skipped.
 fn changed_notes(
     repo: &gix::Repository,
+    trees: &mut Trees,
     tree: ObjectId,
     parent: Option<ObjectId>,
     out: &mut Vec<(ObjectId, Option<ObjectId>)>,
@@ -371,25 +405,22 @@ fn changed_notes(
     if Some(tree) == parent {
         return Ok(());
     }
-    let read = |id: ObjectId| -> Result<gix::Tree<'_>> {
-        repo.find_tree(id)
+    let kind = repo.object_hash();
+    fn decode(id: ObjectId, data: &[u8], kind: gix::hash::Kind) -> Result<gix::objs::TreeRef<'_>> {
+        gix::objs::TreeRef::from_bytes(data, kind)
             .with_context(|| format!("cannot read notes tree {id}"))
+    }
+    let (new_data, old_data) = (
+        trees.get(repo, tree)?,
+        parent.map(|p| trees.get(repo, p)).transpose()?,
+    );
+    let new = decode(tree, &new_data, kind)?;
+    let old = match (parent, &old_data) {
+        (Some(p), Some(data)) => decode(p, data, kind)?.entries,
+        _ => Vec::new(),
     };
-    let new_tree = read(tree)?;
-    let new = new_tree
-        .decode()
-        .with_context(|| format!("cannot read notes tree {tree}"))?;
-    let old_tree = parent.map(read).transpose()?;
-    let old = match &old_tree {
-        Some(t) => {
-            t.decode()
-                .with_context(|| format!("cannot read notes tree {}", t.id))?
-                .entries
-        }
-        None => Vec::new(),
-    };
-    // Both lists are in git's tree order: a merge join, no allocation per
-    // entry. An entry matched by nothing counts as new (read whole).
+    // Both lists are in git's tree order: a merge join. An entry matched
+    // by nothing counts as new (read whole).
     let mut j = 0;
     let mut subtrees = Vec::new();
     for entry in new
@@ -415,7 +446,7 @@ fn changed_notes(
         }
     }
     for (id, before) in subtrees {
-        changed_notes(repo, id, before, out)?;
+        changed_notes(repo, trees, id, before, out)?;
     }
     Ok(())
 }
