@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
@@ -406,35 +406,36 @@ fn changed_notes(
         return Ok(());
     }
     let kind = repo.object_hash();
-    fn decode(id: ObjectId, data: &[u8], kind: gix::hash::Kind) -> Result<gix::objs::TreeRef<'_>> {
-        gix::objs::TreeRef::from_bytes(data, kind)
-            .with_context(|| format!("cannot read notes tree {id}"))
-    }
-    let (new_data, old_data) = (
-        trees.get(repo, tree)?,
-        parent.map(|p| trees.get(repo, p)).transpose()?,
-    );
-    let new = decode(tree, &new_data, kind)?;
-    let old = match (parent, &old_data) {
-        (Some(p), Some(data)) => decode(p, data, kind)?.entries,
-        _ => Vec::new(),
-    };
-    // Both lists are in git's tree order: a merge join. An entry matched
-    // by nothing counts as new (read whole).
-    let mut j = 0;
+    let new_data = trees.get(repo, tree)?;
+    let old_data = parent.map(|p| trees.get(repo, p)).transpose()?;
+    let mut old = old_data
+        .as_deref()
+        .map(|data| gix::objs::TreeRefIter::from_bytes(data, kind))
+        .into_iter()
+        .flatten()
+        .peekable();
+    let damaged = |id: Option<ObjectId>| anyhow!("cannot read notes tree {}", id.unwrap_or(tree));
+    // Both trees are in git's tree order: a merge join over the raw
+    // entries, nothing decoded into lists. An entry matched by nothing
+    // counts as new (read whole).
     let mut subtrees = Vec::new();
-    for entry in new
-        .entries
-        .iter()
-        .filter(|e| e.mode.is_tree() || e.mode.is_blob())
-    {
-        while j < old.len() && old[j].filename < entry.filename {
-            j += 1;
+    for entry in gix::objs::TreeRefIter::from_bytes(&new_data, kind) {
+        let entry = entry.map_err(|_| damaged(None))?;
+        if !(entry.mode.is_tree() || entry.mode.is_blob()) {
+            continue;
         }
-        let before = old
-            .get(j)
-            .filter(|o| o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree())
-            .map(|o| o.oid.to_owned());
+        let mut before = None;
+        while let Some(o) = old.peek() {
+            let o = o.as_ref().map_err(|_| damaged(parent))?;
+            if o.filename < entry.filename {
+                old.next();
+                continue;
+            }
+            if o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree() {
+                before = Some(o.oid.to_owned());
+            }
+            break;
+        }
         let id = entry.oid.to_owned();
         if before == Some(id) {
             continue;
