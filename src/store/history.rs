@@ -17,7 +17,7 @@
 //! type), and gix hashes them without writing anything.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::{Context, Result, anyhow};
 use gix::ObjectId;
@@ -88,27 +88,58 @@ pub fn notes_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
     if let Some(id) = peel(repo, store::NOTES_REF)? {
         tips.push(id);
     }
-    let platform = repo.references().context("cannot read references")?;
-    let prefix = crate::store::remotes::REMOTES_PREFIX;
-    for reference in platform
-        .prefixed(prefix)
-        .with_context(|| format!("cannot read {prefix}"))?
-    {
-        let mut reference =
-            reference.map_err(|e| anyhow!("cannot read a ref under {prefix}: {e}"))?;
-        let name = reference.name().as_bstr().to_str_lossy().into_owned();
-        if crate::store::remotes::notes_ref_remote(&name).is_none() {
-            continue;
-        }
-        let id = reference
-            .peel_to_id()
-            .with_context(|| format!("cannot read {name}"))?
-            .detach();
-        if !tips.contains(&id) {
+    for name in remote_notes_refs(repo)? {
+        if let Some(id) = peel(repo, &name)?
+            && !tips.contains(&id)
+        {
             tips.push(id);
         }
     }
     Ok(tips)
+}
+
+/// The names of the remotes' notes refs, configured remotes or not, found
+/// without reading the refs beside them (a remote's bases, one per key):
+/// loose refs by their file names, packed refs from `packed-refs`.
+fn remote_notes_refs(repo: &gix::Repository) -> Result<BTreeSet<String>> {
+    use crate::store::remotes::{REMOTES_PREFIX, notes_ref_remote};
+    let mut names = BTreeSet::new();
+    let mut dirs = vec![(
+        repo.common_dir().join(REMOTES_PREFIX),
+        REMOTES_PREFIX.to_string(),
+    )];
+    while let Some((dir, prefix)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(|n| format!("{prefix}{n}")) else {
+                continue;
+            };
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push((entry.path(), format!("{name}/")));
+            } else if notes_ref_remote(&name).is_some() {
+                names.insert(name);
+            }
+        }
+    }
+    let packed = repo
+        .refs
+        .cached_packed_buffer()
+        .context("cannot read packed-refs")?;
+    if let Some(packed) = packed {
+        for reference in packed
+            .iter_prefixed(REMOTES_PREFIX.into())
+            .context("cannot read packed-refs")?
+        {
+            let reference = reference.context("cannot read packed-refs")?;
+            let name = reference.name.as_bstr().to_str_lossy();
+            if notes_ref_remote(&name).is_some() {
+                names.insert(name.into_owned());
+            }
+        }
+    }
+    Ok(names)
 }
 
 /// The object a ref points at (peeled), if the ref exists.
@@ -120,53 +151,65 @@ pub fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
         .with_context(|| format!("cannot read {name}"))
 }
 
-/// Every version recorded in the notes histories reachable from `tips`,
-/// by key; `only` restricts the result to one key. Each key's versions are
-/// newest first. Read through the history index ([`crate::store::history_index`]),
-/// so that only the notes commits it does not cover yet are walked.
-pub fn collect(
-    repo: &gix::Repository,
-    tips: &[ObjectId],
-    only: Option<&str>,
-) -> Result<BTreeMap<String, Vec<Version>>> {
-    let index = crate::store::history_index::load(repo, tips)?;
-    versions_of(&index, only)
+/// Every version of `key` recorded in the notes histories reachable from
+/// `tips`, newest first. Read through the history index
+/// ([`crate::store::history_index`]): only the key's lines are read when
+/// the index of these tips exists, and only the notes commits it does not
+/// cover yet are walked otherwise. A line whose key or version id does not
+/// match what the index says means the index file lies: it is discarded
+/// and the index rebuilt from the notes history.
+pub fn collect(repo: &gix::Repository, tips: &[ObjectId], key: &str) -> Result<Vec<Version>> {
+    use crate::store::history_index;
+    let entries = history_index::entries_of(repo, tips, key)?;
+    if let Some(versions) = versions_of(repo, &entries, key)? {
+        return Ok(versions);
+    }
+    let index = history_index::rebuild(repo, tips)?;
+    let entries: Vec<_> = index
+        .entries
+        .into_values()
+        .filter(|e| e.key == key)
+        .collect();
+    versions_of(repo, &entries, key)?
+        .ok_or_else(|| anyhow!("the history index of '{key}' does not match its versions"))
 }
 
-/// The versions of `index` by key (of `only`, if given), newest first:
-/// lines with the same version id are one version, placed where the
-/// first of them is.
-pub fn versions_of(
-    index: &crate::store::history_index::Index,
-    only: Option<&str>,
-) -> Result<BTreeMap<String, Vec<Version>>> {
-    let mut first: HashMap<ObjectId, &crate::store::history_index::Entry> = HashMap::new();
-    for entry in index.entries.values() {
-        if only.is_some_and(|k| k != entry.key) {
-            continue;
-        }
-        let slot = first.entry(entry.id).or_insert(entry);
-        if (entry.generation, entry.index) < (slot.generation, slot.index) {
-            *slot = entry;
-        }
-    }
-    let mut out: BTreeMap<String, Vec<Version>> = BTreeMap::new();
-    for (id, entry) in first {
+/// The versions of `key` among `entries`, newest first: lines with the
+/// same version id are one version, placed where the first of them is.
+/// `None` when a line is not a brief of `key` with the id the entry names.
+fn versions_of(
+    repo: &gix::Repository,
+    entries: &[crate::store::history_index::Entry],
+    key: &str,
+) -> Result<Option<Vec<Version>>> {
+    let mut first: HashMap<ObjectId, Version> = HashMap::new();
+    for entry in entries {
         let Ok(brief) = serde_json::from_slice::<Brief>(&entry.line) else {
-            continue;
+            return Ok(None);
         };
         let pretty = brief.to_pretty_json();
-        out.entry(entry.key.clone()).or_default().push(Version {
-            id,
-            brief,
-            pretty,
-            seq: (entry.generation, entry.index),
-        });
+        if entry.key != key || brief.key != key || version_id(repo, &pretty)? != entry.id {
+            return Ok(None);
+        }
+        let seq = (entry.generation, entry.index);
+        match first.get(&entry.id) {
+            Some(v) if v.seq <= seq => {}
+            _ => {
+                first.insert(
+                    entry.id,
+                    Version {
+                        id: entry.id,
+                        brief,
+                        pretty,
+                        seq,
+                    },
+                );
+            }
+        }
     }
-    for versions in out.values_mut() {
-        sort_newest_first(versions);
-    }
-    Ok(out)
+    let mut versions: Vec<Version> = first.into_values().collect();
+    sort_newest_first(&mut versions);
+    Ok(Some(versions))
 }
 
 fn sort_newest_first(versions: &mut [Version]) {
@@ -230,9 +273,7 @@ pub fn ids_newest_first(
 /// point at. Newest first.
 pub fn log(repo: &gix::Repository, key: &str) -> Result<Log> {
     let tips = notes_tips(repo)?;
-    let mut versions = collect(repo, &tips, Some(key))?
-        .remove(key)
-        .unwrap_or_default();
+    let mut versions = collect(repo, &tips, key)?;
     let current = store::current_id(repo, key)?;
     let remote_tips = crate::store::remotes::remote_values(repo, key)?;
     let bases = crate::store::remotes::base_values(repo, key)?;

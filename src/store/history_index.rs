@@ -22,16 +22,15 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use serde::Deserialize;
 
 use crate::brief::Brief;
 
-/// The index file's first line; another first line discards the file.
-const HEADER: &str = "git-handoff history index 1\n";
+mod file;
 
 /// How many index files (sets of tips) are kept.
 const KEEP: usize = 4;
@@ -68,11 +67,6 @@ pub struct Index {
     last: Option<(ObjectId, Vec<u8>, usize)>,
 }
 
-#[derive(Deserialize)]
-struct KeyOnly {
-    key: String,
-}
-
 fn dir(repo: &gix::Repository) -> PathBuf {
     repo.common_dir().join("handoff-history-index")
 }
@@ -85,39 +79,80 @@ fn file_name(repo: &gix::Repository, tips: &[ObjectId]) -> Option<String> {
     hasher.try_finalize().ok().map(|id| id.to_string())
 }
 
-/// The index of the notes histories at `tips`, read from its file, or
-/// extended from the newest one, or built; saved for the next run.
-pub fn load(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+fn sorted(tips: &[ObjectId]) -> Vec<ObjectId> {
     let mut tips = tips.to_vec();
     tips.sort();
     tips.dedup();
-    let dir = dir(repo);
+    tips
+}
+
+/// The index of the notes histories at `tips`, read from its file, or
+/// extended from the newest one, or built; saved for the next run.
+pub fn load(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+    let tips = sorted(tips);
+    let (dir, kind) = (dir(repo), repo.object_hash());
     let name = file_name(repo, &tips);
     if let Some(name) = &name
-        && let Some(index) = read(&dir.join(name))
+        && let Some(index) = file::read(&dir.join(name), kind)
         && index.tips == tips
     {
         return Ok(index);
     }
     let mut index = newest(&dir)
-        .and_then(|path| read(&path))
+        .and_then(|path| file::read(&path, kind))
         .filter(|old| old.covers_within(repo, &tips))
         .unwrap_or_default();
     index.extend(repo, &tips)?;
     if let Some(name) = name {
-        save(&dir, &name, &index);
+        save(&dir, &name, kind, &index);
     }
     Ok(index)
+}
+
+/// The lines of `key` in the notes histories at `tips`. When the index
+/// file of exactly these tips exists, only its head, directory and the
+/// key's section are read (O(versions of the key)); otherwise as
+/// [`load`]. The caller checks each line against its id
+/// ([`crate::store::history`]) and calls [`rebuild`] on a mismatch.
+pub fn entries_of(repo: &gix::Repository, tips: &[ObjectId], key: &str) -> Result<Vec<Entry>> {
+    let tips = sorted(tips);
+    if let Some(name) = file_name(repo, &tips)
+        && let Some(entries) = file::read_key(&dir(repo).join(name), repo.object_hash(), &tips, key)
+    {
+        return Ok(entries);
+    }
+    let index = load(repo, &tips)?;
+    Ok(index
+        .entries
+        .into_values()
+        .filter(|e| e.key == key)
+        .collect())
+}
+
+/// Discard every index file (one was found lying: its lines do not match
+/// their ids) and build the index of `tips` again from the notes history.
+pub fn rebuild(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
+    forget(repo);
+    load(repo, tips)
+}
+
+/// Delete every index file: after the notes history was rewritten (`redact
+/// --history`), no copy of a line it removed may stay behind.
+pub fn forget(repo: &gix::Repository) {
+    if let Ok(files) = std::fs::read_dir(dir(repo)) {
+        for file in files.flatten() {
+            if !file.file_name().to_string_lossy().contains('.') {
+                let _ = std::fs::remove_file(file.path());
+            }
+        }
+    }
 }
 
 /// Build the index of `tips` from nothing, without reading or writing any
 /// file.
 pub fn build(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
-    let mut tips = tips.to_vec();
-    tips.sort();
-    tips.dedup();
     let mut index = Index::default();
-    index.extend(repo, &tips)?;
+    index.extend(repo, &sorted(tips))?;
     Ok(index)
 }
 
@@ -151,6 +186,10 @@ impl Index {
     /// Walk the commits of `tips` this index does not cover yet, and add
     /// their lines.
     fn extend(&mut self, repo: &gix::Repository, tips: &[ObjectId]) -> Result<()> {
+        // Every object is read once: an object cache would only copy them.
+        let mut repo = repo.clone();
+        repo.object_cache_size(None);
+        let repo = &repo;
         let mut new: HashMap<ObjectId, (ObjectId, Vec<ObjectId>)> = HashMap::new();
         let mut queue: Vec<ObjectId> = tips.to_vec();
         while let Some(id) = queue.pop() {
@@ -171,6 +210,7 @@ impl Index {
         let generations = self.generations(&new);
         let mut order: Vec<(u64, ObjectId)> = new.keys().map(|id| (generations[id], *id)).collect();
         order.sort();
+        let mut trees = Trees::default();
         for (generation, id) in order {
             let (tree, parents) = &new[&id];
             let parent_tree = match parents.first() {
@@ -186,7 +226,8 @@ impl Index {
                 None => None,
             };
             let mut changed = Vec::new();
-            changed_notes(repo, *tree, parent_tree, &mut changed)?;
+            trees.next();
+            changed_notes(repo, &mut trees, *tree, parent_tree, &mut changed)?;
             for (blob, old) in changed {
                 self.add_note(repo, blob, old, generation)?;
             }
@@ -245,30 +286,32 @@ impl Index {
         old: Option<ObjectId>,
         generation: u64,
     ) -> Result<()> {
-        let data = repo
+        // Read into gix's pooled buffers and copy into the kept one: no
+        // allocation per note (notes of a long chain are large).
+        let note = repo
             .find_blob(blob)
-            .with_context(|| format!("cannot read note {blob}"))?
-            .detach()
-            .data;
+            .with_context(|| format!("cannot read note {blob}"))?;
+        let data: &[u8] = &note.data;
         let (mut start, mut first) = (0, 0);
         let last = self.last.take();
         let newlines = |d: &[u8]| d.iter().filter(|b| **b == b'\n').count();
-        let old_data = match (old, last) {
-            (Some(old), Some((id, data, n))) if id == old => Some((data, n)),
-            (Some(old), _) => repo.find_blob(old).ok().map(|b| {
-                let data = b.detach().data;
-                let n = newlines(&data);
-                (data, n)
-            }),
+        let mut fetched = None;
+        let old_data = match (old, &last) {
+            (Some(old), Some((id, data, n))) if *id == old => Some((&data[..], *n)),
+            (Some(old), _) => {
+                fetched = repo.find_blob(old).ok();
+                fetched.as_ref().map(|b| (&b.data[..], newlines(&b.data)))
+            }
             (None, _) => None,
         };
         if let Some((old, n)) = old_data
             && old.last().is_none_or(|b| *b == b'\n')
-            && data.starts_with(&old)
+            && data.starts_with(old)
         {
             start = old.len();
             first = n;
         }
+        drop(fetched);
         for (offset, line) in data[start..].lines().enumerate() {
             let line = line.trim();
             if !line.is_empty() {
@@ -276,7 +319,10 @@ impl Index {
             }
         }
         let n = first + newlines(&data[start..]);
-        self.last = Some((blob, data, n));
+        let mut kept = last.map(|(_, kept, _)| kept).unwrap_or_default();
+        kept.clear();
+        kept.extend_from_slice(data);
+        self.last = Some((blob, kept, n));
         Ok(())
     }
 
@@ -296,10 +342,7 @@ impl Index {
         if self.others.contains(line) {
             return Ok(());
         }
-        let parsed = serde_json::from_slice::<KeyOnly>(line)
-            .ok()
-            .zip(serde_json::from_slice::<Brief>(line).ok());
-        let Some((head, brief)) = parsed else {
+        let Ok(brief) = serde_json::from_slice::<Brief>(line) else {
             self.others.insert(line.to_vec());
             return Ok(());
         };
@@ -311,11 +354,41 @@ impl Index {
                 index,
                 ts: crate::support::clock::parse(&brief.timestamp).unwrap_or(i64::MIN),
                 id,
-                key: head.key,
                 line: line.to_vec(),
+                key: brief.key,
             },
         );
         Ok(())
+    }
+}
+
+/// The notes trees read for the commit walked last and for the current
+/// one, by id: in a chain, a commit's parent tree is the tree read just
+/// before, so each tree is read (inflated) once.
+#[derive(Default)]
+struct Trees {
+    before: HashMap<ObjectId, Rc<[u8]>>,
+    now: HashMap<ObjectId, Rc<[u8]>>,
+}
+
+impl Trees {
+    fn get(&mut self, repo: &gix::Repository, id: ObjectId) -> Result<Rc<[u8]>> {
+        let data = match self.now.get(&id).or_else(|| self.before.get(&id)) {
+            Some(data) => data.clone(),
+            None => repo
+                .find_tree(id)
+                .with_context(|| format!("cannot read notes tree {id}"))?
+                .detach()
+                .data
+                .into(),
+        };
+        self.now.insert(id, data.clone());
+        Ok(data)
+    }
+
+    /// The next commit: what was read for this one is its child's parent.
+    fn next(&mut self) {
+        self.before = std::mem::take(&mut self.now);
     }
 }
 
@@ -324,6 +397,7 @@ impl Index {
 /// are skipped.
 fn changed_notes(
     repo: &gix::Repository,
+    trees: &mut Trees,
     tree: ObjectId,
     parent: Option<ObjectId>,
     out: &mut Vec<(ObjectId, Option<ObjectId>)>,
@@ -331,39 +405,37 @@ fn changed_notes(
     if Some(tree) == parent {
         return Ok(());
     }
-    let read = |id: ObjectId| -> Result<gix::Tree<'_>> {
-        repo.find_tree(id)
-            .with_context(|| format!("cannot read notes tree {id}"))
-    };
-    let new_tree = read(tree)?;
-    let new = new_tree
-        .decode()
-        .with_context(|| format!("cannot read notes tree {tree}"))?;
-    let old_tree = parent.map(read).transpose()?;
-    let old = match &old_tree {
-        Some(t) => {
-            t.decode()
-                .with_context(|| format!("cannot read notes tree {}", t.id))?
-                .entries
-        }
-        None => Vec::new(),
-    };
-    // Both lists are in git's tree order: a merge join, no allocation per
-    // entry. An entry matched by nothing counts as new (read whole).
-    let mut j = 0;
+    let kind = repo.object_hash();
+    let new_data = trees.get(repo, tree)?;
+    let old_data = parent.map(|p| trees.get(repo, p)).transpose()?;
+    let mut old = old_data
+        .as_deref()
+        .map(|data| gix::objs::TreeRefIter::from_bytes(data, kind))
+        .into_iter()
+        .flatten()
+        .peekable();
+    let damaged = |id: Option<ObjectId>| anyhow!("cannot read notes tree {}", id.unwrap_or(tree));
+    // Both trees are in git's tree order: a merge join over the raw
+    // entries, nothing decoded into lists. An entry matched by nothing
+    // counts as new (read whole).
     let mut subtrees = Vec::new();
-    for entry in new
-        .entries
-        .iter()
-        .filter(|e| e.mode.is_tree() || e.mode.is_blob())
-    {
-        while j < old.len() && old[j].filename < entry.filename {
-            j += 1;
+    for entry in gix::objs::TreeRefIter::from_bytes(&new_data, kind) {
+        let entry = entry.map_err(|_| damaged(None))?;
+        if !(entry.mode.is_tree() || entry.mode.is_blob()) {
+            continue;
         }
-        let before = old
-            .get(j)
-            .filter(|o| o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree())
-            .map(|o| o.oid.to_owned());
+        let mut before = None;
+        while let Some(o) = old.peek() {
+            let o = o.as_ref().map_err(|_| damaged(parent))?;
+            if o.filename < entry.filename {
+                old.next();
+                continue;
+            }
+            if o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree() {
+                before = Some(o.oid.to_owned());
+            }
+            break;
+        }
         let id = entry.oid.to_owned();
         if before == Some(id) {
             continue;
@@ -375,7 +447,7 @@ fn changed_notes(
         }
     }
     for (id, before) in subtrees {
-        changed_notes(repo, id, before, out)?;
+        changed_notes(repo, trees, id, before, out)?;
     }
     Ok(())
 }
@@ -390,11 +462,14 @@ fn newest(dir: &Path) -> Option<PathBuf> {
         .map(|(_, path)| path)
 }
 
-fn save(dir: &Path, name: &str, index: &Index) {
+fn save(dir: &Path, name: &str, kind: gix::hash::Kind, index: &Index) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let _ = crate::support::atomic::write_unless_locked(&dir.join(name), &render(index));
+    let Some(data) = file::render(kind, index) else {
+        return;
+    };
+    let _ = crate::support::atomic::write_unless_locked(&dir.join(name), &data);
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -407,65 +482,4 @@ fn save(dir: &Path, name: &str, index: &Index) {
     for (_, path) in files.into_iter().skip(KEEP) {
         let _ = std::fs::remove_file(path);
     }
-}
-
-fn render(index: &Index) -> Vec<u8> {
-    let mut out = Vec::from(HEADER.as_bytes());
-    let hex = |ids: &[ObjectId]| {
-        ids.iter()
-            .map(|i| i.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    out.extend_from_slice(format!("t {}\n", hex(&index.tips)).as_bytes());
-    for (id, (generation, parents)) in &index.commits {
-        out.extend_from_slice(format!("c {id} {generation} {}\n", hex(parents)).as_bytes());
-    }
-    for e in index.entries.values() {
-        let key = serde_json::to_string(&e.key).unwrap_or_default();
-        out.extend_from_slice(
-            format!("v {} {} {} {} {key}\t", e.generation, e.index, e.ts, e.id).as_bytes(),
-        );
-        out.extend_from_slice(&e.line);
-        out.push(b'\n');
-    }
-    out
-}
-
-fn read(path: &Path) -> Option<Index> {
-    let data = std::fs::read(path).ok()?;
-    let body = data.strip_prefix(HEADER.as_bytes())?;
-    let ids = |s: &str| -> Option<Vec<ObjectId>> {
-        s.split(' ')
-            .filter(|s| !s.is_empty())
-            .map(|h| ObjectId::from_hex(h.as_bytes()).ok())
-            .collect()
-    };
-    let mut index = Index::default();
-    for line in body.lines() {
-        if let Some(rest) = line.strip_prefix(b"t ") {
-            index.tips = ids(rest.to_str().ok()?)?;
-        } else if let Some(rest) = line.strip_prefix(b"c ") {
-            let mut parts = rest.to_str().ok()?.splitn(3, ' ');
-            let id = ObjectId::from_hex(parts.next()?.as_bytes()).ok()?;
-            let generation = parts.next()?.parse().ok()?;
-            index.commits.insert(id, (generation, ids(parts.next()?)?));
-        } else if let Some(rest) = line.strip_prefix(b"v ") {
-            let tab = rest.find_byte(b'\t')?;
-            let (head, text) = (rest[..tab].to_str().ok()?, &rest[tab + 1..]);
-            let mut parts = head.splitn(5, ' ');
-            let entry = Entry {
-                generation: parts.next()?.parse().ok()?,
-                index: parts.next()?.parse().ok()?,
-                ts: parts.next()?.parse().ok()?,
-                id: ObjectId::from_hex(parts.next()?.as_bytes()).ok()?,
-                key: serde_json::from_str(parts.next()?).ok()?,
-                line: text.to_vec(),
-            };
-            index.entries.insert(text.to_vec(), entry);
-        } else {
-            return None;
-        }
-    }
-    Some(index)
 }

@@ -779,7 +779,8 @@ pub fn rewrite_notes(
                 "handoff: redact --history (rewrite)",
             );
             match repo.edit_reference(edit) {
-                Ok(_) => {}
+                // No index file may keep a copy of a line the rewrite removed.
+                Ok(_) => history_index::forget(repo),
                 Err(err) if err.is_conflict() => {
                     return Err(anyhow!(
                         "{NOTES_REF} changed while rewriting; nothing was changed, run again"

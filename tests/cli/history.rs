@@ -242,3 +242,208 @@ fn versions_written_in_the_same_second_keep_their_write_order() {
     let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
     assert_eq!(ids, [v3.as_str(), v2.as_str(), v1.as_str()]);
 }
+
+/// `log KEY --json` (stdout and stderr) for each key.
+fn logs(sb: &Sandbox, dir: &Path, keys: &[&str]) -> Vec<String> {
+    keys.iter()
+        .map(|k| {
+            let out = sb.handoff(dir, &["log", k, "--json"]);
+            format!("{}{}", stdout(&out), stderr(&out))
+        })
+        .collect()
+}
+
+fn index_files(repo: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(repo.join(".git/handoff-history-index"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| !p.to_string_lossy().ends_with(".lock"));
+    files.sort();
+    files
+}
+
+#[test]
+fn log_through_the_index_equals_log_without_it_on_one_commit() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let keys = ["k0", "k1", "k2"];
+    // Every version noted on the same commit, one growing note, the index
+    // extended after each write; then a commit and more versions.
+    let mut written: Vec<Vec<String>> = vec![Vec::new(); keys.len()];
+    for i in 0..12 {
+        let now = format!("2026-11-30T09:00:{:02}Z", i / 2);
+        let id = write_at(&sb, &repo, keys[i % 3], &now, &format!("v{i}"));
+        written[i % 3].push(id);
+        logs(&sb, &repo, &keys[..1]);
+    }
+    sb.commit(&repo, "a.txt", "a\n", "a");
+    for (i, key) in keys.iter().enumerate() {
+        written[i].push(write_at(&sb, &repo, key, NOW, "after the commit"));
+    }
+    let notes = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD~1"]);
+    assert_eq!(notes.lines().count(), 12, "{notes}");
+    let warm = logs(&sb, &repo, &keys);
+    std::fs::remove_dir_all(repo.join(".git/handoff-history-index")).unwrap();
+    let cold = logs(&sb, &repo, &keys);
+    assert_eq!(warm, cold);
+    for (i, key) in keys.iter().enumerate() {
+        let mut ids = sb.log_ids(&repo, key);
+        ids.reverse();
+        assert_eq!(ids, written[i], "{key}: write order, same-second ties too");
+    }
+}
+
+#[test]
+fn log_after_redact_history_lists_the_rewritten_versions_only() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let flags = ["cargo test", "r", "cargo test x"];
+    let secret = [
+        "--decision",
+        &format!("use {token}"),
+        "--no-redact",
+        "--no-lint",
+    ];
+    sb.write_brief(&repo, Some("k"), flags, &secret).success();
+    sb.write_brief(
+        &repo,
+        Some("k"),
+        ["cargo test", "r2", "cargo test x"],
+        &["--no-lint"],
+    )
+    .success();
+    let before = sb.log_ids(&repo, "k");
+    assert_eq!(before.len(), 2);
+    assert!(!index_files(&repo).is_empty(), "log keeps an index");
+    sb.handoff(&repo, &["redact", "--history"]).success();
+
+    let warm = logs(&sb, &repo, &["k"]);
+    assert!(!warm[0].contains(&token), "{}", warm[0]);
+    let shown = stdout(&sb.handoff(&repo, &["show", "k@{1}"]).success());
+    assert!(shown.contains("[REDACTED:github_token]"), "{shown}");
+    let after = sb.log_ids(&repo, "k");
+    assert_eq!(after.len(), 2, "{}", warm[0]);
+    assert!(!after.contains(&before[1]), "the secret version is gone");
+    for file in index_files(&repo) {
+        let data = std::fs::read(&file).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&data).contains(&token),
+            "an index file kept the redacted secret: {}",
+            file.display()
+        );
+    }
+    std::fs::remove_dir_all(repo.join(".git/handoff-history-index")).unwrap();
+    assert_eq!(warm, logs(&sb, &repo, &["k"]));
+}
+
+/// sha1 of `parts`, hex, as the index file's digests are computed.
+fn sha1(parts: &[&[u8]]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sha1sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for part in parts {
+        stdin.write_all(part).unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap()[..40].to_string()
+}
+
+/// The index file with `from` replaced by `to` (same length) in one
+/// version line, every digest recomputed: a forgery only git can expose.
+fn forge(data: &[u8], from: &str, to: &str) -> Vec<u8> {
+    let text = String::from_utf8(data.to_vec()).unwrap();
+    let mut lines: Vec<&str> = text.splitn(4, '\n').collect();
+    let (header, tips, meta, body) = (lines[0], lines[1], lines[2], lines.remove(3));
+    let stamp = format!("{header}\n{tips}\n");
+    let m: Vec<&str> = meta.split(' ').collect();
+    let (dir_len, commits_len): (usize, usize) = (m[0].parse().unwrap(), m[2].parse().unwrap());
+    let (directory, rest) = body.split_at(dir_len);
+    let (commits, sections) = rest.split_at(commits_len);
+    let at = sections.find(from).expect("the text to forge");
+    let sections = sections.replacen(from, to, 1);
+    let mut new_dir = String::new();
+    for line in directory.lines() {
+        let d: Vec<&str> = line.splitn(4, ' ').collect();
+        let (off, len): (usize, usize) = (d[0].parse().unwrap(), d[1].parse().unwrap());
+        let sum = if (off..off + len).contains(&at) {
+            sha1(&[stamp.as_bytes(), &sections.as_bytes()[off..off + len]])
+        } else {
+            d[2].to_string()
+        };
+        new_dir.push_str(&format!("{} {} {sum} {}\n", d[0], d[1], d[3]));
+    }
+    let meta = format!(
+        "{} {} {} {} {}",
+        m[0],
+        sha1(&[stamp.as_bytes(), new_dir.as_bytes()]),
+        m[2],
+        m[3],
+        m[4]
+    );
+    format!("{stamp}{meta}\n{new_dir}{commits}{sections}").into_bytes()
+}
+
+#[test]
+fn a_tampered_or_truncated_index_is_detected_and_rebuilt() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write_at(&sb, &repo, "k", "2026-11-30T09:00:00Z", "first");
+    write_at(&sb, &repo, "other", "2026-11-30T09:30:00Z", "elsewhere");
+    sb.commit(&repo, "a.txt", "a\n", "a");
+    write_at(&sb, &repo, "k", "2026-11-30T10:00:00Z", "second");
+    let good = logs(&sb, &repo, &["k", "other"]);
+    let files = index_files(&repo);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let file = &files[0];
+    let original = std::fs::read(file).unwrap();
+    let text = String::from_utf8_lossy(&original).into_owned();
+    assert!(text.starts_with("git-handoff history index 2\n"), "{text}");
+
+    let edited = text.replacen("\"done_when\":\"first\"", "\"done_when\":\"FORGE\"", 1);
+    let tampered: Vec<(&str, Vec<u8>)> = vec![
+        ("truncated", original[..original.len() - 10].to_vec()),
+        ("cut to its head", original[..original.len() / 3].to_vec()),
+        ("a line edited", edited.into_bytes()),
+        ("longer", [&original[..], b"extra\n"].concat()),
+        ("garbage", b"not an index\n".to_vec()),
+        ("empty", Vec::new()),
+        (
+            "a line edited, every digest recomputed",
+            forge(
+                &original,
+                "\"done_when\":\"first\"",
+                "\"done_when\":\"FORGE\"",
+            ),
+        ),
+    ];
+    for (what, bytes) in tampered {
+        std::fs::write(file, &bytes).unwrap();
+        let now = logs(&sb, &repo, &["k", "other"]);
+        assert_eq!(now, good, "{what}: the index was trusted");
+        assert!(!now[0].contains("FORGE"), "{what}");
+        let rebuilt = std::fs::read(file).unwrap();
+        assert_ne!(rebuilt, bytes, "{what}: the damaged file was kept");
+        assert_eq!(logs(&sb, &repo, &["k", "other"]), good, "{what}");
+    }
+    // `show KEY@{N}` and `diff` read through the same index.
+    std::fs::write(
+        file,
+        forge(
+            &original,
+            "\"done_when\":\"first\"",
+            "\"done_when\":\"FORGE\"",
+        ),
+    )
+    .unwrap();
+    let shown = stdout(&sb.handoff(&repo, &["show", "k@{1}"]).success());
+    assert!(shown.contains("\"done_when\": \"first\""), "{shown}");
+    let diff = stdout(&sb.handoff(&repo, &["diff", "k"]).success());
+    assert!(diff.contains("-    \"done_when\": \"first\""), "{diff}");
+    assert!(!diff.contains("FORGE"), "{diff}");
+}
