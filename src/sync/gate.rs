@@ -382,11 +382,26 @@ pub fn refuse_returning_secrets(
     if found.is_empty() {
         return Ok(());
     }
-    crate::refuse!(
-        "not fetched from '{remote}': it would bring back {} secret{} that `git handoff redact --history` removed here: {}; nothing was taken. Replace '{remote}''s history with the redacted one (`git push --force {remote} {}`), or take it anyway with `git handoff fetch --allow-secrets {remote}`",
-        found.len(),
-        if found.len() == 1 { "" } else { "s" },
-        list(&found),
-        store::NOTES_REF,
-    )
+    Err(ReturningSecrets {
+        remote: remote.to_string(),
+        count: found.len(),
+        found: list(&found),
+    }
+    .into())
+}
+
+/// A fetch refused after `redact --history`: it would bring back secrets
+/// removed here. Nothing was taken. The command layer words it, with how to
+/// replace the remote's history or take it anyway (`cli::hints`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "not fetched from '{remote}': it would bring back {count} secret(s) removed here by redact --history: {found}; nothing was taken"
+)]
+pub struct ReturningSecrets {
+    /// The remote.
+    pub remote: String,
+    /// How many secrets.
+    pub count: usize,
+    /// What they are ([`list`]).
+    pub found: String,
 }

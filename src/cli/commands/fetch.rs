@@ -43,7 +43,8 @@ pub fn run(args: Args) -> Result<Output> {
         sync::FetchOptions {
             allow_secrets: args.allow_secrets,
         },
-    )?;
+    )
+    .map_err(crate::cli::hints::sync)?;
     let code = conflicts(&report);
     let stdout = if args.json {
         render::json(&report)

@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use crate::cli::commands::checked_key;
+use crate::cli::hints;
 use crate::sync::{self, HistoryPush, Outcome, PushOptions, PushReport};
 use crate::{cli::Output, cli::render, git::repo, store::remotes};
 
@@ -50,7 +51,7 @@ pub fn run(args: Args) -> Result<Output> {
         .iter()
         .map(|k| checked_key(k))
         .collect::<Result<Vec<_>>>()?;
-    let report = sync::push(
+    let mut report = sync::push(
         &repo,
         &remote,
         &PushOptions {
@@ -59,7 +60,9 @@ pub fn run(args: Args) -> Result<Output> {
             dry_run: args.dry_run,
             atomic: args.atomic,
         },
-    )?;
+    )
+    .map_err(hints::sync)?;
+    hints::push_reasons(&mut report);
     let code = refused(&report);
     let stdout = if args.json {
         render::json(&report)
