@@ -1,7 +1,9 @@
-//! Fetch: `git fetch` into the staging namespace, validation of the
-//! remote's notes history before it is published, the notes merge, then the
-//! three-way reconciliation of every key (one transaction per key), and the
-//! fetch report.
+//! Fetch: `git fetch` into the staging namespace (skipped when `git
+//! ls-remote` lists exactly what the last fetch staged), validation of the
+//! remote's notes history before it is published (only the commits the
+//! known histories lack), the notes merge, then the three-way
+//! reconciliation of every key (one transaction per key), and the fetch
+//! report.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -133,6 +135,37 @@ pub(super) fn fetch_refspecs(remote: &str, briefs: bool) -> Vec<String> {
     specs
 }
 
+/// Bring the staging namespace up to date with `remote`: `git ls-remote`
+/// first, and `git fetch` only when what the remote lists differs from
+/// what the last fetch staged, so a fetch with nothing new is one ref
+/// listing. When the listing fails, `git fetch` runs and says why.
+fn refresh_staging(repo: &gix::Repository, remote: &str) -> Result<()> {
+    if let Ok(listed) = super::git::ls_remote(repo, remote)
+        && listed == staged_refs(repo, remote)?
+    {
+        return Ok(());
+    }
+    git_fetch(repo, remote, true)
+}
+
+/// The refs the last fetch staged from `remote`, by their name there
+/// (what the refspecs of [`fetch_refspecs`] map back to).
+fn staged_refs(repo: &gix::Repository, remote: &str) -> Result<BTreeMap<String, ObjectId>> {
+    let staged = remotes::ids_under(repo, &format!("{}{remote}/", remotes::STAGING_PREFIX))?;
+    let notes_tail = NOTES_REF.trim_start_matches("refs/");
+    Ok(staged
+        .into_iter()
+        .filter_map(|(rest, id)| {
+            if let Some(key) = rest.strip_prefix("briefs/") {
+                Some((format!("{REF_PREFIX}{key}"), id))
+            } else {
+                rest.strip_prefix(notes_tail)
+                    .map(|tail| (format!("{NOTES_REF}{tail}"), id))
+            }
+        })
+        .collect())
+}
+
 /// `git fetch` the remote's briefs and notes into the staging namespace
 /// (pruned there, never anywhere else).
 pub(super) fn git_fetch(repo: &gix::Repository, remote: &str, briefs: bool) -> Result<()> {
@@ -185,7 +218,7 @@ pub fn fetch_with(
 ) -> Result<FetchReport> {
     remotes::migrate(repo)?;
     let local_notes_before = history::peel(repo, NOTES_REF)?;
-    git_fetch(repo, remote, true)?;
+    refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
     let staged = staged_notes(repo, remote)?;
     if !options.allow_secrets
@@ -361,16 +394,18 @@ pub(super) fn staged_notes(repo: &gix::Repository, remote: &str) -> Result<Stage
     let Some(tip) = history::peel(repo, &remotes::staged_notes_ref(remote))? else {
         return Ok(Staged::Valid(None));
     };
-    let mut walk = crate::sync::gate::NotesWalk::default();
-    for known in [
+    let known: Vec<ObjectId> = [
         history::peel(repo, &remotes::notes_ref(remote))?,
         history::peel(repo, NOTES_REF)?,
     ]
     .into_iter()
     .flatten()
-    {
-        walk.mark_known(repo, known);
+    .collect();
+    if known.contains(&tip) {
+        return Ok(Staged::Valid(Some(tip)));
     }
+    let mut walk = crate::sync::gate::NotesWalk::default();
+    walk.mark_known_from(repo, &known, tip);
     Ok(match walk.add(repo, tip)? {
         Ok(()) => Staged::Valid(Some(tip)),
         Err(_) => Staged::Invalid(tip),

@@ -51,13 +51,52 @@ impl NotesWalk {
                 continue;
             }
             if let Ok(commit) = repo.find_commit(id) {
-                if id == tip
-                    && let Ok(tree) = commit.tree_id()
-                {
-                    let _ = self.tree(repo, tree.detach(), &[], false);
+                if id == tip {
+                    self.mark_tip_notes(&commit);
                 }
                 queue.extend(commit.parent_ids().map(|p| p.detach()));
             }
+        }
+    }
+
+    /// Mark as known what the histories at `known` hold, as far as the
+    /// walk from `tip` needs it: the commits where the history at `tip`
+    /// joins them (a rev-walk from `tip` that hides `known`, painted in
+    /// commit-graph generation order when a commit-graph exists) and the
+    /// notes of each known tip's tree. [`NotesWalk::add`] from `tip` then
+    /// reads only the commits the known histories lack, however long
+    /// these are. A commit is marked only when the paint reached it from a
+    /// known tip, so nothing unknown is ever skipped; when the walk fails
+    /// (`tip` or a known tip is not a history of commits) every known
+    /// commit is marked, as [`NotesWalk::mark_known`] does.
+    pub fn mark_known_from(&mut self, repo: &gix::Repository, known: &[ObjectId], tip: ObjectId) {
+        if known.is_empty() {
+            return;
+        }
+        let Some(new) = new_commits(repo, known, tip) else {
+            for k in known {
+                self.mark_known(repo, *k);
+            }
+            return;
+        };
+        for k in known {
+            if self.commits.insert(*k)
+                && let Ok(commit) = repo.find_commit(*k)
+            {
+                self.mark_tip_notes(&commit);
+            }
+        }
+        let ids: HashSet<ObjectId> = new.iter().map(|(id, _)| *id).collect();
+        for (_, parents) in new {
+            self.commits
+                .extend(parents.into_iter().filter(|p| !ids.contains(p)));
+        }
+    }
+
+    /// The notes of a known tip's tree: seen, and remembered by path.
+    fn mark_tip_notes(&mut self, commit: &gix::Commit<'_>) {
+        if let Ok(tree) = commit.tree_id() {
+            let _ = self.tree(commit.repo, tree.detach(), &[], false);
         }
     }
 
@@ -147,6 +186,26 @@ impl NotesWalk {
         }
         Ok(Ok(()))
     }
+}
+
+/// The commits reachable from `tip` and from none of `known`, each with
+/// its parents; `None` when a commit on the way cannot be read.
+fn new_commits(
+    repo: &gix::Repository,
+    known: &[ObjectId],
+    tip: ObjectId,
+) -> Option<Vec<(ObjectId, Vec<ObjectId>)>> {
+    let walk = repo
+        .rev_walk([tip])
+        .with_hidden(known.iter().copied())
+        .all()
+        .ok()?;
+    let mut out = Vec::new();
+    for info in walk {
+        let info = info.ok()?;
+        out.push((info.id, info.parent_ids.to_vec()));
+    }
+    Some(out)
 }
 
 /// One line (or message, or brief) that carries a secret.
@@ -307,9 +366,7 @@ pub fn outgoing_history(
     theirs: Option<ObjectId>,
 ) -> Result<Vec<Finding>> {
     let mut walk = NotesWalk::default();
-    if let Some(theirs) = theirs {
-        walk.mark_known(repo, theirs);
-    }
+    walk.mark_known_from(repo, &Vec::from_iter(theirs), ours);
     // A local history that is not all notes is still checked as far as
     // it goes; the push of the history then fails on the remote's side.
     let _ = walk.add(repo, ours)?;
@@ -357,9 +414,7 @@ pub fn refuse_returning_secrets(
     let mut found = Vec::new();
     if let Some(theirs) = theirs {
         let mut walk = NotesWalk::default();
-        if let Some(ours) = ours {
-            walk.mark_known(repo, ours);
-        }
+        walk.mark_known_from(repo, &Vec::from_iter(ours), theirs);
         let _ = walk.add(repo, theirs)?;
         found = findings(repo, &walk, options)?;
     }

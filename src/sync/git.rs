@@ -3,10 +3,13 @@
 //! parsing of what it answers: the telling line of its stderr, a stale lock
 //! file it names, and `git push --porcelain` results by destination ref.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::process::Command;
 
 use anyhow::{Context, Result, anyhow};
+use gix::ObjectId;
+
+use crate::store::{NOTES_REF, REF_PREFIX};
 
 pub(super) struct GitRun {
     pub(super) ok: bool,
@@ -29,6 +32,44 @@ pub(super) fn git(repo: &gix::Repository, args: &[String]) -> Result<GitRun> {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     })
+}
+
+/// The remote's brief refs and notes refs, by name, as `git ls-remote`
+/// lists them (peeled tag lines left out).
+pub(super) fn ls_remote(
+    repo: &gix::Repository,
+    remote: &str,
+) -> Result<BTreeMap<String, ObjectId>> {
+    let args: Vec<String> = [
+        "ls-remote",
+        "--quiet",
+        remote,
+        &format!("{REF_PREFIX}*"),
+        &format!("{NOTES_REF}*"),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let run = git(repo, &args)?;
+    if !run.ok {
+        return Err(anyhow!(
+            "git ls-remote '{remote}' failed: {}",
+            git_reason(&run.stderr)
+        ));
+    }
+    let mut out = BTreeMap::new();
+    for line in run.stdout.lines() {
+        let Some((id, name)) = line.split_once('\t') else {
+            continue;
+        };
+        if !(name.starts_with(REF_PREFIX) || name.starts_with(NOTES_REF)) || name.ends_with("^{}") {
+            continue;
+        }
+        let id = ObjectId::from_hex(id.as_bytes())
+            .map_err(|_| anyhow!("git ls-remote '{remote}' listed a bad id: {id}"))?;
+        out.insert(name.to_string(), id);
+    }
+    Ok(out)
 }
 
 /// The most telling line of git's stderr: the last `fatal:` or `error:`

@@ -478,10 +478,13 @@ pub(super) fn apply_results(
             reason: None,
         });
     }
-    // A lost race only means another fetch moved a base meanwhile; the
-    // next fetch recomputes it.
-    for edits in moves {
-        transaction(repo, edits)?;
+    // One transaction for every accepted key. A lost race only means
+    // another fetch moved a base meanwhile: then each key on its own, and
+    // what still loses is recomputed by the next fetch.
+    if !transaction(repo, moves.concat())? {
+        for edits in moves {
+            transaction(repo, edits)?;
+        }
     }
     Ok(keys)
 }
@@ -535,7 +538,8 @@ pub(super) fn history_result(
     })
 }
 
-/// Push: fetch first (so leases are current), then send each key that is
+/// Push: fetch first (so leases are current; a ref listing when the remote
+/// has nothing new since the last fetch), then send each key that is
 /// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
 /// diverged one, delete dropped keys with `prune`, and push the merged
 /// notes history (fast-forward only), all in one `git push` unless the
