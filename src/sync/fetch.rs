@@ -139,23 +139,31 @@ pub(super) fn fetch_refspecs(remote: &str, briefs: bool) -> Vec<String> {
 /// first, and `git fetch` only when what the remote lists differs from
 /// what the last fetch staged, so a fetch with nothing new is one ref
 /// listing. When the listing fails, `git fetch` runs and says why.
-fn refresh_staging(repo: &gix::Repository, remote: &str) -> Result<()> {
-    if let Ok(listed) = super::git::ls_remote(repo, remote)
-        && listed == staged_refs(repo, remote)?
-    {
-        return Ok(());
+/// Returns the remote's brief values as staged, by key.
+fn refresh_staging(repo: &gix::Repository, remote: &str) -> Result<BTreeMap<String, ObjectId>> {
+    let staging = format!("{}{remote}/", remotes::STAGING_PREFIX);
+    let mut staged = remotes::ids_under(repo, &staging)?;
+    let current =
+        super::git::ls_remote(repo, remote).is_ok_and(|listed| listed == by_remote_name(&staged));
+    if !current {
+        git_fetch(repo, remote, true)?;
+        staged = remotes::ids_under(repo, &staging)?;
     }
-    git_fetch(repo, remote, true)
-}
-
-/// The refs the last fetch staged from `remote`, by their name there
-/// (what the refspecs of [`fetch_refspecs`] map back to).
-fn staged_refs(repo: &gix::Repository, remote: &str) -> Result<BTreeMap<String, ObjectId>> {
-    let staged = remotes::ids_under(repo, &format!("{}{remote}/", remotes::STAGING_PREFIX))?;
-    let notes_tail = NOTES_REF.trim_start_matches("refs/");
     Ok(staged
         .into_iter()
+        .filter_map(|(rest, id)| Some((rest.strip_prefix("briefs/")?.to_string(), id)))
+        .collect())
+}
+
+/// The refs a fetch staged (by the rest of their names below the staging
+/// prefix), by their names on the remote (what the refspecs of
+/// [`fetch_refspecs`] map back to).
+fn by_remote_name(staged: &BTreeMap<String, ObjectId>) -> BTreeMap<String, ObjectId> {
+    let notes_tail = NOTES_REF.trim_start_matches("refs/");
+    staged
+        .iter()
         .filter_map(|(rest, id)| {
+            let id = *id;
             if let Some(key) = rest.strip_prefix("briefs/") {
                 Some((format!("{REF_PREFIX}{key}"), id))
             } else {
@@ -163,7 +171,7 @@ fn staged_refs(repo: &gix::Repository, remote: &str) -> Result<BTreeMap<String, 
                     .map(|tail| (format!("{NOTES_REF}{tail}"), id))
             }
         })
-        .collect())
+        .collect()
 }
 
 /// `git fetch` the remote's briefs and notes into the staging namespace
@@ -206,19 +214,24 @@ pub struct FetchOptions {
 /// history (union of lines), then reconcile every key three-way, each key
 /// in its own transaction (brief and base together). Never deletes a local
 /// brief.
-pub fn fetch(repo: &gix::Repository, remote: &str) -> Result<FetchReport> {
-    fetch_with(repo, remote, FetchOptions::default())
-}
-
-/// [`fetch`], with options.
 pub fn fetch_with(
     repo: &gix::Repository,
     remote: &str,
     options: FetchOptions,
 ) -> Result<FetchReport> {
+    Ok(fetch_sides(repo, remote, options)?.0)
+}
+
+/// [`fetch_with`], and the three sides of every key after it (so that a
+/// push plans from them without reading every ref again).
+pub(super) fn fetch_sides(
+    repo: &gix::Repository,
+    remote: &str,
+    options: FetchOptions,
+) -> Result<(FetchReport, Sides)> {
     remotes::migrate(repo)?;
     let local_notes_before = history::peel(repo, NOTES_REF)?;
-    refresh_staging(repo, remote)?;
+    let tips = refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
     let staged = staged_notes(repo, remote)?;
     if !options.allow_secrets
@@ -244,11 +257,30 @@ pub fn fetch_with(
     };
     crate::support::failpoint::reach("fetch-history-merged");
 
-    let sides = Sides::read(repo, remote)?;
+    let mut sides = Sides::with_tips(repo, remote, tips)?;
+    let mut keys = reconcile_keys(repo, remote, &mut sides, (local_notes_before, remote_notes))?;
+    keys.sort_by(|a, b| a.key.cmp(&b.key));
+    let report = FetchReport {
+        remote: remote.to_string(),
+        keys,
+        history,
+    };
+    Ok((report, sides))
+}
+
+/// Reconcile every key three-way, each in its own transaction, and keep
+/// `sides` as the refs now are; the report rows. `notes` are the local
+/// history before the merge and the remote's.
+fn reconcile_keys(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &mut Sides,
+    (local_notes_before, remote_notes): (Option<ObjectId>, Option<ObjectId>),
+) -> Result<Vec<KeyReport>> {
     let mut local_history: Option<BTreeMap<String, Vec<ObjectId>>> = None;
     let mut remote_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
     let message = format!("handoff: fetch {remote}");
-    let mut keys = secret_key_reports(&sides);
+    let mut keys = secret_key_reports(sides);
     let redact_options = redact::Options::from_repo(repo);
     for key in sides.keys() {
         let (l, b, r) = sides.get(&key);
@@ -278,8 +310,11 @@ pub fn fetch_with(
         status = status_now;
         let edits = reconcile_edits(&key, remote, (l, b, r), action, &message)?;
         let changes = !edits.is_empty();
-        if !transaction(repo, edits)? {
+        if transaction(repo, edits)? {
+            sides.apply(&key, action, r);
+        } else {
             status = Status::Conflict;
+            sides.reread(repo, remote, &key)?;
         }
         if changes {
             crate::support::failpoint::reach("fetch-key-reconciled");
@@ -296,12 +331,7 @@ pub fn fetch_with(
             replaced: if took { info(repo, l) } else { None },
         });
     }
-    keys.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(FetchReport {
-        remote: remote.to_string(),
-        keys,
-        history,
-    })
+    Ok(keys)
 }
 
 /// The report rows of the keys that hold a secret (never fetched, shown

@@ -10,12 +10,12 @@ use gix::ObjectId;
 use gix::refs::transaction::{PreviousValue, RefEdit};
 use serde::Serialize;
 
-use super::fetch::{Staged, fetch, git_fetch, publish_remote_notes, staged_notes};
+use super::fetch::{Staged, fetch_sides, git_fetch, publish_remote_notes, staged_notes};
 use super::git::{GitRun, accepted, git, git_failure, git_reason, porcelain, stale_git_lock};
 use super::notes::{NOTES_RETRIES, merge_notes};
 use super::reconcile::{Plan, plan};
 use super::refs::{Sides, delete, is_brief, mirror, previous, set, transaction};
-use super::{FetchReport, hex_opt};
+use super::{FetchOptions, FetchReport, hex_opt};
 use crate::brief::redact;
 use crate::store::history;
 use crate::store::remotes::{self, base_ref, tip_ref};
@@ -548,12 +548,12 @@ pub(super) fn history_result(
 /// checks the leases.
 pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
     remotes::migrate(repo)?;
-    let fetch_report = if options.dry_run {
-        None
+    let (fetch_report, sides) = if options.dry_run {
+        (None, Sides::read(repo, remote)?)
     } else {
-        Some(fetch(repo, remote)?)
+        let (report, sides) = fetch_sides(repo, remote, FetchOptions::default())?;
+        (Some(report), sides)
     };
-    let sides = Sides::read(repo, remote)?;
     let selected = selected_keys(&sides, remote, options)?;
     let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
     let (mut notes_to_push, mut history) = plan_history(repo, remote)?;

@@ -12,9 +12,10 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use serde::Deserialize;
 
 use super::VersionInfo;
+use super::reconcile::Action;
 use crate::brief::redact;
 use crate::store::history;
-use crate::store::remotes::{self, base_prefix, tip_prefix};
+use crate::store::remotes::{self, base_prefix, base_ref, tip_prefix};
 use crate::store::{self, REF_PREFIX};
 
 pub(super) fn log_change(message: &str) -> LogChange {
@@ -157,13 +158,23 @@ impl Sides {
     /// Read the three namespaces; names that are not valid keys (a ref
     /// nested deeper, say) are not briefs and are left alone.
     pub(super) fn read(repo: &gix::Repository, remote: &str) -> Result<Sides> {
+        Sides::with_tips(repo, remote, remotes::ids_under(repo, &tip_prefix(remote))?)
+    }
+
+    /// [`Sides::read`], with the remote's values (by the rest of their
+    /// names below the staging prefix) read already.
+    pub(super) fn with_tips(
+        repo: &gix::Repository,
+        remote: &str,
+        mut theirs: BTreeMap<String, ObjectId>,
+    ) -> Result<Sides> {
         let keys_under = |prefix: &str| -> Result<BTreeMap<String, ObjectId>> {
             let mut ids = remotes::ids_under(repo, prefix)?;
             ids.retain(|key, _| crate::brief::keys::validate(key).is_ok());
             Ok(ids)
         };
         let options = redact::Options::from_repo(repo);
-        let mut theirs = keys_under(&tip_prefix(remote))?;
+        theirs.retain(|key, _| crate::brief::keys::validate(key).is_ok());
         let mut secret_keys = Vec::new();
         theirs.retain(|key, _| {
             let secret = redact::key_rule(key, options).is_some();
@@ -178,6 +189,35 @@ impl Sides {
             remote: theirs,
             secret_keys,
         })
+    }
+
+    /// Record what a reconciliation of `key` committed (`remote`: the
+    /// remote's value).
+    pub(super) fn apply(&mut self, key: &str, action: Action, remote: Option<ObjectId>) {
+        match (action, remote) {
+            (Action::Nothing, _) | (Action::TakeRemote, None) => {}
+            (Action::SetBase(id), _) => {
+                self.base.insert(key.to_string(), id);
+            }
+            (Action::DeleteBase, _) => {
+                self.base.remove(key);
+            }
+            (Action::TakeRemote, Some(r)) => {
+                self.local.insert(key.to_string(), r);
+                self.base.insert(key.to_string(), r);
+            }
+        }
+    }
+
+    /// Read `key`'s local brief and base again (after a lost race).
+    pub(super) fn reread(&mut self, repo: &gix::Repository, remote: &str, key: &str) -> Result<()> {
+        let set = |map: &mut BTreeMap<String, ObjectId>, id: Option<ObjectId>| match id {
+            Some(id) => map.insert(key.to_string(), id),
+            None => map.remove(key),
+        };
+        set(&mut self.local, store::current_id(repo, key)?);
+        set(&mut self.base, history::peel(repo, &base_ref(remote, key))?);
+        Ok(())
     }
 
     pub(super) fn keys(&self) -> BTreeSet<String> {
