@@ -281,21 +281,28 @@ fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
         .data)
 }
 
-/// The lines of the known notes on the same annotated object as `blob`:
-/// the other side holds them already.
-fn known_lines(
+/// What the other side holds of `blob` (whose bytes are `data`) already:
+/// the known notes on the same annotated object. When `data` begins with
+/// one of them, whole lines (a note grows by appending), the length of
+/// that prefix, whose bytes need no reading; else the known notes' lines.
+fn known_part(
     repo: &gix::Repository,
     walk: &NotesWalk,
     blob: ObjectId,
-) -> Result<HashSet<Vec<u8>>> {
+    data: &[u8],
+) -> Result<(usize, HashSet<Vec<u8>>)> {
     let mut known = HashSet::new();
     let Some(holders) = walk.paths.get(&blob).and_then(|p| walk.known_notes.get(p)) else {
-        return Ok(known);
+        return Ok((0, known));
     };
     for holder in holders {
-        known.extend(read_blob(repo, *holder)?.lines().map(<[u8]>::to_vec));
+        let held = read_blob(repo, *holder)?;
+        if held.ends_with(b"\n") && data.starts_with(&held) {
+            return Ok((held.len(), HashSet::new()));
+        }
+        known.extend(held.lines().map(<[u8]>::to_vec));
     }
-    Ok(known)
+    Ok((0, known))
 }
 
 /// Every secret in the new part of `walk`: each line of each new note
@@ -322,9 +329,9 @@ pub fn findings(
         if cache.is_clean(blob, &data) {
             continue;
         }
-        let known = known_lines(repo, walk, *blob)?;
-        let mut whole = known.is_empty();
-        for line in data.lines().filter(|l| !l.trim().is_empty()) {
+        let (skip, known) = known_part(repo, walk, *blob, &data)?;
+        let mut whole = skip == 0 && known.is_empty();
+        for line in data[skip..].lines().filter(|l| !l.trim().is_empty()) {
             if known.contains(line) {
                 whole = false;
                 continue;
