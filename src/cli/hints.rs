@@ -4,9 +4,10 @@
 
 use crate::agent::fork::ForkError;
 use crate::store::history::VersionError;
-use crate::store::remotes::NoRemote;
+use crate::store::remotes::{CannotMigrate, NoRemote};
 use crate::store::{StoreError, Unreadable};
-use crate::sync::ResolveError;
+use crate::sync::gate::ReturningSecrets;
+use crate::sync::{Held, HistoryPush, PushError, PushReport, ResolveError};
 
 /// The one line `main` and the MCP server print for an error: the error
 /// and its causes, then — when the root cause is a typed error of a lower
@@ -57,6 +58,9 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
             err.key
         ));
     }
+    if err.is::<CannotMigrate>() {
+        return Some(" (the next `git handoff fetch` rebuilds it)".to_string());
+    }
     if err.is::<NoRemote>() {
         return Some(
             "; name one (`git handoff push NAME`), set `git config handoff.remote NAME`, or add one with `git remote add origin URL`"
@@ -100,6 +104,78 @@ pub fn version(err: VersionError) -> anyhow::Error {
     };
     // Still the check's answer "no" (exit 1), with the hint added.
     crate::refused(format!("{err}{next}"))
+}
+
+/// A push's or a fetch's typed refusal with what to run next (still the
+/// answer "no", exit 1); any other error unchanged.
+pub fn sync(err: anyhow::Error) -> anyhow::Error {
+    if let Some(PushError::UnknownKey { .. }) = err.downcast_ref::<PushError>() {
+        return crate::refused(format!(
+            "{err}; `git handoff list` shows the keys; nothing was pushed"
+        ));
+    }
+    if let Some(ReturningSecrets {
+        remote,
+        count,
+        found,
+    }) = err.downcast_ref::<ReturningSecrets>()
+    {
+        return crate::refused(format!(
+            "not fetched from '{remote}': it would bring back {count} secret{} that `git handoff redact --history` removed here: {found}; nothing was taken. Replace '{remote}''s history with the redacted one (`git push --force {remote} {}`), or take it anyway with `git handoff fetch --allow-secrets {remote}`",
+            if *count == 1 { "" } else { "s" },
+            crate::store::NOTES_REF,
+        ));
+    }
+    err
+}
+
+/// Word why each key of a push was held (and why the history was
+/// refused), with what to run next, before the report is rendered.
+pub fn push_reasons(report: &mut PushReport) {
+    let remote = report.remote.clone();
+    for k in &mut report.keys {
+        if let Some(why) = &k.held {
+            k.reason = Some(held(why, &remote, &k.key));
+        }
+    }
+    if let HistoryPush::Refused(why) = &mut report.history {
+        why.push_str("; `git handoff redact --history` removes them");
+    }
+}
+
+/// Why one key was not pushed, and what to run next.
+fn held(why: &Held, remote: &str, key: &str) -> String {
+    match why {
+        Held::DeletedThere => format!(
+            "deleted on '{remote}'; `git handoff push {remote} {key}` restores it there, `git handoff drop {key}` drops it here"
+        ),
+        Held::Diverged => format!(
+            "both sides changed; `git handoff diff {key} @{remote}` compares, `git handoff resolve {key} --keep-local` or `--take-remote` ends it"
+        ),
+        Held::DroppedHere => {
+            format!("dropped here; `git handoff push --prune` deletes it on '{remote}'")
+        }
+        Held::NotHere => format!("not here; `git handoff fetch {remote}` brings it"),
+        Held::SecretKey(rule) => format!(
+            "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
+        ),
+        Held::Secrets { total, kinds } => format!(
+            "holds {total} secret{} ({}); `git handoff redact` removes {}",
+            if *total == 1 { "" } else { "s" },
+            kinds.join(", "),
+            if *total == 1 { "it" } else { "them" }
+        ),
+        Held::Stale => format!(
+            "'{remote}' changed it since the last fetch; `git handoff fetch {remote}` shows the new version, then push again"
+        ),
+        Held::AtomicSibling => {
+            "not pushed: another ref of this atomic push was refused".to_string()
+        }
+        Held::Refused(summary) => format!(
+            "'{remote}' refused it: {summary}; if someone pushed '{key}' meanwhile, `git handoff fetch {remote}` shows it, then push again"
+        ),
+        Held::Unreported(reason) => format!("git push did not report it: {reason}"),
+    }
 }
 
 #[cfg(test)]

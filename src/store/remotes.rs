@@ -130,6 +130,19 @@ pub fn default_remote(repo: &gix::Repository) -> Result<String> {
 #[error("no remote to share with: there is no 'origin'")]
 pub struct NoRemote;
 
+/// A ref of the old layout could not be moved to `refs/handoff-remotes/`.
+/// The command layer adds that the next fetch rebuilds it (`cli::hints`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cannot move {name} to the refs/handoff-remotes/ namespace: {reason}; `git update-ref -d {name}` removes it"
+)]
+pub struct CannotMigrate {
+    /// The old ref.
+    pub name: String,
+    /// Why the ref transaction failed.
+    pub reason: String,
+}
+
 /// Every ref below `prefix` that points at an object, by the rest of its
 /// name.
 pub fn ids_under(repo: &gix::Repository, prefix: &str) -> Result<BTreeMap<String, ObjectId>> {
@@ -329,11 +342,13 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
             Ok(_) => {}
             // Another process moved it meanwhile: the next run looks again.
             Err(err) if err.is_conflict() => return Ok(()),
-            Err(err) => bail!(
-                "cannot move {} to the refs/handoff-remotes/ namespace: {err}; `git update-ref -d {}` removes it (the next `git handoff fetch` rebuilds it)",
-                legacy.old,
-                legacy.old
-            ),
+            Err(err) => {
+                return Err(CannotMigrate {
+                    name: legacy.old.clone(),
+                    reason: err.to_string(),
+                }
+                .into());
+            }
         }
     }
     if let Ok(mut done) = DONE.lock() {

@@ -51,13 +51,52 @@ impl NotesWalk {
                 continue;
             }
             if let Ok(commit) = repo.find_commit(id) {
-                if id == tip
-                    && let Ok(tree) = commit.tree_id()
-                {
-                    let _ = self.tree(repo, tree.detach(), &[], false);
+                if id == tip {
+                    self.mark_tip_notes(&commit);
                 }
                 queue.extend(commit.parent_ids().map(|p| p.detach()));
             }
+        }
+    }
+
+    /// Mark as known what the histories at `known` hold, as far as the
+    /// walk from `tip` needs it: the commits where the history at `tip`
+    /// joins them (a rev-walk from `tip` that hides `known`, painted in
+    /// commit-graph generation order when a commit-graph exists) and the
+    /// notes of each known tip's tree. [`NotesWalk::add`] from `tip` then
+    /// reads only the commits the known histories lack, however long
+    /// these are. A commit is marked only when the paint reached it from a
+    /// known tip, so nothing unknown is ever skipped; when the walk fails
+    /// (`tip` or a known tip is not a history of commits) every known
+    /// commit is marked, as [`NotesWalk::mark_known`] does.
+    pub fn mark_known_from(&mut self, repo: &gix::Repository, known: &[ObjectId], tip: ObjectId) {
+        if known.is_empty() {
+            return;
+        }
+        let Some(new) = new_commits(repo, known, tip) else {
+            for k in known {
+                self.mark_known(repo, *k);
+            }
+            return;
+        };
+        for k in known {
+            if self.commits.insert(*k)
+                && let Ok(commit) = repo.find_commit(*k)
+            {
+                self.mark_tip_notes(&commit);
+            }
+        }
+        let ids: HashSet<ObjectId> = new.iter().map(|(id, _)| *id).collect();
+        for (_, parents) in new {
+            self.commits
+                .extend(parents.into_iter().filter(|p| !ids.contains(p)));
+        }
+    }
+
+    /// The notes of a known tip's tree: seen, and remembered by path.
+    fn mark_tip_notes(&mut self, commit: &gix::Commit<'_>) {
+        if let Ok(tree) = commit.tree_id() {
+            let _ = self.tree(commit.repo, tree.detach(), &[], false);
         }
     }
 
@@ -149,6 +188,26 @@ impl NotesWalk {
     }
 }
 
+/// The commits reachable from `tip` and from none of `known`, each with
+/// its parents; `None` when a commit on the way cannot be read.
+fn new_commits(
+    repo: &gix::Repository,
+    known: &[ObjectId],
+    tip: ObjectId,
+) -> Option<Vec<(ObjectId, Vec<ObjectId>)>> {
+    let walk = repo
+        .rev_walk([tip])
+        .with_hidden(known.iter().copied())
+        .all()
+        .ok()?;
+    let mut out = Vec::new();
+    for info in walk {
+        let info = info.ok()?;
+        out.push((info.id, info.parent_ids.to_vec()));
+    }
+    Some(out)
+}
+
 /// One line (or message, or brief) that carries a secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -222,21 +281,28 @@ fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
         .data)
 }
 
-/// The lines of the known notes on the same annotated object as `blob`:
-/// the other side holds them already.
-fn known_lines(
+/// What the other side holds of `blob` (whose bytes are `data`) already:
+/// the known notes on the same annotated object. When `data` begins with
+/// one of them, whole lines (a note grows by appending), the length of
+/// that prefix, whose bytes need no reading; else the known notes' lines.
+fn known_part(
     repo: &gix::Repository,
     walk: &NotesWalk,
     blob: ObjectId,
-) -> Result<HashSet<Vec<u8>>> {
+    data: &[u8],
+) -> Result<(usize, HashSet<Vec<u8>>)> {
     let mut known = HashSet::new();
     let Some(holders) = walk.paths.get(&blob).and_then(|p| walk.known_notes.get(p)) else {
-        return Ok(known);
+        return Ok((0, known));
     };
     for holder in holders {
-        known.extend(read_blob(repo, *holder)?.lines().map(<[u8]>::to_vec));
+        let held = read_blob(repo, *holder)?;
+        if held.ends_with(b"\n") && data.starts_with(&held) {
+            return Ok((held.len(), HashSet::new()));
+        }
+        known.extend(held.lines().map(<[u8]>::to_vec));
     }
-    Ok(known)
+    Ok((0, known))
 }
 
 /// Every secret in the new part of `walk`: each line of each new note
@@ -263,9 +329,9 @@ pub fn findings(
         if cache.is_clean(blob, &data) {
             continue;
         }
-        let known = known_lines(repo, walk, *blob)?;
-        let mut whole = known.is_empty();
-        for line in data.lines().filter(|l| !l.trim().is_empty()) {
+        let (skip, known) = known_part(repo, walk, *blob, &data)?;
+        let mut whole = skip == 0 && known.is_empty();
+        for line in data[skip..].lines().filter(|l| !l.trim().is_empty()) {
             if known.contains(line) {
                 whole = false;
                 continue;
@@ -307,9 +373,7 @@ pub fn outgoing_history(
     theirs: Option<ObjectId>,
 ) -> Result<Vec<Finding>> {
     let mut walk = NotesWalk::default();
-    if let Some(theirs) = theirs {
-        walk.mark_known(repo, theirs);
-    }
+    walk.mark_known_from(repo, &Vec::from_iter(theirs), ours);
     // A local history that is not all notes is still checked as far as
     // it goes; the push of the history then fails on the remote's side.
     let _ = walk.add(repo, ours)?;
@@ -357,9 +421,7 @@ pub fn refuse_returning_secrets(
     let mut found = Vec::new();
     if let Some(theirs) = theirs {
         let mut walk = NotesWalk::default();
-        if let Some(ours) = ours {
-            walk.mark_known(repo, ours);
-        }
+        walk.mark_known_from(repo, &Vec::from_iter(ours), theirs);
         let _ = walk.add(repo, theirs)?;
         found = findings(repo, &walk, options)?;
     }
@@ -382,11 +444,26 @@ pub fn refuse_returning_secrets(
     if found.is_empty() {
         return Ok(());
     }
-    crate::refuse!(
-        "not fetched from '{remote}': it would bring back {} secret{} that `git handoff redact --history` removed here: {}; nothing was taken. Replace '{remote}''s history with the redacted one (`git push --force {remote} {}`), or take it anyway with `git handoff fetch --allow-secrets {remote}`",
-        found.len(),
-        if found.len() == 1 { "" } else { "s" },
-        list(&found),
-        store::NOTES_REF,
-    )
+    Err(ReturningSecrets {
+        remote: remote.to_string(),
+        count: found.len(),
+        found: list(&found),
+    }
+    .into())
+}
+
+/// A fetch refused after `redact --history`: it would bring back secrets
+/// removed here. Nothing was taken. The command layer words it, with how to
+/// replace the remote's history or take it anyway (`cli::hints`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "not fetched from '{remote}': it would bring back {count} secret(s) removed here by redact --history: {found}; nothing was taken"
+)]
+pub struct ReturningSecrets {
+    /// The remote.
+    pub remote: String,
+    /// How many secrets.
+    pub count: usize,
+    /// What they are ([`list`]).
+    pub found: String,
 }

@@ -23,13 +23,13 @@ use crate::brief::redact::Options;
 use crate::support::atomic;
 
 /// The cache file's first line; another first line discards the file.
-const HEADER: &str = "git-handoff gate cache 1\n";
+const HEADER: &str = "git-handoff gate cache 2\n";
 
 /// Clean verdicts by blob id, loaded from and saved to the cache file.
 #[derive(Debug)]
 pub struct GateCache {
     path: PathBuf,
-    /// The rules and options the digests are keyed with.
+    /// The digest of the rules and options the verdicts are keyed with.
     stamp: Vec<u8>,
     kind: gix::hash::Kind,
     entries: HashMap<ObjectId, ObjectId>,
@@ -53,10 +53,19 @@ impl GateCache {
             stamp.extend_from_slice(source.as_bytes());
             stamp.push(0);
         }
+        // The rules' sources are tens of kilobytes: hashed once here, their
+        // digest (not their text) prefixes every verdict's digest.
+        let kind = repo.object_hash();
+        let mut hasher = gix::hash::hasher(kind);
+        hasher.update(&stamp);
+        let stamp = hasher
+            .try_finalize()
+            .map(|id| id.as_bytes().to_vec())
+            .unwrap_or(stamp);
         GateCache {
             path,
             stamp,
-            kind: repo.object_hash(),
+            kind,
             entries,
             added: false,
         }

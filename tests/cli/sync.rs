@@ -1576,3 +1576,159 @@ fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() 
     let k1_versions = serde_json::from_str::<Value>(&cold[0]).unwrap();
     assert!(k1_versions.as_array().unwrap().len() >= 6, "{k1_versions}");
 }
+
+// ---------------------------------------------------------------------------
+// Push and fetch at team scale (issue 20): a fetch with nothing new is a ref
+// listing, the gate and the validation read only what the known histories
+// lack. None of it may hide a change or let an unseen byte out.
+
+#[test]
+fn a_push_sees_every_remote_change_since_the_last_fetch() {
+    let t = team();
+    let k1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "k1 v1");
+    t.write(&t.a, "k2", "2026-11-30T09:00:00Z", "k2 v1");
+    t.write(&t.a, "k3", "2026-11-30T09:00:00Z", "k3 v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    // B moves k1 and deletes k3 on the remote; A changes only k2.
+    let k1b = t.write(&t.b, "k1", "2026-11-30T10:00:00Z", "k1 v2 from b");
+    t.run(&t.b, &["drop", "k3"]).success();
+    t.run(&t.b, &["push", "--prune"]).success();
+    let k2a = t.write(&t.a, "k2", "2026-11-30T10:00:00Z", "k2 v2 from a");
+
+    let out = t.run(&t.a, &["push"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "fast-forwarded: k1 ({} -> {})",
+            short(&k1),
+            short(&k1b)
+        )),
+        "{text}"
+    );
+    assert!(text.contains("deleted on 'origin': k3"), "{text}");
+    assert!(text.contains("skipped: k3 (deleted on 'origin'"), "{text}");
+    assert_eq!(t.remote_id("k2").as_deref(), Some(k2a.as_str()));
+    assert_eq!(t.remote_id("k3"), None);
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/k1").as_deref(),
+        Some(k1b.as_str())
+    );
+    // The history B pushed was merged, and A's went on top of it.
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(t.log_ids(&t.b, "k2")[0], k2a);
+}
+
+#[test]
+fn a_key_moved_on_the_remote_since_the_base_is_never_overwritten_by_push() {
+    let t = team();
+    let v1 = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let theirs = t.write(&t.b, "k", "2026-11-30T10:00:00Z", "b's");
+    t.run(&t.b, &["push"]).success();
+    // A's base is still v1; its push must see the remote moved.
+    let ours = t.write(&t.a, "k", "2026-11-30T11:00:00Z", "a's");
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("diverged: k (local"), "{text}");
+    assert!(
+        text.contains("diverged, not pushed: k (both sides changed;"),
+        "{text}"
+    );
+    assert_eq!(t.remote_id("k").as_deref(), Some(theirs.as_str()));
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/k").as_deref(),
+        Some(ours.as_str())
+    );
+    assert_eq!(
+        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k")
+            .as_deref(),
+        Some(v1.as_str())
+    );
+    // A stale clone's plain push rolls the remote back behind A's last
+    // fetch: the next push sees it, keeps A's version and repairs the
+    // remote with a lease on the rolled-back value.
+    let t = team();
+    let old = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "old");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let new = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "new");
+    t.run(&t.a, &["push"]).success();
+    t.sb.git(&t.b, &["push", "-q", "--mirror", "origin"]);
+    assert_eq!(t.remote_id("k").as_deref(), Some(old.as_str()));
+    let out = t.run(&t.a, &["push"]).success();
+    let text = stdout(&out);
+    assert!(text.contains("rolled back on 'origin': k"), "{text}");
+    assert!(
+        text.contains(&format!("push: k ({} -> {})", short(&old), short(&new))),
+        "{text}"
+    );
+    assert_eq!(t.remote_id("k").as_deref(), Some(new.as_str()));
+}
+
+#[test]
+fn the_gate_reads_every_commit_of_a_merged_history_the_remote_lacks() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "clean");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    // A's history gains a secret line; meanwhile B's history moves on the
+    // remote, so A's push merges both histories before it sends them.
+    t.append_note(&t.a, &format!("deploy with {TOKEN}"));
+    t.write(&t.b, "other", "2026-11-30T10:00:00Z", "b's");
+    t.run(&t.b, &["push"]).success();
+    let remote_notes = t.id(&t.bare, "refs/notes/handoffs");
+    t.write(&t.a, "k", "2026-11-30T11:00:00Z", "still clean");
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("history: merged with 'origin'"), "{text}");
+    assert!(
+        text.contains("1 history line holds secrets: a history line that is not a brief"),
+        "{text}"
+    );
+    assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), remote_notes);
+    assert!(!t.remote_bytes().contains(TOKEN));
+}
+
+#[test]
+fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
+    // A commit whose parent is the history B validated, whose tree holds
+    // more than notes.
+    let mut cmd = t.sb.command("git", &t.bare);
+    cmd.args(["hash-object", "-w", "--stdin"]);
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin("not a note\n")
+        .assert()
+        .success();
+    let blob = stdout(&out).trim().to_string();
+    let mut cmd = t.sb.command("git", &t.bare);
+    cmd.args(["mktree"]);
+    let out = assert_cmd::Command::from_std(cmd)
+        .write_stdin(format!("100644 blob {blob}\tREADME\n"))
+        .assert()
+        .success();
+    let tree = stdout(&out).trim().to_string();
+    let commit =
+        t.sb.git(
+            &t.bare,
+            &["commit-tree", &tree, "-p", &good, "-m", "not notes"],
+        )
+        .trim()
+        .to_string();
+    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &commit]);
+    for args in [&["fetch"][..], &["push"][..]] {
+        let out = t.run(&t.b, args).success();
+        assert_stdout_has(&out, "history: ignored");
+        assert_eq!(
+            t.id(&t.b, "refs/handoff-remotes/origin/notes").as_deref(),
+            Some(good.as_str()),
+            "{args:?}: nothing unvalidated is published"
+        );
+    }
+}

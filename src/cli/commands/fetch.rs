@@ -44,7 +44,8 @@ pub fn run(args: Args) -> Result<Output> {
         sync::FetchOptions {
             allow_secrets: args.allow_secrets,
         },
-    )?;
+    )
+    .map_err(crate::cli::hints::sync)?;
     let code = conflicts(&report);
     Ok(Output::report(args.format, &report, |r| text(r, true).into()).with_code(code))
 }

@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use crate::cli::commands::checked_key;
+use crate::cli::hints;
 use crate::cli::{Format, Output};
 use crate::sync::{self, HistoryPush, Outcome, PushOptions, PushReport};
 use crate::{git::repo, store::remotes};
@@ -51,7 +52,7 @@ pub fn run(args: Args) -> Result<Output> {
         .iter()
         .map(|k| checked_key(k))
         .collect::<Result<Vec<_>>>()?;
-    let report = sync::push(
+    let mut report = sync::push(
         &repo,
         &remote,
         &PushOptions {
@@ -60,7 +61,9 @@ pub fn run(args: Args) -> Result<Output> {
             dry_run: args.dry_run,
             atomic: args.atomic,
         },
-    )?;
+    )
+    .map_err(hints::sync)?;
+    hints::push_reasons(&mut report);
     let code = refused(&report);
     Ok(Output::report(args.format, &report, |r| text(r).into()).with_code(code))
 }

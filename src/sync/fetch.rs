@@ -1,0 +1,462 @@
+//! Fetch: `git fetch` into the staging namespace (skipped when `git
+//! ls-remote` lists exactly what the last fetch staged), validation of the
+//! remote's notes history before it is published (only the commits the
+//! known histories lack), the notes merge, then the three-way
+//! reconciliation of every key (one transaction per key), and the fetch
+//! report.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use anyhow::Result;
+use gix::ObjectId;
+use gix::refs::transaction::RefEdit;
+use serde::Serialize;
+
+use super::git::{git, git_failure};
+use super::notes::merge_notes;
+use super::reconcile::{Action, classify, older_version};
+use super::refs::{Sides, delete, info, is_brief, mirror, previous, set, transaction};
+use super::{VersionInfo, hex};
+use crate::brief::redact;
+use crate::store::history;
+use crate::store::remotes::{self, base_ref, tip_prefix};
+use crate::store::{self, NOTES_REF, REF_PREFIX};
+
+/// Where one key stands with a remote after a fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Both sides hold the same version.
+    UpToDate,
+    /// The key was new here: created from the remote.
+    Created,
+    /// The local version was the agreed one: moved to the remote's.
+    FastForwarded,
+    /// Dropped here, but changed on the remote since: the remote's version
+    /// was restored.
+    Restored,
+    /// The local version is newer; `push` sends it.
+    Ahead,
+    /// The key exists only here; `push` sends it.
+    LocalOnly,
+    /// Both sides changed since they last agreed; neither is replaced.
+    Diverged,
+    /// Dropped here, unchanged on the remote; `push --prune` deletes it there.
+    DroppedHere,
+    /// Deleted on the remote; kept here.
+    DeletedRemotely,
+    /// Deleted on both sides; the base was removed.
+    Gone,
+    /// The local brief changed while fetching; left as it was.
+    Conflict,
+    /// The remote's value is not a valid brief; nothing was taken from it.
+    Invalid,
+    /// The remote holds an older version of this key, one already in the
+    /// local history (a stale clone's plain push rolled it back): the
+    /// local brief is kept and the next push repairs the remote.
+    RolledBack,
+    /// The remote's key holds a secret: nothing was taken (the key shown
+    /// is redacted).
+    SecretKey,
+}
+
+/// One key's result of a fetch.
+#[derive(Debug, Clone, Serialize)]
+pub struct KeyReport {
+    /// The key.
+    pub key: String,
+    /// Where it stands.
+    pub status: Status,
+    /// The local version after the fetch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<VersionInfo>,
+    /// The remote's version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<VersionInfo>,
+    /// The local version before the fetch, when the fetch replaced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<VersionInfo>,
+}
+
+/// What happened to the notes history in a fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "result", content = "commit")]
+pub enum NotesMerge {
+    /// The remote has no history yet.
+    NoRemoteHistory,
+    /// The local history already contains the remote's.
+    UpToDate,
+    /// There was no local history: it is now the remote's.
+    Created(#[serde(serialize_with = "hex")] ObjectId),
+    /// The remote's history contains the local one: moved to it.
+    FastForwarded(#[serde(serialize_with = "hex")] ObjectId),
+    /// Both had new versions: a merge commit with both as parents.
+    Merged(#[serde(serialize_with = "hex")] ObjectId),
+    /// The remote's notes ref is not a notes history (not a commit, or a
+    /// tree holding more than notes): nothing was taken from it.
+    Ignored(#[serde(serialize_with = "hex")] ObjectId),
+}
+
+/// The result of a fetch.
+#[derive(Debug, Clone, Serialize)]
+pub struct FetchReport {
+    /// The remote fetched from.
+    pub remote: String,
+    /// Every key known on either side, sorted.
+    pub keys: Vec<KeyReport>,
+    /// The notes merge.
+    pub history: NotesMerge,
+}
+
+impl FetchReport {
+    /// The keys that diverged.
+    pub fn diverged(&self) -> impl Iterator<Item = &KeyReport> {
+        self.keys.iter().filter(|k| k.status == Status::Diverged)
+    }
+
+    /// Whether something needs the user: a diverged key or a conflict.
+    pub fn has_conflicts(&self) -> bool {
+        self.keys
+            .iter()
+            .any(|k| matches!(k.status, Status::Diverged | Status::Conflict))
+    }
+}
+
+pub(super) fn fetch_refspecs(remote: &str, briefs: bool) -> Vec<String> {
+    let mut specs = Vec::new();
+    if briefs {
+        specs.push(format!("+{REF_PREFIX}*:{}*", tip_prefix(remote)));
+    }
+    // A glob, so that a remote without history is not an error.
+    specs.push(format!(
+        "+{NOTES_REF}*:{}*",
+        remotes::staged_notes_ref(remote)
+    ));
+    specs
+}
+
+/// Bring the staging namespace up to date with `remote`: `git ls-remote`
+/// first, and `git fetch` only when what the remote lists differs from
+/// what the last fetch staged, so a fetch with nothing new is one ref
+/// listing. When the listing fails, `git fetch` runs and says why.
+/// Returns the remote's brief values as staged, by key.
+fn refresh_staging(repo: &gix::Repository, remote: &str) -> Result<BTreeMap<String, ObjectId>> {
+    let staging = format!("{}{remote}/", remotes::STAGING_PREFIX);
+    let mut staged = remotes::ids_under(repo, &staging)?;
+    let current =
+        super::git::ls_remote(repo, remote).is_ok_and(|listed| listed == by_remote_name(&staged));
+    if !current {
+        git_fetch(repo, remote, true)?;
+        staged = remotes::ids_under(repo, &staging)?;
+    }
+    Ok(staged
+        .into_iter()
+        .filter_map(|(rest, id)| Some((rest.strip_prefix("briefs/")?.to_string(), id)))
+        .collect())
+}
+
+/// The refs a fetch staged (by the rest of their names below the staging
+/// prefix), by their names on the remote (what the refspecs of
+/// [`fetch_refspecs`] map back to).
+fn by_remote_name(staged: &BTreeMap<String, ObjectId>) -> BTreeMap<String, ObjectId> {
+    let notes_tail = NOTES_REF.trim_start_matches("refs/");
+    staged
+        .iter()
+        .filter_map(|(rest, id)| {
+            let id = *id;
+            if let Some(key) = rest.strip_prefix("briefs/") {
+                Some((format!("{REF_PREFIX}{key}"), id))
+            } else {
+                rest.strip_prefix(notes_tail)
+                    .map(|tail| (format!("{NOTES_REF}{tail}"), id))
+            }
+        })
+        .collect()
+}
+
+/// `git fetch` the remote's briefs and notes into the staging namespace
+/// (pruned there, never anywhere else).
+pub(super) fn git_fetch(repo: &gix::Repository, remote: &str, briefs: bool) -> Result<()> {
+    let mut args: Vec<String> = [
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--recurse-submodules=no",
+        "--prune",
+        remote,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(fetch_refspecs(remote, briefs));
+    let run = git(repo, &args)?;
+    if !run.ok {
+        return Err(git_failure(
+            &format!("fetch from '{remote}'"),
+            &run.stderr,
+            &format!("check the remote with `git remote -v` and `git fetch {remote}`"),
+        ));
+    }
+    Ok(())
+}
+
+/// What `fetch` was asked to do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FetchOptions {
+    /// Take history lines and briefs that carry a secret even after
+    /// `redact --history` was run here.
+    pub allow_secrets: bool,
+}
+
+/// Fetch `remote`'s briefs into the staging namespace and its notes into
+/// `refs/handoff-remotes/<remote>/notes` (once validated), merge the notes
+/// history (union of lines), then reconcile every key three-way, each key
+/// in its own transaction (brief and base together). Never deletes a local
+/// brief.
+pub fn fetch_with(
+    repo: &gix::Repository,
+    remote: &str,
+    options: FetchOptions,
+) -> Result<FetchReport> {
+    Ok(fetch_sides(repo, remote, options)?.0)
+}
+
+/// [`fetch_with`], and the three sides of every key after it (so that a
+/// push plans from them without reading every ref again).
+pub(super) fn fetch_sides(
+    repo: &gix::Repository,
+    remote: &str,
+    options: FetchOptions,
+) -> Result<(FetchReport, Sides)> {
+    remotes::migrate(repo)?;
+    let local_notes_before = history::peel(repo, NOTES_REF)?;
+    let tips = refresh_staging(repo, remote)?;
+    crate::support::failpoint::reach("fetch-staged");
+    let staged = staged_notes(repo, remote)?;
+    if !options.allow_secrets
+        && crate::sync::gate::history_redacted(repo)
+        && let Err(refused) = crate::sync::gate::refuse_returning_secrets(
+            repo,
+            remote,
+            staged.valid(),
+            local_notes_before,
+        )
+    {
+        remotes::forget_staged(repo, remote)?;
+        return Err(refused);
+    }
+    let remote_notes = publish_remote_notes(repo, remote, staged)?;
+    // The history first: every version a brief ref is about to take from
+    // the remote is then already in the local history, so that a fetch
+    // killed between two keys never leaves a brief whose version `log`
+    // cannot show. The three-way rules read the pre-merge histories.
+    let history = match staged {
+        Staged::Invalid(id) => NotesMerge::Ignored(id),
+        Staged::Valid(_) => merge_notes(repo, remote, remote_notes)?,
+    };
+    crate::support::failpoint::reach("fetch-history-merged");
+
+    let mut sides = Sides::with_tips(repo, remote, tips)?;
+    let mut keys = reconcile_keys(repo, remote, &mut sides, (local_notes_before, remote_notes))?;
+    keys.sort_by(|a, b| a.key.cmp(&b.key));
+    let report = FetchReport {
+        remote: remote.to_string(),
+        keys,
+        history,
+    };
+    Ok((report, sides))
+}
+
+/// Reconcile every key three-way, each in its own transaction, and keep
+/// `sides` as the refs now are; the report rows. `notes` are the local
+/// history before the merge and the remote's.
+fn reconcile_keys(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &mut Sides,
+    (local_notes_before, remote_notes): (Option<ObjectId>, Option<ObjectId>),
+) -> Result<Vec<KeyReport>> {
+    let mut local_history: Option<BTreeMap<String, Vec<ObjectId>>> = None;
+    let mut remote_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
+    let message = format!("handoff: fetch {remote}");
+    let mut keys = secret_key_reports(sides);
+    let redact_options = redact::Options::from_repo(repo);
+    for key in sides.keys() {
+        let (l, b, r) = sides.get(&key);
+        // The histories are read only for the keys whose answer needs them
+        // (never for a key that is only ahead here).
+        let mut histories = || -> Result<(bool, bool)> {
+            if local_history.is_none() {
+                local_history = Some(history::ids_newest_first(repo, local_notes_before)?);
+            }
+            if remote_history.is_none() {
+                remote_history = Some(history::ids_by_key(repo, remote_notes)?);
+            }
+            let local = local_history.as_ref().and_then(|h| h.get(&key));
+            let in_remote = l
+                .zip(remote_history.as_ref().and_then(|h| h.get(&key)))
+                .is_some_and(|(id, ids)| ids.contains(&id));
+            let in_local = r.zip(local).is_some_and(|(id, ids)| ids.contains(&id));
+            Ok((in_remote, in_local))
+        };
+        let (mut status, action) = classify(l, b, r, &mut histories)?;
+        if action == Action::TakeRemote && l.is_some() && r.is_some() && local_history.is_none() {
+            local_history = Some(history::ids_newest_first(repo, local_notes_before)?);
+        }
+        let local_versions = local_history.as_ref().and_then(|h| h.get(&key));
+        let (status_now, action) =
+            check_remote_value(repo, &key, (l, r), local_versions, (status, action));
+        status = status_now;
+        let edits = reconcile_edits(&key, remote, (l, b, r), action, &message)?;
+        let changes = !edits.is_empty();
+        if transaction(repo, edits)? {
+            sides.apply(&key, action, r);
+        } else {
+            status = Status::Conflict;
+            sides.reread(repo, remote, &key)?;
+        }
+        if changes {
+            crate::support::failpoint::reach("fetch-key-reconciled");
+        }
+        let took = action == Action::TakeRemote && status != Status::Conflict;
+        if status == Status::Gone && action == Action::Nothing {
+            continue;
+        }
+        keys.push(KeyReport {
+            key: crate::sync::gate::redacted_key(&key, redact_options),
+            status,
+            local: info(repo, if took { r } else { l }),
+            remote: info(repo, r),
+            replaced: if took { info(repo, l) } else { None },
+        });
+    }
+    Ok(keys)
+}
+
+/// The report rows of the keys that hold a secret (never fetched, shown
+/// redacted).
+pub(super) fn secret_key_reports(sides: &Sides) -> Vec<KeyReport> {
+    sides
+        .secret_keys
+        .iter()
+        .map(|shown| KeyReport {
+            key: shown.clone(),
+            status: Status::SecretKey,
+            local: None,
+            remote: None,
+            replaced: None,
+        })
+        .collect()
+}
+
+/// The remote's value checked before it is taken: an older version of
+/// the key already in the local history is a rollback (keep local, move
+/// the base so that push repairs the remote); a value that is not a brief
+/// of the key is ignored, never taken and never called diverged.
+pub(super) fn check_remote_value(
+    repo: &gix::Repository,
+    key: &str,
+    (l, r): (Option<ObjectId>, Option<ObjectId>),
+    local_versions: Option<&Vec<ObjectId>>,
+    (status, action): (Status, Action),
+) -> (Status, Action) {
+    if action == Action::TakeRemote
+        && let (Some(l), Some(r)) = (l, r)
+        && older_version(local_versions, l, r)
+    {
+        return (Status::RolledBack, Action::SetBase(r));
+    }
+    if (action == Action::TakeRemote || status == Status::Diverged) && !is_brief(repo, r, key) {
+        return (Status::Invalid, Action::Nothing);
+    }
+    (status, action)
+}
+
+/// The ref edits of one key's reconciliation.
+pub(super) fn reconcile_edits(
+    key: &str,
+    remote: &str,
+    (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
+    action: Action,
+    message: &str,
+) -> Result<Vec<RefEdit>> {
+    let base_name = base_ref(remote, key);
+    Ok(match action {
+        Action::Nothing => vec![],
+        Action::SetBase(id) => vec![set(&base_name, previous(b), id, message)?],
+        Action::DeleteBase => vec![delete(&base_name, previous(b))?],
+        Action::TakeRemote => {
+            let r = r.expect("taking the remote's value needs one");
+            // The brief before the base (refs are committed in order):
+            // killed between the two, the next fetch finds local = remote
+            // (up to date), never a base ahead of the brief.
+            vec![
+                set(&store::ref_name(key), previous(l), r, message)?,
+                set(&base_name, previous(b), r, message)?,
+            ]
+        }
+    })
+}
+
+/// The remote's notes tip as fetched into the staging namespace.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Staged {
+    /// A notes history (or none at all).
+    Valid(Option<ObjectId>),
+    /// Something else: never published, never merged.
+    Invalid(ObjectId),
+}
+
+impl Staged {
+    pub(super) fn valid(self) -> Option<ObjectId> {
+        match self {
+            Staged::Valid(id) => id,
+            Staged::Invalid(_) => None,
+        }
+    }
+}
+
+/// Read and validate the staged notes tip: a chain of commits whose trees
+/// hold only notes. What was already validated (the published remote
+/// notes, the local history) is not walked again.
+pub(super) fn staged_notes(repo: &gix::Repository, remote: &str) -> Result<Staged> {
+    let Some(tip) = history::peel(repo, &remotes::staged_notes_ref(remote))? else {
+        return Ok(Staged::Valid(None));
+    };
+    let known: Vec<ObjectId> = [
+        history::peel(repo, &remotes::notes_ref(remote))?,
+        history::peel(repo, NOTES_REF)?,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if known.contains(&tip) {
+        return Ok(Staged::Valid(Some(tip)));
+    }
+    let mut walk = crate::sync::gate::NotesWalk::default();
+    walk.mark_known_from(repo, &known, tip);
+    Ok(match walk.add(repo, tip)? {
+        Ok(()) => Staged::Valid(Some(tip)),
+        Err(_) => Staged::Invalid(tip),
+    })
+}
+
+/// Copy a validated staged notes tip to `refs/handoff-remotes/<remote>/notes`;
+/// an invalid one is left where `git fetch` put it.
+pub(super) fn publish_remote_notes(
+    repo: &gix::Repository,
+    remote: &str,
+    staged: Staged,
+) -> Result<Option<ObjectId>> {
+    let Staged::Valid(staged) = staged else {
+        return history::peel(repo, &remotes::notes_ref(remote));
+    };
+    mirror(
+        repo,
+        &remotes::notes_ref(remote),
+        staged,
+        &format!("handoff: fetch {remote}"),
+    )?;
+    Ok(staged)
+}

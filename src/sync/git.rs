@@ -1,0 +1,172 @@
+//! The `git` subprocess the network half runs (so credentials, ssh config
+//! and `insteadOf` work as for the user's own fetches and pushes), and the
+//! parsing of what it answers: the telling line of its stderr, a stale lock
+//! file it names, and `git push --porcelain` results by destination ref.
+
+use std::collections::{BTreeMap, HashMap};
+use std::process::Command;
+
+use anyhow::{Context, Result, anyhow};
+use gix::ObjectId;
+
+use crate::store::{NOTES_REF, REF_PREFIX};
+
+pub(super) struct GitRun {
+    pub(super) ok: bool,
+    pub(super) stdout: String,
+    pub(super) stderr: String,
+}
+
+pub(super) fn git(repo: &gix::Repository, args: &[String]) -> Result<GitRun> {
+    let mut cmd = Command::new("git");
+    cmd.arg("--git-dir").arg(repo.git_dir());
+    if let Some(dir) = repo.workdir() {
+        cmd.current_dir(dir);
+    }
+    cmd.args(args);
+    let out = cmd
+        .output()
+        .context("cannot run git; is it installed and on PATH?")?;
+    Ok(GitRun {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// The remote's brief refs and notes refs, by name, as `git ls-remote`
+/// lists them (peeled tag lines left out).
+pub(super) fn ls_remote(
+    repo: &gix::Repository,
+    remote: &str,
+) -> Result<BTreeMap<String, ObjectId>> {
+    let args: Vec<String> = [
+        "ls-remote",
+        "--quiet",
+        remote,
+        &format!("{REF_PREFIX}*"),
+        &format!("{NOTES_REF}*"),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let run = git(repo, &args)?;
+    if !run.ok {
+        return Err(anyhow!(
+            "git ls-remote '{remote}' failed: {}",
+            git_reason(&run.stderr)
+        ));
+    }
+    let mut out = BTreeMap::new();
+    for line in run.stdout.lines() {
+        let Some((id, name)) = line.split_once('\t') else {
+            continue;
+        };
+        if !(name.starts_with(REF_PREFIX) || name.starts_with(NOTES_REF)) || name.ends_with("^{}") {
+            continue;
+        }
+        let id = ObjectId::from_hex(id.as_bytes())
+            .map_err(|_| anyhow!("git ls-remote '{remote}' listed a bad id: {id}"))?;
+        out.insert(name.to_string(), id);
+    }
+    Ok(out)
+}
+
+/// The most telling line of git's stderr: the last `fatal:` or `error:`
+/// line, else the last line.
+pub(super) fn git_reason(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("fatal:"))
+        .or_else(|| lines.iter().rev().find(|l| l.starts_with("error:")))
+        .or(lines.last())
+        .map(|l| l.to_string())
+        .unwrap_or_else(|| "git exited with an error".into())
+}
+
+/// The lock file git could not create because it exists (a git process
+/// killed earlier left it), from git's stderr.
+pub(super) fn stale_git_lock(stderr: &str) -> Option<&str> {
+    let start = stderr.find("Unable to create '")? + "Unable to create '".len();
+    let rest = &stderr[start..];
+    let end = rest.find("': File exists")?;
+    Some(&rest[..end])
+}
+
+/// Why `git ACTION` failed, for one error line: a stale lock is named with
+/// the command that clears it; anything else is git's own reason and `hint`.
+pub(super) fn git_failure(action: &str, stderr: &str, hint: &str) -> anyhow::Error {
+    match stale_git_lock(stderr) {
+        Some(lock) => anyhow!(
+            "git {action} failed: '{lock}' exists; another git process may be running. If none is, remove it: rm '{lock}'"
+        ),
+        None => anyhow!("git {action} failed: {}; {hint}", git_reason(stderr)),
+    }
+}
+
+/// One line of `git push --porcelain`: the flag and the summary, by
+/// destination ref.
+pub(super) fn porcelain(stdout: &str) -> HashMap<String, (char, String)> {
+    let mut out = HashMap::new();
+    for line in stdout.lines() {
+        let mut parts = line.splitn(3, '\t');
+        let (Some(flag), Some(refs), Some(summary)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let mut flag_chars = flag.chars();
+        let (Some(flag), None) = (flag_chars.next(), flag_chars.next()) else {
+            continue;
+        };
+        if let Some((_, dst)) = refs.rsplit_once(':') {
+            out.insert(dst.to_string(), (flag, summary.trim().to_string()));
+        }
+    }
+    out
+}
+
+pub(super) fn accepted(flag: char) -> bool {
+    matches!(flag, ' ' | '+' | '-' | '*' | '=')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stale_git_lock_is_named_with_its_fix() {
+        let stderr = "error: cannot lock ref 'refs/handoff-fetch/o/briefs/k': Unable to create '/r/.git/refs/handoff-fetch/o/briefs/k.lock': File exists.\n\nAnother git process seems to be running in this repository\n";
+        assert_eq!(
+            stale_git_lock(stderr),
+            Some("/r/.git/refs/handoff-fetch/o/briefs/k.lock")
+        );
+        let err = git_failure("fetch from 'o'", stderr, "hint").to_string();
+        assert!(
+            err.ends_with("rm '/r/.git/refs/handoff-fetch/o/briefs/k.lock'"),
+            "{err}"
+        );
+        let other = git_failure("fetch from 'o'", "fatal: no such remote\n", "hint").to_string();
+        assert_eq!(
+            other,
+            "git fetch from 'o' failed: fatal: no such remote; hint"
+        );
+    }
+
+    #[test]
+    fn porcelain_lines_are_read_by_destination() {
+        let out = "To file:///r\n*\tabc:refs/handoffs/a\t[new reference]\n!\tdef:refs/handoffs/b\t[rejected] (stale info)\n-\t:refs/handoffs/c\t[deleted]\nDone\n";
+        let r = porcelain(out);
+        assert_eq!(r["refs/handoffs/a"].0, '*');
+        assert_eq!(
+            r["refs/handoffs/b"],
+            ('!', "[rejected] (stale info)".to_string())
+        );
+        assert_eq!(r["refs/handoffs/c"].0, '-');
+    }
+}

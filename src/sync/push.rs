@@ -1,0 +1,659 @@
+//! Push: plan each key's send (lease, gate), build the `git push` command
+//! lines (one unless the argument list would overflow), run them, and apply
+//! the remote's answers to the local bases; the notes history goes with the
+//! first batch and is merged and retried when another pusher moved it.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+use gix::ObjectId;
+use gix::refs::transaction::{PreviousValue, RefEdit};
+use serde::Serialize;
+
+use super::fetch::{Staged, fetch_sides, git_fetch, publish_remote_notes, staged_notes};
+use super::git::{GitRun, accepted, git, git_failure, git_reason, porcelain, stale_git_lock};
+use super::notes::{NOTES_RETRIES, merge_notes};
+use super::reconcile::{Plan, plan};
+use super::refs::{Sides, delete, is_brief, mirror, previous, set, transaction};
+use super::{FetchOptions, FetchReport, hex_opt};
+use crate::brief::redact;
+use crate::store::history;
+use crate::store::remotes::{self, base_ref, tip_ref};
+use crate::store::{self, NOTES_REF};
+
+/// How many bytes of arguments one `git push` carries at most (without
+/// `--atomic`): every key goes in one push unless the command line would
+/// overflow (Linux allows 2 MiB of arguments and environment).
+pub const PUSH_ARG_BYTES: usize = 1 << 20;
+
+/// The check every brief (and every version of the history) passes before
+/// it leaves the machine: it must hold no secret the redaction rules find
+/// (`crate::brief::redact`, with `handoff.redactEmails`). JSON is checked string
+/// by string, the `key` field and object keys included; other text as
+/// text. A brief that fails is not pushed; what was found is named by
+/// kind and count, never the secret itself.
+pub fn secrets_in(brief: &[u8], options: redact::Options) -> Option<Held> {
+    let counts = redact::find_in_line(brief, options);
+    let total: usize = counts.values().sum();
+    (total > 0).then(|| Held::Secrets {
+        total,
+        kinds: counts.iter().map(|(k, n)| format!("{n} {k}")).collect(),
+    })
+}
+
+/// Why a key was not pushed: the fact. `cli::hints` words it, with what
+/// to run next, into [`PushedKey::reason`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// Deleted on the remote since the last fetch; kept here.
+    DeletedThere,
+    /// Both sides changed since they last agreed.
+    Diverged,
+    /// Dropped here, unchanged on the remote (deleted there only with prune).
+    DroppedHere,
+    /// Only on the remote.
+    NotHere,
+    /// The key holds a secret (the rule) and would become a ref name.
+    SecretKey(String),
+    /// The brief holds secrets: how many, and how many of each kind.
+    Secrets {
+        /// Secrets found.
+        total: usize,
+        /// "<count> <kind>" per kind.
+        kinds: Vec<String>,
+    },
+    /// The remote changed it since the last fetch: the lease failed.
+    Stale,
+    /// Another ref of this atomic push was refused.
+    AtomicSibling,
+    /// The remote refused it, with git's summary.
+    Refused(String),
+    /// `git push` did not report it, with git's reason.
+    Unreported(String),
+}
+
+/// Why a push sent nothing. The message states the fact; the command
+/// layer adds what to run next (`cli::hints`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PushError {
+    /// A key named on the command line exists neither here nor there.
+    #[error("no brief '{key}' here or on '{remote}'")]
+    UnknownKey {
+        /// The key.
+        key: String,
+        /// The remote.
+        remote: String,
+    },
+}
+
+/// What `push` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct PushOptions {
+    /// Push only these keys (all when empty).
+    pub keys: Vec<String>,
+    /// Delete remotely the keys dropped here.
+    pub prune: bool,
+    /// Show what would go; change nothing, here or there.
+    pub dry_run: bool,
+    /// All refs in one `git push --atomic`: all or none.
+    pub atomic: bool,
+}
+
+/// One key's result of a push.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Sent (with `--dry-run`: would be sent).
+    Pushed,
+    /// Deleted remotely (with `--dry-run`: would be).
+    Deleted,
+    /// The remote refused: it moved since the last fetch, or a hook said no.
+    Rejected,
+    /// Not pushed: both sides changed.
+    Diverged,
+    /// Not pushed: the pre-push check found something that must not leave.
+    Refused,
+    /// Not pushed, by design (deleted remotely, dropped here without
+    /// `--prune`, or not reconciled yet).
+    Skipped,
+}
+
+/// One key in a push report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PushedKey {
+    /// The key.
+    pub key: String,
+    /// What happened.
+    pub outcome: Outcome,
+    /// The value the remote had to hold (the lease); `None`: must not exist.
+    #[serde(serialize_with = "hex_opt")]
+    pub lease: Option<ObjectId>,
+    /// The value sent (`None` for a deletion or a key not sent).
+    #[serde(serialize_with = "hex_opt")]
+    pub new: Option<ObjectId>,
+    /// Why, when it was not pushed (the fact).
+    #[serde(skip)]
+    pub held: Option<Held>,
+    /// Why, in words, when it was not pushed: filled by the command layer
+    /// from `held` (`cli::hints::push_reasons`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What happened to the notes history in a push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "result", content = "detail")]
+pub enum HistoryPush {
+    /// No local history.
+    None,
+    /// The remote already has it.
+    UpToDate,
+    /// Sent (with `--dry-run`: would be).
+    Pushed(String),
+    /// Refused by the remote.
+    Rejected(String),
+    /// Not sent: versions not yet on the remote hold secrets (which, by
+    /// key, version and rule; the command layer adds what removes them).
+    Refused(String),
+    /// Dry run: the remote's history moved since the last fetch; a real
+    /// push merges it first, then sends the result.
+    WouldMerge,
+}
+
+/// The result of a push.
+#[derive(Debug, Clone, Serialize)]
+pub struct PushReport {
+    /// The remote.
+    pub remote: String,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// The fetch that ran first (none with `--dry-run`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetch: Option<FetchReport>,
+    /// Every key considered that is not already up to date.
+    pub keys: Vec<PushedKey>,
+    /// The notes history.
+    pub history: HistoryPush,
+    /// A lock file the remote could not create because it exists (a git
+    /// process killed there earlier may have left it), when a ref was
+    /// refused for that reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_lock: Option<String>,
+}
+
+impl PushReport {
+    /// Whether any key (or the history) was refused: exit 1.
+    pub fn refused(&self) -> bool {
+        matches!(
+            self.history,
+            HistoryPush::Rejected(_) | HistoryPush::Refused(_)
+        ) || self.keys.iter().any(|k| {
+            matches!(
+                k.outcome,
+                Outcome::Rejected | Outcome::Diverged | Outcome::Refused
+            )
+        })
+    }
+}
+
+/// What a push does to one ref.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RefOp {
+    /// Set it to `new` if the remote holds `lease` (`None`: nothing).
+    Update {
+        lease: Option<ObjectId>,
+        new: ObjectId,
+    },
+    /// Delete it if the remote holds `lease`.
+    Delete { lease: ObjectId },
+}
+
+impl RefOp {
+    fn lease(self) -> Option<ObjectId> {
+        match self {
+            RefOp::Update { lease, .. } => lease,
+            RefOp::Delete { lease } => Some(lease),
+        }
+    }
+
+    fn new_value(self) -> Option<ObjectId> {
+        match self {
+            RefOp::Update { new, .. } => Some(new),
+            RefOp::Delete { .. } => None,
+        }
+    }
+
+    /// The `git push` arguments of this op on `name`.
+    fn args(self, name: &str) -> [String; 2] {
+        let lease = self.lease().map(|l| l.to_string()).unwrap_or_default();
+        let refspec = match self.new_value() {
+            Some(new) => format!("{new}:{name}"),
+            None => format!(":{name}"),
+        };
+        [format!("--force-with-lease={name}:{lease}"), refspec]
+    }
+}
+
+/// One key a push sends (or deletes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Send {
+    key: String,
+    op: RefOp,
+}
+
+/// Each selected key's plan: sent (or deleted), or held with a reason.
+/// A remote value that is not a brief of the key is replaced; a key or a
+/// brief holding a secret is refused (a brief the gate saw clean before,
+/// by blob id, is not scanned again).
+pub(super) fn plan_keys(
+    repo: &gix::Repository,
+    _remote: &str,
+    sides: &Sides,
+    selected: Vec<String>,
+    options: &PushOptions,
+) -> Result<(Vec<PushedKey>, Vec<Send>)> {
+    let redact_options = redact::Options::from_repo(repo);
+    let mut cache = crate::sync::gate_cache::GateCache::load(repo, redact_options);
+    let mut keys = Vec::new();
+    let mut sends = Vec::new();
+    for key in selected {
+        let p = match sides.get(&key) {
+            // The remote holds something that is not a brief of this key
+            // (fetch reported it as ignored): the local brief replaces it,
+            // with a lease on exactly that value.
+            (Some(l), _, Some(r)) if l != r && !is_brief(repo, Some(r), &key) => Plan::Send {
+                lease: Some(r),
+                new: l,
+            },
+            sides_of_key => plan(sides_of_key, !options.keys.is_empty(), options.prune),
+        };
+        let refused = |lease, held| PushedKey {
+            key: crate::sync::gate::redacted_key(&key, redact_options),
+            outcome: Outcome::Refused,
+            lease,
+            new: None,
+            held: Some(held),
+            reason: None,
+        };
+        match p {
+            Plan::UpToDate => {}
+            Plan::Hold(outcome, held) => keys.push(PushedKey {
+                lease: sides.remote.get(&key).copied(),
+                key,
+                outcome,
+                new: None,
+                held: Some(held),
+                reason: None,
+            }),
+            Plan::Send { lease, .. } if let Some(rule) = redact::key_rule(&key, redact_options) => {
+                keys.push(refused(lease, Held::SecretKey(rule.to_string())))
+            }
+            Plan::Send { lease, new } => {
+                let data = repo
+                    .find_blob(new)
+                    .map(|b| b.detach().data)
+                    .with_context(|| format!("cannot read brief '{key}'"))?;
+                if cache.is_clean(&new, &data) {
+                    sends.push(Send {
+                        key,
+                        op: RefOp::Update { lease, new },
+                    });
+                    continue;
+                }
+                match secrets_in(&data, redact_options) {
+                    None => {
+                        cache.record_clean(&data);
+                        sends.push(Send {
+                            key,
+                            op: RefOp::Update { lease, new },
+                        })
+                    }
+                    Some(held) => keys.push(refused(lease, held)),
+                }
+            }
+            Plan::Delete { lease } => sends.push(Send {
+                key,
+                op: RefOp::Delete { lease },
+            }),
+        }
+    }
+    cache.save();
+    Ok((keys, sends))
+}
+
+/// The keys `push` considers: all of them, or the named ones (each must
+/// exist here or on the remote).
+pub(super) fn selected_keys(
+    sides: &Sides,
+    remote: &str,
+    options: &PushOptions,
+) -> Result<Vec<String>> {
+    let all = sides.keys();
+    if options.keys.is_empty() {
+        return Ok(all.into_iter().collect());
+    }
+    for key in &options.keys {
+        if !all.contains(key) {
+            return Err(PushError::UnknownKey {
+                key: key.clone(),
+                remote: remote.to_string(),
+            }
+            .into());
+        }
+    }
+    Ok(options.keys.clone())
+}
+
+/// The notes tip to send, if the remote lacks it and the gate lets it go,
+/// and what the report says about the history until the push answers.
+pub(super) fn plan_history(
+    repo: &gix::Repository,
+    remote: &str,
+) -> Result<(Option<ObjectId>, HistoryPush)> {
+    let local_notes = history::peel(repo, NOTES_REF)?;
+    let remote_notes = history::peel(repo, &remotes::notes_ref(remote))?;
+    let Some(ours) = local_notes else {
+        return Ok((None, HistoryPush::None));
+    };
+    if Some(ours) == remote_notes {
+        return Ok((None, HistoryPush::UpToDate));
+    }
+    Ok(match unpushable_history(repo, ours, remote_notes)? {
+        Some(why) => (None, HistoryPush::Refused(why)),
+        None => (Some(ours), HistoryPush::Rejected("not pushed".into())),
+    })
+}
+
+/// The sends in batches, one `git push` each: all in one, unless the
+/// command line would overflow (never split with `--atomic`).
+pub(super) fn batches(sends: &[Send], atomic: bool) -> Vec<&[Send]> {
+    let mut out = Vec::new();
+    let mut rest = sends;
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let mut n = 0;
+        while n < rest.len() && (atomic || n == 0 || bytes < PUSH_ARG_BYTES) {
+            bytes += 2 * store::ref_name(&rest[n].key).len() + 2 * 41 + 40;
+            n += 1;
+        }
+        let (now, later) = rest.split_at(n);
+        out.push(now);
+        rest = later;
+    }
+    out
+}
+
+/// The `git push` command line of one batch (and the history, if given).
+pub(super) fn push_args(
+    remote: &str,
+    options: &PushOptions,
+    batch: &[Send],
+    notes: Option<ObjectId>,
+) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "push".into(),
+        "--porcelain".into(),
+        "--no-follow-tags".into(),
+        "--recurse-submodules=no".into(),
+    ];
+    if options.dry_run {
+        args.push("--dry-run".into());
+    }
+    if options.atomic {
+        args.push("--atomic".into());
+    }
+    args.push(remote.to_string());
+    for send in batch {
+        args.extend(send.op.args(&store::ref_name(&send.key)));
+    }
+    if let Some(n) = notes {
+        args.push(format!("{n}:{NOTES_REF}"));
+    }
+    args
+}
+
+/// A `git push` run and its porcelain results by destination ref.
+pub(super) type PushAnswer = (GitRun, HashMap<String, (char, String)>);
+
+/// Run one `git push`; its porcelain results by destination ref.
+pub(super) fn run_push(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    args: &[String],
+) -> Result<PushAnswer> {
+    if !options.dry_run {
+        crate::support::failpoint::reach("before-git-push");
+    }
+    let run = git(repo, args)?;
+    if !options.dry_run {
+        crate::support::failpoint::reach("after-git-push");
+    }
+    let results = porcelain(&run.stdout);
+    if !run.ok && results.is_empty() {
+        return Err(git_failure(
+            &format!("push to '{remote}'"),
+            &run.stderr,
+            "nothing was pushed in this batch; check the remote with `git remote -v`",
+        ));
+    }
+    Ok((run, results))
+}
+
+/// Each key of a batch as the remote answered; what was accepted moves
+/// its base and remote value here (not in a dry run).
+pub(super) fn apply_results(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &Sides,
+    options: &PushOptions,
+    batch: &[Send],
+    (run, results): &PushAnswer,
+) -> Result<Vec<PushedKey>> {
+    let message = format!("handoff: push {remote}");
+    let mut keys = Vec::new();
+    let mut moves = Vec::new();
+    for Send { key, op } in batch {
+        let (outcome, held) = match results.get(&store::ref_name(key)) {
+            Some((flag, _)) if accepted(*flag) => match op {
+                RefOp::Update { .. } => (Outcome::Pushed, None),
+                RefOp::Delete { .. } => (Outcome::Deleted, None),
+            },
+            Some((_, summary)) => (Outcome::Rejected, Some(rejection(summary))),
+            None => (
+                Outcome::Rejected,
+                Some(Held::Unreported(git_reason(&run.stderr))),
+            ),
+        };
+        if !options.dry_run && held.is_none() {
+            let base = sides.base.get(key).copied();
+            moves.push(accepted_edits(remote, key, *op, base, &message)?);
+        }
+        keys.push(PushedKey {
+            key: key.clone(),
+            outcome,
+            lease: op.lease(),
+            new: op.new_value(),
+            held,
+            reason: None,
+        });
+    }
+    // One transaction for every accepted key. A lost race only means
+    // another fetch moved a base meanwhile: then each key on its own, and
+    // what still loses is recomputed by the next fetch.
+    if !transaction(repo, moves.concat())? {
+        for edits in moves {
+            transaction(repo, edits)?;
+        }
+    }
+    Ok(keys)
+}
+
+/// What the remote taking `op` on `key` moves here: the base and the
+/// staged value (both to the new value, or both deleted).
+fn accepted_edits(
+    remote: &str,
+    key: &str,
+    op: RefOp,
+    base: Option<ObjectId>,
+    message: &str,
+) -> Result<Vec<RefEdit>> {
+    let base_name = base_ref(remote, key);
+    Ok(match op.new_value() {
+        Some(new) => vec![
+            set(&base_name, previous(base), new, message)?,
+            set(&tip_ref(remote, key), PreviousValue::Any, new, message)?,
+        ],
+        None => {
+            let mut e = vec![delete(&tip_ref(remote, key), PreviousValue::Any)?];
+            if base.is_some() {
+                e.push(delete(&base_name, previous(base))?);
+            }
+            e
+        }
+    })
+}
+
+/// What happened to the history sent as `notes` in a push.
+pub(super) fn history_result(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    notes: ObjectId,
+    (run, results): &PushAnswer,
+) -> Result<HistoryPush> {
+    Ok(match results.get(NOTES_REF) {
+        Some((flag, summary)) if accepted(*flag) => {
+            if !options.dry_run {
+                pushed_notes(repo, remote, notes)?;
+            }
+            HistoryPush::Pushed(summary.clone())
+        }
+        Some(_) if options.dry_run && !options.atomic => HistoryPush::WouldMerge,
+        Some((_, summary)) if options.atomic || options.dry_run => {
+            HistoryPush::Rejected(summary.clone())
+        }
+        Some(_) => retry_notes(repo, remote)?,
+        None => HistoryPush::Rejected(git_reason(&run.stderr)),
+    })
+}
+
+/// Push: fetch first (so leases are current; a ref listing when the remote
+/// has nothing new since the last fetch), then send each key that is
+/// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
+/// diverged one, delete dropped keys with `prune`, and push the merged
+/// notes history (fast-forward only), all in one `git push` unless the
+/// command line would overflow. With `dry_run` nothing is fetched or
+/// changed: the plan comes from the last fetch and `git push --dry-run`
+/// checks the leases.
+pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
+    remotes::migrate(repo)?;
+    let (fetch_report, sides) = if options.dry_run {
+        (None, Sides::read(repo, remote)?)
+    } else {
+        let (report, sides) = fetch_sides(repo, remote, FetchOptions::default())?;
+        (Some(report), sides)
+    };
+    let selected = selected_keys(&sides, remote, options)?;
+    let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
+    let (mut notes_to_push, mut history) = plan_history(repo, remote)?;
+    let mut batches = batches(&sends, options.atomic);
+    if batches.is_empty() && notes_to_push.is_some() {
+        batches.push(&[]);
+    }
+    let mut stale_lock = None;
+    for batch in batches {
+        let notes = notes_to_push.take();
+        let args = push_args(remote, options, batch, notes);
+        let answer = run_push(repo, remote, options, &args)?;
+        if stale_lock.is_none() {
+            stale_lock = stale_git_lock(&answer.0.stderr).map(str::to_string);
+        }
+        keys.extend(apply_results(
+            repo, remote, &sides, options, batch, &answer,
+        )?);
+        if let Some(n) = notes {
+            history = history_result(repo, remote, options, n, &answer)?;
+        }
+    }
+    keys.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(PushReport {
+        remote: remote.to_string(),
+        dry_run: options.dry_run,
+        fetch: fetch_report,
+        keys,
+        history,
+        stale_lock,
+    })
+}
+
+/// Why the history in `ours` that `theirs` lacks may not be pushed, if
+/// any line of it (a brief or not) or any commit message holds a secret.
+pub(super) fn unpushable_history(
+    repo: &gix::Repository,
+    ours: ObjectId,
+    theirs: Option<ObjectId>,
+) -> Result<Option<String>> {
+    let found = crate::sync::gate::outgoing_history(repo, ours, theirs)?;
+    Ok((!found.is_empty()).then(|| {
+        format!(
+            "{} history line{} hold{} secrets: {}",
+            found.len(),
+            if found.len() == 1 { "" } else { "s" },
+            if found.len() == 1 { "s" } else { "" },
+            crate::sync::gate::list(&found),
+        )
+    }))
+}
+
+/// Why the remote refused a ref, from git's porcelain summary.
+fn rejection(summary: &str) -> Held {
+    if summary.contains("stale info") {
+        Held::Stale
+    } else if summary.contains("atomic") {
+        Held::AtomicSibling
+    } else {
+        Held::Refused(summary.to_string())
+    }
+}
+
+pub(super) fn pushed_notes(repo: &gix::Repository, remote: &str, id: ObjectId) -> Result<()> {
+    let message = format!("handoff: push {remote}");
+    mirror(repo, &remotes::notes_ref(remote), Some(id), &message)?;
+    mirror(repo, &remotes::staged_notes_ref(remote), Some(id), &message)
+}
+
+/// The history push lost a race with another pusher: fetch the remote's
+/// history, merge it and push again, a few times.
+pub(super) fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<HistoryPush> {
+    let mut last = String::new();
+    for _ in 0..NOTES_RETRIES {
+        git_fetch(repo, remote, false)?;
+        let staged = staged_notes(repo, remote)?;
+        if let Staged::Invalid(id) = staged {
+            return Ok(HistoryPush::Rejected(format!(
+                "'{remote}' holds {} at {NOTES_REF}, which is not a notes history",
+                id.to_hex_with_len(7)
+            )));
+        }
+        let theirs = publish_remote_notes(repo, remote, staged)?;
+        merge_notes(repo, remote, theirs)?;
+        let Some(ours) = history::peel(repo, NOTES_REF)? else {
+            return Ok(HistoryPush::None);
+        };
+        if Some(ours) == theirs {
+            return Ok(HistoryPush::UpToDate);
+        }
+        let args = push_args(remote, &PushOptions::default(), &[], Some(ours));
+        let run = git(repo, &args)?;
+        match porcelain(&run.stdout).get(NOTES_REF) {
+            Some((flag, summary)) if accepted(*flag) => {
+                pushed_notes(repo, remote, ours)?;
+                return Ok(HistoryPush::Pushed(summary.clone()));
+            }
+            Some((_, summary)) => last = summary.clone(),
+            None => last = git_reason(&run.stderr),
+        }
+    }
+    Ok(HistoryPush::Rejected(last))
+}

@@ -1,0 +1,239 @@
+//! Local ref edits of the sync layer (compare-and-swap transactions, with
+//! retries of lost lock races) and the three sides of every key: local
+//! brief, base (the last value both sides agreed on) and the remote's
+//! fetched value.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{Result, anyhow};
+use gix::ObjectId;
+use gix::refs::Target;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use serde::Deserialize;
+
+use super::VersionInfo;
+use super::reconcile::Action;
+use crate::brief::redact;
+use crate::store::history;
+use crate::store::remotes::{self, base_prefix, base_ref, tip_prefix};
+use crate::store::{self, REF_PREFIX};
+
+pub(super) fn log_change(message: &str) -> LogChange {
+    LogChange {
+        mode: RefLog::AndReference,
+        force_create_reflog: false,
+        message: message.into(),
+    }
+}
+
+pub(super) fn previous(id: Option<ObjectId>) -> PreviousValue {
+    match id {
+        Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
+        None => PreviousValue::MustNotExist,
+    }
+}
+
+pub(super) fn set(
+    name: &str,
+    expected: PreviousValue,
+    new: ObjectId,
+    message: &str,
+) -> Result<RefEdit> {
+    Ok(RefEdit {
+        change: Change::Update {
+            log: log_change(message),
+            expected,
+            new: Target::Object(new),
+        },
+        name: name
+            .try_into()
+            .map_err(|_| anyhow!("'{name}' is not a valid ref name"))?,
+        deref: false,
+    })
+}
+
+pub(super) fn delete(name: &str, expected: PreviousValue) -> Result<RefEdit> {
+    Ok(RefEdit {
+        change: Change::Delete {
+            expected,
+            log: RefLog::AndReference,
+        },
+        name: name
+            .try_into()
+            .map_err(|_| anyhow!("'{name}' is not a valid ref name"))?,
+        deref: false,
+    })
+}
+
+/// Apply edits as one transaction; `Ok(false)` when a compare-and-swap lost.
+/// A lock file left by a killed process is named, with the command that
+/// clears it.
+pub(super) fn transaction(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<bool> {
+    if edits.is_empty() {
+        return Ok(true);
+    }
+    let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match repo.edit_references(edits.clone()) {
+            Ok(_) => return Ok(true),
+            Err(err) if err.is_conflict() => return Ok(false),
+            // A ref moved, vanished or was locked by a concurrent writer
+            // while this transaction locked it: retried, then a lost
+            // compare-and-swap like any other.
+            Err(_) if attempt < RACE_RETRIES => {
+                std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 5));
+            }
+            Err(err) => {
+                if let Some(locked) = store::lock_error(repo, names) {
+                    return Err(locked.into());
+                }
+                if store::stale(repo, &edits) {
+                    return Ok(false);
+                }
+                return Err(anyhow!("cannot update the handoff refs: {err}"));
+            }
+        }
+    }
+}
+
+/// How often a ref transaction that failed for a reason other than a lost
+/// compare-and-swap is tried again.
+pub(super) const RACE_RETRIES: usize = 5;
+
+/// Point `name` at `id` (or delete it), whatever it held.
+pub(super) fn mirror(
+    repo: &gix::Repository,
+    name: &str,
+    id: Option<ObjectId>,
+    message: &str,
+) -> Result<()> {
+    let current = history::peel(repo, name)?;
+    if current == id {
+        return Ok(());
+    }
+    let edit = match id {
+        Some(id) => set(name, PreviousValue::Any, id, message)?,
+        None => delete(name, PreviousValue::Any)?,
+    };
+    transaction(repo, vec![edit])?;
+    Ok(())
+}
+
+/// Whether `id` is a blob holding a valid brief of `key`.
+pub(super) fn is_brief(repo: &gix::Repository, id: Option<ObjectId>, key: &str) -> bool {
+    id.and_then(|id| repo.find_object(id).ok())
+        .is_some_and(|o| {
+            o.kind == gix::object::Kind::Blob
+                && crate::brief::Brief::from_slice(&o.data).is_ok_and(|b| b.key == key)
+        })
+}
+
+#[derive(Deserialize)]
+pub(super) struct Stamp {
+    timestamp: Option<String>,
+}
+
+pub(super) fn info(repo: &gix::Repository, id: Option<ObjectId>) -> Option<VersionInfo> {
+    let id = id?;
+    let timestamp = repo
+        .find_blob(id)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Stamp>(&b.data).ok())
+        .and_then(|s| s.timestamp);
+    Some(VersionInfo { id, timestamp })
+}
+
+/// The three values of every key known here or on `remote`.
+pub(super) struct Sides {
+    pub(super) local: BTreeMap<String, ObjectId>,
+    pub(super) base: BTreeMap<String, ObjectId>,
+    pub(super) remote: BTreeMap<String, ObjectId>,
+    /// The remote's keys that hold a secret, redacted: never taken.
+    pub(super) secret_keys: Vec<String>,
+}
+
+impl Sides {
+    /// Read the three namespaces; names that are not valid keys (a ref
+    /// nested deeper, say) are not briefs and are left alone.
+    pub(super) fn read(repo: &gix::Repository, remote: &str) -> Result<Sides> {
+        Sides::with_tips(repo, remote, remotes::ids_under(repo, &tip_prefix(remote))?)
+    }
+
+    /// [`Sides::read`], with the remote's values (by the rest of their
+    /// names below the staging prefix) read already.
+    pub(super) fn with_tips(
+        repo: &gix::Repository,
+        remote: &str,
+        mut theirs: BTreeMap<String, ObjectId>,
+    ) -> Result<Sides> {
+        let keys_under = |prefix: &str| -> Result<BTreeMap<String, ObjectId>> {
+            let mut ids = remotes::ids_under(repo, prefix)?;
+            ids.retain(|key, _| crate::brief::keys::validate(key).is_ok());
+            Ok(ids)
+        };
+        let options = redact::Options::from_repo(repo);
+        theirs.retain(|key, _| crate::brief::keys::validate(key).is_ok());
+        let mut secret_keys = Vec::new();
+        theirs.retain(|key, _| {
+            let secret = redact::key_rule(key, options).is_some();
+            if secret {
+                secret_keys.push(crate::sync::gate::shown_key(key, options));
+            }
+            !secret
+        });
+        Ok(Sides {
+            local: keys_under(REF_PREFIX)?,
+            base: keys_under(&base_prefix(remote))?,
+            remote: theirs,
+            secret_keys,
+        })
+    }
+
+    /// Record what a reconciliation of `key` committed (`remote`: the
+    /// remote's value).
+    pub(super) fn apply(&mut self, key: &str, action: Action, remote: Option<ObjectId>) {
+        match (action, remote) {
+            (Action::Nothing, _) | (Action::TakeRemote, None) => {}
+            (Action::SetBase(id), _) => {
+                self.base.insert(key.to_string(), id);
+            }
+            (Action::DeleteBase, _) => {
+                self.base.remove(key);
+            }
+            (Action::TakeRemote, Some(r)) => {
+                self.local.insert(key.to_string(), r);
+                self.base.insert(key.to_string(), r);
+            }
+        }
+    }
+
+    /// Read `key`'s local brief and base again (after a lost race).
+    pub(super) fn reread(&mut self, repo: &gix::Repository, remote: &str, key: &str) -> Result<()> {
+        let set = |map: &mut BTreeMap<String, ObjectId>, id: Option<ObjectId>| match id {
+            Some(id) => map.insert(key.to_string(), id),
+            None => map.remove(key),
+        };
+        set(&mut self.local, store::current_id(repo, key)?);
+        set(&mut self.base, history::peel(repo, &base_ref(remote, key))?);
+        Ok(())
+    }
+
+    pub(super) fn keys(&self) -> BTreeSet<String> {
+        self.local
+            .keys()
+            .chain(self.base.keys())
+            .chain(self.remote.keys())
+            .cloned()
+            .collect()
+    }
+
+    pub(super) fn get(&self, key: &str) -> (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>) {
+        (
+            self.local.get(key).copied(),
+            self.base.get(key).copied(),
+            self.remote.get(key).copied(),
+        )
+    }
+}

@@ -1,0 +1,117 @@
+//! Resolve: end one key's divergence with a remote, keeping the local
+//! version or taking the remote's.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::VersionInfo;
+use super::refs::{Sides, info, is_brief, previous, set, transaction};
+use crate::store::remotes::{self, base_ref};
+use crate::store::{self};
+
+/// How to end a divergence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resolution {
+    /// Keep the local version; the next push replaces the remote's.
+    KeepLocal,
+    /// Take the remote's version; the local one stays in the history.
+    TakeRemote,
+}
+
+/// The result of `resolve`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolved {
+    /// The key.
+    pub key: String,
+    /// The remote.
+    pub remote: String,
+    /// The choice.
+    pub resolution: Resolution,
+    /// The local version before.
+    pub local: VersionInfo,
+    /// The remote's version.
+    pub theirs: VersionInfo,
+}
+
+/// Why `resolve` changed nothing. The messages state the fact; the
+/// command layer adds what to run next (`cli::hints`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// The key has not diverged (as of the last fetch).
+    #[error("'{key}' has not diverged from '{remote}'; nothing to resolve")]
+    NotDiverged {
+        /// The brief's key.
+        key: String,
+        /// The remote.
+        remote: String,
+    },
+    /// `--take-remote` when the remote's blob is not a valid brief of the key.
+    #[error(
+        "'{remote}' holds {id} for '{key}', which is not a valid brief of this key; nothing was changed"
+    )]
+    NotABrief {
+        /// The brief's key.
+        key: String,
+        /// The remote.
+        remote: String,
+        /// The remote's blob, abbreviated.
+        id: String,
+    },
+}
+
+/// End the divergence of `key` with `remote` (as of the last fetch):
+/// keep-local moves the base to the remote's value so the next push may
+/// replace it; take-remote sets the local brief (and the base) to it.
+pub fn resolve(
+    repo: &gix::Repository,
+    remote: &str,
+    key: &str,
+    resolution: Resolution,
+) -> Result<Resolved> {
+    remotes::migrate(repo)?;
+    let sides = Sides::read(repo, remote)?;
+    let (l, b, r) = sides.get(key);
+    let diverged = match (l, b, r) {
+        (Some(l), Some(b), Some(r)) => l != r && b != l && b != r,
+        (Some(l), None, Some(r)) => l != r,
+        _ => false,
+    };
+    if !diverged {
+        return Err(ResolveError::NotDiverged {
+            key: key.to_string(),
+            remote: remote.to_string(),
+        }
+        .into());
+    }
+    let (l, r) = (l.expect("diverged"), r.expect("diverged"));
+    if resolution == Resolution::TakeRemote && !is_brief(repo, Some(r), key) {
+        return Err(ResolveError::NotABrief {
+            key: key.to_string(),
+            remote: remote.to_string(),
+            id: r.to_hex_with_len(7).to_string(),
+        }
+        .into());
+    }
+    let message = format!("handoff: resolve {key} with {remote}");
+    let base_name = base_ref(remote, key);
+    // The brief before the base (refs are committed in order): a resolve
+    // killed between the two leaves local = remote, which the next fetch
+    // reads as up to date, never a base that says the local version is
+    // ahead of the remote's.
+    let mut edits = Vec::new();
+    if resolution == Resolution::TakeRemote {
+        edits.push(set(&store::ref_name(key), previous(Some(l)), r, &message)?);
+    }
+    edits.push(set(&base_name, previous(b), r, &message)?);
+    if !transaction(repo, edits)? {
+        crate::refuse!("brief '{key}' changed while resolving; nothing was changed, run again");
+    }
+    Ok(Resolved {
+        key: key.to_string(),
+        remote: remote.to_string(),
+        resolution,
+        local: info(repo, Some(l)).expect("id given"),
+        theirs: info(repo, Some(r)).expect("id given"),
+    })
+}
