@@ -1,7 +1,8 @@
 //! The one place ref edits are built: compare-and-swap updates and deletes
-//! with their reflog entries, as `gix` transactions take them. Callers name
-//! the ref and the value they expect; what "expect" means (must match, must
-//! not exist) is decided here, so no edit is ever unconditional.
+//! with their reflog entries, as `gix` transactions take them, for the
+//! store and the sync layer alike. Callers name the ref and the value they
+//! expect; what "expect" means (must match, must not exist) is decided
+//! here.
 
 use gix::ObjectId;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
@@ -16,6 +17,43 @@ pub fn expect(old: Option<ObjectId>) -> PreviousValue {
     }
 }
 
+/// An edit moving `name` to `new` when it matches `expected` (see
+/// [`expect`]; `PreviousValue::Any` only for scratch refs such as fetch's
+/// staging refs), with `message` in its reflog. Refuses a name git would
+/// not accept: names built from a remote's name come from configuration.
+pub fn set(
+    name: &str,
+    expected: PreviousValue,
+    new: ObjectId,
+    message: &str,
+) -> anyhow::Result<RefEdit> {
+    Ok(RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: message.into(),
+            },
+            expected,
+            new: Target::Object(new),
+        },
+        name: full_name(name)?,
+        deref: false,
+    })
+}
+
+/// An edit deleting `name` when it matches `expected`.
+pub fn remove(name: &str, expected: PreviousValue) -> anyhow::Result<RefEdit> {
+    Ok(RefEdit {
+        change: Change::Delete {
+            expected,
+            log: RefLog::AndReference,
+        },
+        name: full_name(name)?,
+        deref: false,
+    })
+}
+
 /// Move `name` to `new` if it still holds `old` (`None`: create it, only if
 /// it does not exist), with `message` in its reflog.
 ///
@@ -27,36 +65,17 @@ pub fn update(
     old: Option<ObjectId>,
     message: &str,
 ) -> RefEdit {
-    RefEdit {
-        change: Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: message.into(),
-            },
-            expected: expect(old),
-            new: Target::Object(new),
-        },
-        name: full_name(name.as_ref()),
-        deref: false,
-    }
+    set(name.as_ref(), expect(old), new, message).unwrap_or_else(|err| panic!("{err}"))
 }
 
-/// Delete `name` if it still holds `old`.
+/// Delete `name` if it still holds `old` (`name` as for [`update`]).
 pub fn delete(name: impl AsRef<str>, old: ObjectId) -> RefEdit {
-    RefEdit {
-        change: Change::Delete {
-            expected: expect(Some(old)),
-            log: RefLog::AndReference,
-        },
-        name: full_name(name.as_ref()),
-        deref: false,
-    }
+    remove(name.as_ref(), expect(Some(old))).unwrap_or_else(|err| panic!("{err}"))
 }
 
-fn full_name(name: &str) -> FullName {
+fn full_name(name: &str) -> anyhow::Result<FullName> {
     name.try_into()
-        .unwrap_or_else(|err| panic!("the crate built an invalid ref name {name:?}: {err}"))
+        .map_err(|_| anyhow::anyhow!("'{name}' is not a valid ref name"))
 }
 
 #[cfg(test)]
@@ -79,5 +98,10 @@ mod tests {
             edit.change,
             Change::Delete { expected: PreviousValue::MustExistAndMatch(Target::Object(o)), .. } if o == id
         ));
+        let err = set("refs/handoffs/a..b", PreviousValue::Any, id, "m").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "'refs/handoffs/a..b' is not a valid ref name"
+        );
     }
 }

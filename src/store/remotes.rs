@@ -19,7 +19,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
-use crate::store::Stored;
+use crate::store::{Stored, refs};
 
 /// The staging namespace fetches write into.
 pub const STAGING_PREFIX: &str = "refs/handoff-fetch/";
@@ -293,15 +293,14 @@ pub fn legacy_count(repo: &gix::Repository) -> Result<usize> {
 /// already there and only deletes the old. A damaged notes ref (not a
 /// commit) is deleted. Ran at most once per repository and process.
 pub fn migrate(repo: &gix::Repository) -> Result<()> {
-    use gix::refs::Target;
-    use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+    use gix::refs::transaction::PreviousValue;
     static DONE: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
     let common = repo.common_dir().to_path_buf();
     if DONE.lock().is_ok_and(|d| d.contains(&common)) {
         return Ok(());
     }
     for legacy in legacy_refs(repo)? {
-        let must = PreviousValue::MustExistAndMatch(Target::Object(legacy.id));
+        let must = refs::expect(Some(legacy.id));
         let mut edits = Vec::new();
         if let Some(new) = &legacy.new
             && repo
@@ -309,35 +308,14 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
                 .with_context(|| format!("cannot read {new}"))?
                 .is_none()
         {
-            edits.push(RefEdit {
-                change: Change::Update {
-                    log: LogChange {
-                        mode: RefLog::AndReference,
-                        force_create_reflog: false,
-                        message: format!("handoff: moved from {}", legacy.old).into(),
-                    },
-                    expected: PreviousValue::MustNotExist,
-                    new: Target::Object(legacy.id),
-                },
-                name: new
-                    .as_str()
-                    .try_into()
-                    .map_err(|_| anyhow!("'{new}' is not a valid ref name"))?,
-                deref: false,
-            });
+            edits.push(refs::set(
+                new,
+                PreviousValue::MustNotExist,
+                legacy.id,
+                &format!("handoff: moved from {}", legacy.old),
+            )?);
         }
-        edits.push(RefEdit {
-            change: Change::Delete {
-                expected: must,
-                log: RefLog::AndReference,
-            },
-            name: legacy
-                .old
-                .as_str()
-                .try_into()
-                .map_err(|_| anyhow!("'{}' is not a valid ref name", legacy.old))?,
-            deref: false,
-        });
+        edits.push(refs::remove(&legacy.old, must)?);
         match repo.edit_references(edits) {
             Ok(_) => {}
             // Another process moved it meanwhile: the next run looks again.
@@ -360,24 +338,12 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
 /// Delete these refs (each only if it still holds the id given), in one
 /// transaction.
 fn delete_refs(repo: &gix::Repository, refs: Vec<(String, ObjectId)>, what: &str) -> Result<()> {
-    use gix::refs::Target;
-    use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
     if refs.is_empty() {
         return Ok(());
     }
     let mut edits = Vec::new();
     for (name, id) in refs {
-        edits.push(RefEdit {
-            change: Change::Delete {
-                expected: PreviousValue::MustExistAndMatch(Target::Object(id)),
-                log: RefLog::AndReference,
-            },
-            name: name
-                .as_str()
-                .try_into()
-                .map_err(|_| anyhow!("'{name}' is not a valid ref name"))?,
-            deref: false,
-        });
+        edits.push(refs::remove(&name, refs::expect(Some(id)))?);
     }
     repo.edit_references(edits)
         .map_err(|e| anyhow!("cannot remove {what}: {e}; run again"))?;

@@ -7,8 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Result, anyhow};
 use gix::ObjectId;
-use gix::refs::Target;
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::transaction::{PreviousValue, RefEdit};
 use serde::Deserialize;
 
 use super::VersionInfo;
@@ -18,52 +17,7 @@ use crate::store::history;
 use crate::store::remotes::{self, base_prefix, base_ref, tip_prefix};
 use crate::store::{self, REF_PREFIX};
 
-pub(super) fn log_change(message: &str) -> LogChange {
-    LogChange {
-        mode: RefLog::AndReference,
-        force_create_reflog: false,
-        message: message.into(),
-    }
-}
-
-pub(super) fn previous(id: Option<ObjectId>) -> PreviousValue {
-    match id {
-        Some(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
-        None => PreviousValue::MustNotExist,
-    }
-}
-
-pub(super) fn set(
-    name: &str,
-    expected: PreviousValue,
-    new: ObjectId,
-    message: &str,
-) -> Result<RefEdit> {
-    Ok(RefEdit {
-        change: Change::Update {
-            log: log_change(message),
-            expected,
-            new: Target::Object(new),
-        },
-        name: name
-            .try_into()
-            .map_err(|_| anyhow!("'{name}' is not a valid ref name"))?,
-        deref: false,
-    })
-}
-
-pub(super) fn delete(name: &str, expected: PreviousValue) -> Result<RefEdit> {
-    Ok(RefEdit {
-        change: Change::Delete {
-            expected,
-            log: RefLog::AndReference,
-        },
-        name: name
-            .try_into()
-            .map_err(|_| anyhow!("'{name}' is not a valid ref name"))?,
-        deref: false,
-    })
-}
+pub(super) use crate::store::refs::{expect as previous, remove as delete, set};
 
 /// Apply edits as one transaction; `Ok(false)` when a compare-and-swap lost.
 /// A lock file left by a killed process is named, with the command that
