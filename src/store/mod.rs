@@ -626,14 +626,7 @@ fn notes_edit(
             .context("cannot edit the notes tree")?;
     }
     let tree = state.write(repo).context("cannot write the notes tree")?;
-    let committer = repo
-        .committer()
-        .ok_or_else(|| anyhow!("no committer identity; set one with `git config user.name` and `git config user.email`"))?
-        .context("cannot read the committer identity")?;
-    let author = match repo.author() {
-        Some(author) => author.context("cannot read the author identity")?,
-        None => committer,
-    };
+    let (committer, author) = refs::signature(repo)?;
     let commit = repo
         .new_commit_as(
             committer,

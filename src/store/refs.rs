@@ -1,4 +1,4 @@
-//! The one place ref edits are built: compare-and-swap updates and deletes
+//! The one place ref edits (and the signatures of notes commits) are built: compare-and-swap updates and deletes
 //! with their reflog entries, as `gix` transactions take them, for the
 //! store and the sync layer alike. Callers name the ref and the value they
 //! expect; what "expect" means (must match, must not exist) is decided
@@ -71,6 +71,23 @@ pub fn update(
 /// Delete `name` if it still holds `old` (`name` as for [`update`]).
 pub fn delete(name: impl AsRef<str>, old: ObjectId) -> RefEdit {
     remove(name.as_ref(), expect(Some(old))).unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// The committer and author of a notes commit: the configured identities,
+/// the author falling back to the committer.
+pub fn signature(
+    repo: &gix::Repository,
+) -> anyhow::Result<(gix::actor::SignatureRef<'_>, gix::actor::SignatureRef<'_>)> {
+    use anyhow::Context;
+    let committer = repo
+        .committer()
+        .ok_or_else(|| anyhow::anyhow!("no committer identity; set one with `git config user.name` and `git config user.email`"))?
+        .context("cannot read the committer identity")?;
+    let author = match repo.author() {
+        Some(author) => author.context("cannot read the author identity")?,
+        None => committer,
+    };
+    Ok((committer, author))
 }
 
 fn full_name(name: &str) -> anyhow::Result<FullName> {

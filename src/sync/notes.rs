@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
@@ -77,20 +77,6 @@ pub fn cat_sort_uniq(ours: &[u8], theirs: &[u8]) -> Vec<u8> {
         out.push(b'\n');
     }
     out
-}
-
-pub(super) fn signature(
-    repo: &gix::Repository,
-) -> Result<(gix::actor::SignatureRef<'_>, gix::actor::SignatureRef<'_>)> {
-    let committer = repo
-        .committer()
-        .ok_or_else(|| anyhow!("no committer identity; set one with `git config user.name` and `git config user.email`"))?
-        .context("cannot read the committer identity")?;
-    let author = match repo.author() {
-        Some(author) => author.context("cannot read the author identity")?,
-        None => committer,
-    };
-    Ok((committer, author))
 }
 
 /// Merge `theirs` (a remote's notes history) into `refs/notes/handoffs`:
@@ -172,7 +158,7 @@ pub(super) fn merge_commit(
             .context("cannot edit the notes tree")?;
     }
     let tree = state.write(repo).context("cannot write the notes tree")?;
-    let (committer, author) = signature(repo)?;
+    let (committer, author) = crate::store::refs::signature(repo)?;
     Ok(repo
         .new_commit_as(
             committer,

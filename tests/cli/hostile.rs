@@ -294,18 +294,8 @@ fn split_refuses_hostile_plans_and_writes_nothing() {
 /// Store `data` as the brief `key`, as a teammate's push or another tool
 /// could: no check of ours on the way in.
 fn store_raw(sb: &Sandbox, repo: &Path, key: &str, data: &[u8]) {
-    let mut cmd = sb.command("git", repo);
-    cmd.args(["hash-object", "-w", "--stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    std::io::Write::write_all(child.stdin.as_mut().unwrap(), data).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let id = String::from_utf8(out.stdout).unwrap();
-    sb.git(
-        repo,
-        &["update-ref", &format!("refs/handoffs/{key}"), id.trim()],
-    );
+    let id = sb.git_stdin(repo, &["hash-object", "-w", "--stdin"], data);
+    sb.git(repo, &["update-ref", &format!("refs/handoffs/{key}"), &id]);
 }
 
 fn pretty(v: &Value) -> Vec<u8> {

@@ -363,14 +363,8 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
     sb.write_brief(&other, Some("foreign"), ["d", "r", "c"], &[])
         .success();
     let blob = sb.git(&other, &["cat-file", "-p", "refs/handoffs/foreign"]);
-    let mut hash = sb.command("git", &b);
-    hash.args(["hash-object", "-w", "--stdin"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    let mut child = hash.spawn().unwrap();
-    std::io::Write::write_all(child.stdin.as_mut().unwrap(), blob.as_bytes()).unwrap();
-    let id = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
-    sb.git(&b, &["update-ref", "refs/handoffs/foreign", id.trim()]);
+    let id = sb.git_stdin(&b, &["hash-object", "-w", "--stdin"], blob.as_bytes());
+    sb.git(&b, &["update-ref", "refs/handoffs/foreign", &id]);
     let out = sb.handoff(&b, &["resume", "foreign"]).code(1);
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "{text}");

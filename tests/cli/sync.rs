@@ -617,13 +617,11 @@ fn a_local_only_key_survives_fetch() {
 #[test]
 fn refs_on_the_remote_that_are_not_briefs_are_not_taken() {
     let t = team();
-    let mut cmd = t.sb.command("git", &t.bare);
-    cmd.args(["hash-object", "-w", "--stdin"]);
-    let out = assert_cmd::Command::from_std(cmd)
-        .write_stdin("not json at all\n")
-        .assert()
-        .success();
-    let junk = stdout(&out).trim().to_string();
+    let junk = t.sb.git_stdin(
+        &t.bare,
+        &["hash-object", "-w", "--stdin"],
+        "not json at all\n",
+    );
     t.sb.git(&t.bare, &["update-ref", "refs/handoffs/junk", &junk]);
     t.sb.git(
         &t.bare,
@@ -1278,13 +1276,11 @@ fn a_remote_whose_notes_ref_is_a_blob_damages_nothing() {
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).success();
     let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
-    let mut cmd = t.sb.command("git", &t.bare);
-    cmd.args(["hash-object", "-w", "--stdin"]);
-    let out = assert_cmd::Command::from_std(cmd)
-        .write_stdin("not a notes history\n")
-        .assert()
-        .success();
-    let blob = stdout(&out).trim().to_string();
+    let blob = t.sb.git_stdin(
+        &t.bare,
+        &["hash-object", "-w", "--stdin"],
+        "not a notes history\n",
+    );
     t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &blob]);
 
     let out = t.run(&t.b, &["fetch"]).success();
@@ -1304,13 +1300,11 @@ fn a_remote_whose_notes_ref_is_a_blob_damages_nothing() {
     t.run(&t.b, &["diff", "k1"]).success();
 
     // A tree holding more than notes is no notes history either.
-    let mut cmd = t.sb.command("git", &t.bare);
-    cmd.args(["mktree"]);
-    let out = assert_cmd::Command::from_std(cmd)
-        .write_stdin(format!("100644 blob {blob}\tREADME\n"))
-        .assert()
-        .success();
-    let tree = stdout(&out).trim().to_string();
+    let tree = t.sb.git_stdin(
+        &t.bare,
+        &["mktree"],
+        format!("100644 blob {blob}\tREADME\n"),
+    );
     let commit =
         t.sb.git(&t.bare, &["commit-tree", &tree, "-m", "not notes"])
             .trim()
@@ -1700,20 +1694,13 @@ fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
     let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
     // A commit whose parent is the history B validated, whose tree holds
     // more than notes.
-    let mut cmd = t.sb.command("git", &t.bare);
-    cmd.args(["hash-object", "-w", "--stdin"]);
-    let out = assert_cmd::Command::from_std(cmd)
-        .write_stdin("not a note\n")
-        .assert()
-        .success();
-    let blob = stdout(&out).trim().to_string();
-    let mut cmd = t.sb.command("git", &t.bare);
-    cmd.args(["mktree"]);
-    let out = assert_cmd::Command::from_std(cmd)
-        .write_stdin(format!("100644 blob {blob}\tREADME\n"))
-        .assert()
-        .success();
-    let tree = stdout(&out).trim().to_string();
+    let blob =
+        t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], "not a note\n");
+    let tree = t.sb.git_stdin(
+        &t.bare,
+        &["mktree"],
+        format!("100644 blob {blob}\tREADME\n"),
+    );
     let commit =
         t.sb.git(
             &t.bare,

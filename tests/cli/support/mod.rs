@@ -71,6 +71,20 @@ impl Sandbox {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// Run git with `input` on stdin; panic if it fails; return its stdout
+    /// trimmed (an object id for `hash-object -w --stdin` or `mktree`).
+    pub fn git_stdin(&self, dir: &Path, args: &[&str], input: impl AsRef<[u8]>) -> String {
+        let out = assert_cmd::Command::from_std(self.command("git", dir))
+            .args(args)
+            .write_stdin(input.as_ref().to_vec())
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone())
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
     /// Run git and return its output whatever the status.
     pub fn git_out(&self, dir: &Path, args: &[&str]) -> Output {
         self.command("git", dir)
