@@ -54,9 +54,10 @@ fn sorted<T: Serialize + ?Sized>(report: &T) -> serde_json::Value {
     serde_json::to_value(report).expect("reports serialize")
 }
 
-/// `write --json`: what was stored.
+/// The version a write stored, as `write --json` and `recover --json`
+/// both begin.
 #[derive(Debug, Serialize)]
-pub struct Written<'a> {
+pub struct Version<'a> {
     /// The key written.
     pub key: &'a str,
     /// Its ref, `refs/handoffs/<key>`.
@@ -68,6 +69,32 @@ pub struct Written<'a> {
     pub previous: Option<String>,
     /// Whether the history note was written.
     pub history: bool,
+}
+
+impl<'a> Version<'a> {
+    /// The version `id` of `key`, replacing `previous`.
+    pub fn new(
+        key: &'a str,
+        id: gix::ObjectId,
+        previous: Option<gix::ObjectId>,
+        history: bool,
+    ) -> Version<'a> {
+        Version {
+            key,
+            ref_name: crate::store::ref_name(key),
+            id: id.to_string(),
+            previous: previous.map(|p| p.to_string()),
+            history,
+        }
+    }
+}
+
+/// `write --json`: what was stored.
+#[derive(Debug, Serialize)]
+pub struct Written<'a> {
+    /// Key, ref, id, previous version, history.
+    #[serde(flatten)]
+    pub version: Version<'a>,
     /// The narrative file's path, relative to the worktree root (`null`
     /// when `handoff.narrative` is false).
     pub narrative: Option<String>,
@@ -80,17 +107,9 @@ pub struct Written<'a> {
 /// `recover --json`: the rebuilt brief's version.
 #[derive(Debug, Serialize)]
 pub struct Recovered<'a> {
-    /// The key.
-    pub key: &'a str,
-    /// Its ref.
-    #[serde(rename = "ref")]
-    pub ref_name: String,
-    /// The new version's blob id.
-    pub id: String,
-    /// The version it replaced, if any.
-    pub previous: Option<String>,
-    /// Whether the history note was written.
-    pub history: bool,
+    /// Key, ref, id, previous version, history.
+    #[serde(flatten)]
+    pub version: Version<'a>,
     /// `RECOVER`.
     pub mode: &'a str,
     /// The resume prompt.

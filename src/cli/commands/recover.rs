@@ -67,11 +67,7 @@ impl Recovered {
     fn output(&self, format: Format) -> Output {
         match format {
             Format::Json => report::pretty(&report::Recovered {
-                key: &self.key,
-                ref_name: store::ref_name(&self.key),
-                id: self.id.to_string(),
-                previous: self.previous.map(|e| e.to_string()),
-                history: self.history,
+                version: report::Version::new(&self.key, self.id, self.previous, self.history),
                 mode: &self.mode,
                 prompt: &self.prompt,
             }),

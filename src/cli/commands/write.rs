@@ -268,11 +268,7 @@ impl Stored {
     fn output(&self, format: Format) -> Output {
         match format {
             Format::Json => report::pretty(&report::Written {
-                key: &self.key,
-                ref_name: store::ref_name(&self.key),
-                id: self.id.to_string(),
-                previous: self.previous.map(|e| e.to_string()),
-                history: self.history,
+                version: report::Version::new(&self.key, self.id, self.previous, self.history),
                 narrative: self.narrative.clone(),
                 narrative_tracked: self.narrative.as_ref().map(|_| self.tracked),
                 prompt: self.prompt.clone(),
