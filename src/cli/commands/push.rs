@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use crate::cli::commands::checked_key;
 use crate::cli::hints;
-use crate::cli::{Format, Output};
+use crate::cli::{Format, Output, render};
 use crate::sync::{self, HistoryPush, Outcome, PushOptions, PushReport};
 use crate::{git::repo, store::remotes};
 
@@ -65,7 +65,7 @@ pub fn run(args: Args) -> Result<Output> {
     .map_err(hints::sync)?;
     hints::push_reasons(&mut report);
     let code = refused(&report);
-    Ok(Output::report(args.format, &report, |r| text(r).into()).with_code(code))
+    Ok(Output::report(args.format, &report, |r| render::push_text(r).into()).with_code(code))
 }
 
 /// Exit code of a push: 1 (with one line on stderr naming the keys) when
@@ -125,60 +125,4 @@ fn refused(report: &PushReport) -> u8 {
         hints.join("; ")
     );
     1
-}
-
-/// The push report as text.
-pub fn text(report: &PushReport) -> String {
-    let remote = &report.remote;
-    let mut out = String::new();
-    if let Some(fetch) = &report.fetch {
-        out.push_str(&super::fetch::text(fetch, false));
-    }
-    let would = if report.dry_run { "would " } else { "" };
-    let mut lines = Vec::new();
-    for k in &report.keys {
-        let key = &k.key;
-        let short = |id: Option<gix::ObjectId>| {
-            id.map_or("(none)".to_string(), |id| id.to_hex_with_len(7).to_string())
-        };
-        let reason = k.reason.as_deref().unwrap_or("");
-        lines.push(match k.outcome {
-            Outcome::Pushed if k.lease.is_none() => {
-                format!("{would}create: {key} ({})", short(k.new))
-            }
-            Outcome::Pushed => format!(
-                "{would}push: {key} ({} -> {})",
-                short(k.lease),
-                short(k.new)
-            ),
-            Outcome::Deleted => format!("{would}delete: {key} (was {})", short(k.lease)),
-            Outcome::Rejected => format!("rejected: {key} ({reason})"),
-            Outcome::Diverged => format!("diverged, not pushed: {key} ({reason})"),
-            Outcome::Refused => format!("refused: {key} ({reason})"),
-            Outcome::Skipped => format!("skipped: {key} ({reason})"),
-        });
-    }
-    let history = match &report.history {
-        HistoryPush::None => None,
-        HistoryPush::UpToDate => Some("history: up to date".to_string()),
-        HistoryPush::Pushed(_) => Some(format!("history: {would}push (fast-forward)")),
-        HistoryPush::Rejected(why) => Some(format!(
-            "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
-        )),
-        HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
-        HistoryPush::WouldMerge => Some(format!(
-            "history: would merge '{remote}''s newer history first, then push"
-        )),
-    };
-    out.push_str(&format!("To '{remote}':\n"));
-    if lines.is_empty() {
-        out.push_str("  briefs: up to date\n");
-    }
-    for line in lines {
-        out.push_str(&format!("  {line}\n"));
-    }
-    if let Some(h) = history {
-        out.push_str(&format!("  {h}\n"));
-    }
-    out
 }

@@ -8,6 +8,7 @@ mod list;
 mod resume;
 mod setup;
 mod split;
+mod sync;
 mod usage;
 
 pub use color::{Painter, color_wanted, remember};
@@ -15,6 +16,7 @@ pub use list::{ListRow, line_width, list_text, waiting_text};
 pub use resume::{hook_context, reground_text, resume_lines, resume_text, subagent_text};
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
+pub use sync::{fetch_text, push_text};
 pub use usage::usage_text;
 
 use serde::Serialize;

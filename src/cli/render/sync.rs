@@ -1,0 +1,164 @@
+//! The reports of `fetch` and `push` as text: one line per key that is
+//! not simply up to date, then the history.
+
+use crate::sync::{FetchReport, HistoryPush, NotesMerge, Outcome, PushReport, Status, VersionInfo};
+
+fn short(v: &Option<VersionInfo>) -> String {
+    v.as_ref()
+        .map_or("-".into(), |v| v.id.to_hex_with_len(7).to_string())
+}
+
+fn stamped(v: &Option<VersionInfo>) -> String {
+    match v {
+        Some(v) => format!(
+            "{} {}",
+            v.id.to_hex_with_len(7),
+            v.timestamp.as_deref().unwrap_or("?")
+        ),
+        None => "-".into(),
+    }
+}
+
+/// The fetch report as text: one line per key that is not simply up to
+/// date, then the history. `with_pushable` includes the keys a push would
+/// send (left out when the push report follows).
+pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
+    let remote = &report.remote;
+    let mut lines = Vec::new();
+    for k in &report.keys {
+        let key = &k.key;
+        let line = match k.status {
+            Status::UpToDate | Status::Gone => continue,
+            Status::Created => format!("created: {key} ({})", stamped(&k.local)),
+            Status::FastForwarded => format!(
+                "fast-forwarded: {key} ({} -> {})",
+                short(&k.replaced),
+                short(&k.local)
+            ),
+            Status::Restored => format!(
+                "restored: {key} ({}; dropped here, changed on '{remote}')",
+                stamped(&k.local)
+            ),
+            Status::Ahead if with_pushable => format!(
+                "ahead: {key} (local {}; `git handoff push {remote}` sends it)",
+                short(&k.local)
+            ),
+            Status::LocalOnly if with_pushable => {
+                format!("local only: {key} (`git handoff push {remote}` sends it)")
+            }
+            Status::Ahead | Status::LocalOnly => continue,
+            Status::Diverged => format!(
+                "diverged: {key} (local {}, remote {})",
+                stamped(&k.local),
+                stamped(&k.remote)
+            ),
+            Status::DroppedHere => format!(
+                "dropped here: {key} (`git handoff push --prune {remote}` deletes it there)"
+            ),
+            Status::DeletedRemotely => format!(
+                "deleted on '{remote}': {key} (kept here; `git handoff drop {key}` drops it too)"
+            ),
+            Status::Conflict => {
+                format!("changed while fetching: {key} (left as it was; fetch again)")
+            }
+            Status::RolledBack => format!(
+                "rolled back on '{remote}': {key}: the remote holds an older version ({}); kept {}; `git handoff push {remote}` repairs it",
+                stamped(&k.remote),
+                stamped(&k.local)
+            ),
+            Status::SecretKey => {
+                format!("ignored: {key} (the key holds a secret; nothing taken, never stored here)")
+            }
+            Status::Invalid => format!(
+                "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
+                short(&k.remote)
+            ),
+        };
+        lines.push(line);
+    }
+    let history = match report.history {
+        NotesMerge::NoRemoteHistory => format!("history: '{remote}' has none yet"),
+        NotesMerge::UpToDate => "history: up to date".to_string(),
+        NotesMerge::Created(id) | NotesMerge::FastForwarded(id) => {
+            format!("history: fast-forwarded to {}", id.to_hex_with_len(7))
+        }
+        NotesMerge::Ignored(id) => format!(
+            "history: ignored ('{remote}' holds {} at refs/notes/handoffs, which is not a notes history; nothing taken)",
+            id.to_hex_with_len(7)
+        ),
+        NotesMerge::Merged(id) => format!(
+            "history: merged with '{remote}' ({}, union of both)",
+            id.to_hex_with_len(7)
+        ),
+    };
+    let mut out = format!("From '{remote}':\n");
+    if lines.is_empty() {
+        out.push_str("  briefs: up to date\n");
+    }
+    for line in lines {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out.push_str(&format!("  {history}\n"));
+    for key in report.diverged().map(|k| &k.key) {
+        out.push_str(&format!(
+            "hint: both versions of '{key}' stay readable: `git handoff show {key}` (yours), `git handoff show {key}@{remote}` (theirs); `git handoff resolve {key} --keep-local|--take-remote` ends it\n"
+        ));
+    }
+    out
+}
+
+/// The push report as text.
+pub fn push_text(report: &PushReport) -> String {
+    let remote = &report.remote;
+    let mut out = String::new();
+    if let Some(fetch) = &report.fetch {
+        out.push_str(&fetch_text(fetch, false));
+    }
+    let would = if report.dry_run { "would " } else { "" };
+    let mut lines = Vec::new();
+    for k in &report.keys {
+        let key = &k.key;
+        let short = |id: Option<gix::ObjectId>| {
+            id.map_or("(none)".to_string(), |id| id.to_hex_with_len(7).to_string())
+        };
+        let reason = k.reason.as_deref().unwrap_or("");
+        lines.push(match k.outcome {
+            Outcome::Pushed if k.lease.is_none() => {
+                format!("{would}create: {key} ({})", short(k.new))
+            }
+            Outcome::Pushed => format!(
+                "{would}push: {key} ({} -> {})",
+                short(k.lease),
+                short(k.new)
+            ),
+            Outcome::Deleted => format!("{would}delete: {key} (was {})", short(k.lease)),
+            Outcome::Rejected => format!("rejected: {key} ({reason})"),
+            Outcome::Diverged => format!("diverged, not pushed: {key} ({reason})"),
+            Outcome::Refused => format!("refused: {key} ({reason})"),
+            Outcome::Skipped => format!("skipped: {key} ({reason})"),
+        });
+    }
+    let history = match &report.history {
+        HistoryPush::None => None,
+        HistoryPush::UpToDate => Some("history: up to date".to_string()),
+        HistoryPush::Pushed(_) => Some(format!("history: {would}push (fast-forward)")),
+        HistoryPush::Rejected(why) => Some(format!(
+            "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
+        )),
+        HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
+        HistoryPush::WouldMerge => Some(format!(
+            "history: would merge '{remote}''s newer history first, then push"
+        )),
+    };
+    out.push_str(&format!("To '{remote}':\n"));
+    if lines.is_empty() {
+        out.push_str("  briefs: up to date\n");
+    }
+    for line in lines {
+        out.push_str(&format!("  {line}\n"));
+    }
+    if let Some(h) = history {
+        out.push_str(&format!("  {h}\n"));
+    }
+    out
+}
