@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::git::{git, git_failure};
 use super::notes::merge_notes;
 use super::reconcile::{Action, classify, older_version};
-use super::refs::{Sides, delete, info, is_brief, mirror, previous, set, transaction};
+use super::refs::{Sides, Stamps, delete, is_brief, mirror, previous, set, transaction};
 use super::{VersionInfo, hex};
 use crate::brief::redact;
 use crate::store::history;
@@ -282,6 +282,7 @@ fn reconcile_keys(
     let message = format!("handoff: fetch {remote}");
     let mut keys = secret_key_reports(sides);
     let redact_options = redact::Options::from_repo(repo);
+    let mut stamps = Stamps::new(repo);
     for key in sides.keys() {
         let (l, b, r) = sides.get(&key);
         // The histories are read only for the keys whose answer needs them
@@ -326,11 +327,12 @@ fn reconcile_keys(
         keys.push(KeyReport {
             key: crate::sync::gate::redacted_key(&key, redact_options),
             status,
-            local: info(repo, if took { r } else { l }),
-            remote: info(repo, r),
-            replaced: if took { info(repo, l) } else { None },
+            local: stamps.info(if took { r } else { l }),
+            remote: stamps.info(r),
+            replaced: if took { stamps.info(l) } else { None },
         });
     }
+    stamps.save();
     Ok(keys)
 }
 

@@ -1719,3 +1719,30 @@ fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
         );
     }
 }
+
+#[test]
+fn a_fetch_report_reads_the_same_with_and_without_the_list_cache() {
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "k1 v1");
+    t.write(&t.a, "k2", "2026-11-30T09:30:00Z", "k2 v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    t.write(&t.b, "k3", "2026-11-30T10:00:00Z", "k3 only here");
+    let cache = t.b.join(".git/handoff-list.cache");
+    // The first fetch read the briefs and kept their summaries.
+    assert!(cache.exists(), "fetch fills the list cache");
+    let warm = stdout(&t.run(&t.b, &["fetch", "--json"]).success());
+    std::fs::remove_file(&cache).unwrap();
+    let cold = stdout(&t.run(&t.b, &["fetch", "--json"]).success());
+    assert_eq!(warm, cold);
+    let report = json(&cold);
+    let stamps: Vec<&str> = report["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["local"]["timestamp"].as_str().unwrap())
+        .collect();
+    assert_eq!(stamps.len(), 3, "{report}");
+    assert!(stamps.contains(&"2026-11-30T09:30:00Z"), "{report}");
+    assert!(stamps.contains(&"2026-11-30T10:00:00Z"), "{report}");
+}
