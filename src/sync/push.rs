@@ -223,14 +223,23 @@ impl RefOp {
         }
     }
 
-    /// The `git push` arguments of this op on `name`.
-    fn args(self, name: &str) -> [String; 2] {
-        let lease = self.lease().map(|l| l.to_string()).unwrap_or_default();
+    /// The `git push` arguments of this op on `name`. A create needs no
+    /// lease: a refspec without `+` only creates (git refuses to replace an
+    /// existing ref holding a blob without force, and the remote's update
+    /// expects the ref absent), and git matches every lease against every
+    /// ref pushed, so 10,000 leases cost it minutes.
+    fn args(self, name: &str) -> Vec<String> {
         let refspec = match self.new_value() {
             Some(new) => format!("{new}:{name}"),
             None => format!(":{name}"),
         };
-        [format!("--force-with-lease={name}:{lease}"), refspec]
+        match self.lease() {
+            None if self.new_value().is_some() => vec![refspec],
+            lease => {
+                let lease = lease.map(|l| l.to_string()).unwrap_or_default();
+                vec![format!("--force-with-lease={name}:{lease}"), refspec]
+            }
+        }
     }
 }
 
@@ -608,7 +617,11 @@ pub(super) fn unpushable_history(
 
 /// Why the remote refused a ref, from git's porcelain summary.
 fn rejection(summary: &str) -> Held {
-    if summary.contains("stale info") {
+    // A lease that failed, or a create whose ref exists there now.
+    if ["stale info", "fetch first", "needs force", "already exists"]
+        .iter()
+        .any(|why| summary.contains(why))
+    {
         Held::Stale
     } else if summary.contains("atomic") {
         Held::AtomicSibling

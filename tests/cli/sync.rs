@@ -1746,3 +1746,45 @@ fn a_fetch_report_reads_the_same_with_and_without_the_list_cache() {
     assert!(stamps.contains(&"2026-11-30T09:30:00Z"), "{report}");
     assert!(stamps.contains(&"2026-11-30T10:00:00Z"), "{report}");
 }
+
+#[test]
+fn a_new_key_created_on_the_remote_meanwhile_is_never_overwritten() {
+    let t = team();
+    t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
+    t.run(&t.a, &["push"]).success();
+    // A new key is pushed without a lease (git matches every lease against
+    // every ref, quadratic for a first push of many keys): the remote's
+    // update still expects it absent.
+    t.write(&t.a, "fresh", "2026-11-30T10:00:00Z", "fresh v1");
+    let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
+    let intruder = t.sb.path("intruder.json");
+    std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
+    let hook = t.a.join(".git/hooks/pre-push");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/fresh \"$id\"\nrm -- \"$0\"\n",
+            bare = t.bare.display(),
+            file = intruder.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hook);
+    let intruder_id = t.sb.git(&t.a, &["hash-object", intruder.to_str().unwrap()]);
+
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("rejected: fresh ("), "{text}");
+    assert_eq!(t.remote_id("fresh").as_deref(), Some(intruder_id.trim()));
+    assert_eq!(t.remote_id("one").as_deref(), Some(one2.as_str()));
+
+    // Seen by the next fetch, the key is no longer a create: what the
+    // remote holds is not a brief, so the next push replaces it, with a
+    // lease on exactly that value.
+    let out = t.run(&t.a, &["push"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("push: fresh ({} -> ", short(intruder_id.trim()))),
+        "{text}"
+    );
+}
