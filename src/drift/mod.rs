@@ -280,8 +280,9 @@ impl MeasuredOn {
 
 impl Report {
     /// A report with no drift at all: same repository, no warnings,
-    /// nothing known about commits (for measuring a render's length).
-    pub fn none() -> Report {
+    /// nothing known about commits (for tests that render a brief alone).
+    #[cfg(test)]
+    pub(crate) fn none() -> Report {
         Report {
             origin: Origin::SameRepository,
             warnings: Vec::new(),
