@@ -27,13 +27,18 @@ use crate::brief::Issue;
 pub fn invalid(issues: &[Issue]) -> String {
     let mut out = String::from("handoff-validate: INVALID\n");
     for issue in issues {
-        out.push_str(&format!(
-            "  - {}: {}\n",
-            issue.path,
-            issue.message.replace('\n', " ")
-        ));
+        out.push_str(&issue_line(issue));
     }
     out
+}
+
+/// One validation error as its report line: `  - <path>: <message>`.
+fn issue_line(issue: &Issue) -> String {
+    format!(
+        "  - {}: {}\n",
+        issue.path,
+        issue.message.replace('\n', " ")
+    )
 }
 
 /// Any serializable value as pretty JSON with a trailing newline.

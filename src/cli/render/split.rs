@@ -87,11 +87,7 @@ pub fn split_invalid(threads: &[(String, Vec<Issue>)]) -> String {
     for (label, issues) in threads {
         out.push_str(&format!("{label}:\n"));
         for issue in issues {
-            out.push_str(&format!(
-                "  - {}: {}\n",
-                issue.path,
-                issue.message.replace('\n', " ")
-            ));
+            out.push_str(&super::issue_line(issue));
         }
     }
     out
