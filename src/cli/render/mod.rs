@@ -34,11 +34,7 @@ pub fn invalid(issues: &[Issue]) -> String {
 
 /// One validation error as its report line: `  - <path>: <message>`.
 fn issue_line(issue: &Issue) -> String {
-    format!(
-        "  - {}: {}\n",
-        issue.path,
-        issue.message.replace('\n', " ")
-    )
+    format!("  - {}: {}\n", issue.path, issue.message.replace('\n', " "))
 }
 
 /// Any serializable value as pretty JSON with a trailing newline.
