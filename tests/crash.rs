@@ -701,3 +701,35 @@ fn stale_locks_are_named_with_the_command_that_clears_them() {
     fsck(&t.sb, &t.b);
     fsck(&t.sb, &t.bare);
 }
+
+#[test]
+fn a_push_killed_with_creates_pinned_leaves_refs_the_next_push_sweeps() {
+    let t = team_with(&KEYS);
+    let blob = id(&t.sb, &t.a, &format!("refs/handoffs/{}", KEYS[0])).unwrap();
+    let mut stdin = String::new();
+    for i in 0..600 {
+        stdin.push_str(&format!("create refs/handoffs/many{i} {blob}\n"));
+    }
+    t.sb.git_stdin(&t.a, &["update-ref", "--stdin"], stdin);
+
+    kill_at(&t.sb, &t.a, &["push"], "before-git-push");
+    // The killed push pinned its creates; nothing reached the remote.
+    let pinned = t.sb.git(&t.a, &["for-each-ref", "refs/handoff-push"]);
+    assert_eq!(pinned.lines().count(), 600, "{pinned}");
+    assert_eq!(id(&t.sb, &t.bare, "refs/handoffs/many0"), None);
+    fsck(&t.sb, &t.a);
+    assert_eq!(lock_files(&t.a.join(".git")), Vec::<PathBuf>::new());
+
+    // The next push sweeps them (their process is gone) and sends the keys.
+    t.sb.handoff(&t.a, &["push"]).success();
+    assert_eq!(t.sb.git(&t.a, &["for-each-ref", "refs/handoff-push"]), "");
+    assert_eq!(
+        id(&t.sb, &t.bare, "refs/handoffs/many599").as_deref(),
+        Some(blob.as_str())
+    );
+    assert!(
+        !t.sb
+            .git(&t.bare, &["for-each-ref"])
+            .contains("handoff-push")
+    );
+}

@@ -27,6 +27,10 @@ pub const STAGING_PREFIX: &str = "refs/handoff-fetch/";
 /// The namespace that remembers what each remote holds.
 pub const REMOTES_PREFIX: &str = "refs/handoff-remotes/";
 
+/// The namespace a push pins the briefs it creates in, while `git push`
+/// runs: `refs/handoff-push/<pid>/<key>`.
+pub const OUTGOING_PREFIX: &str = "refs/handoff-push/";
+
 /// The base of `key` with `remote`: the last version both sides agreed on.
 pub fn base_ref(remote: &str, key: &str) -> String {
     format!("{}{key}", base_prefix(remote))

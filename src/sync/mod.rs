@@ -16,6 +16,7 @@
 //! | `fetch` | fetch, staging, validation of the remote's history |
 //! | `notes` | the union merge of two notes histories |
 //! | `push` | plan sends, build `git push`, run it, apply the answers |
+//! | `outgoing` | pinning many creates for one glob refspec |
 //! | `resolve` | ending a divergence |
 //! | `gate`, `gate_cache` | the one secret gate for what leaves and enters |
 
@@ -24,6 +25,7 @@ pub mod gate;
 pub mod gate_cache;
 mod git;
 mod notes;
+mod outgoing;
 mod push;
 mod reconcile;
 mod refs;

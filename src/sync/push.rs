@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::fetch::{Staged, fetch_sides, git_fetch, publish_remote_notes, staged_notes};
 use super::git::{GitRun, accepted, git, git_failure, git_reason, porcelain, stale_git_lock};
 use super::notes::{NOTES_RETRIES, merge_notes};
+use super::outgoing;
 use super::reconcile::{Plan, plan};
 use super::refs::{Sides, delete, is_brief, mirror, previous, set, transaction};
 use super::{FetchOptions, FetchReport, hex_opt};
@@ -248,6 +249,74 @@ impl RefOp {
 pub(super) struct Send {
     key: String,
     op: RefOp,
+    /// Sent through the outgoing namespace's glob, not its own refspec.
+    pinned: bool,
+}
+
+impl Send {
+    fn new(key: String, op: RefOp) -> Send {
+        Send {
+            key,
+            op,
+            pinned: false,
+        }
+    }
+}
+
+/// Split off the creates to send through the outgoing namespace: all of
+/// them when the repository holds many refs (see
+/// [`outgoing::PIN_AT_REFS`]), none otherwise or in a dry run (which
+/// writes nothing, not even for a moment).
+pub(super) fn pinned_creates(
+    sides: &Sides,
+    sends: Vec<Send>,
+    dry_run: bool,
+) -> (Vec<Send>, Vec<Send>) {
+    let refs = sides.local.len() + sides.base.len() + sides.remote.len();
+    if dry_run || refs < outgoing::PIN_AT_REFS {
+        return (Vec::new(), sends);
+    }
+    let (mut pinned, rest): (Vec<Send>, Vec<Send>) = sends
+        .into_iter()
+        .partition(|s| matches!(s.op, RefOp::Update { lease: None, .. }));
+    for send in &mut pinned {
+        send.pinned = true;
+    }
+    (pinned, rest)
+}
+
+/// The `git push` batches of `sends`, the pinned creates (if any) first in
+/// the first batch, and their outgoing namespace; one empty batch when
+/// only the history goes.
+fn plan_batches<'r>(
+    repo: &'r gix::Repository,
+    sides: &Sides,
+    sends: Vec<Send>,
+    options: &PushOptions,
+    history: bool,
+) -> Result<(Option<outgoing::Pinned<'r>>, Vec<Vec<Send>>)> {
+    let (pinned_sends, sends) = pinned_creates(sides, sends, options.dry_run);
+    let pinned = match pinned_sends.as_slice() {
+        [] => None,
+        creates => {
+            let values: Vec<_> = creates
+                .iter()
+                .filter_map(|s| Some((s.key.clone(), s.op.new_value()?)))
+                .collect();
+            Some(outgoing::Pinned::pin(repo, &values)?)
+        }
+    };
+    let mut batches: Vec<Vec<Send>> = batches(&sends, options.atomic)
+        .into_iter()
+        .map(<[Send]>::to_vec)
+        .collect();
+    if batches.is_empty() && (history || pinned.is_some()) {
+        batches.push(Vec::new());
+    }
+    if let Some(first) = batches.first_mut() {
+        first.splice(0..0, pinned_sends);
+    }
+    Ok((pinned, batches))
 }
 
 /// Each selected key's plan: sent (or deleted), or held with a reason.
@@ -303,27 +372,18 @@ pub(super) fn plan_keys(
                     .map(|b| b.detach().data)
                     .with_context(|| format!("cannot read brief '{key}'"))?;
                 if cache.is_clean(&new, &data) {
-                    sends.push(Send {
-                        key,
-                        op: RefOp::Update { lease, new },
-                    });
+                    sends.push(Send::new(key, RefOp::Update { lease, new }));
                     continue;
                 }
                 match secrets_in(&data, redact_options) {
                     None => {
                         cache.record_clean(&data);
-                        sends.push(Send {
-                            key,
-                            op: RefOp::Update { lease, new },
-                        })
+                        sends.push(Send::new(key, RefOp::Update { lease, new }))
                     }
                     Some(held) => keys.push(refused(lease, held)),
                 }
             }
-            Plan::Delete { lease } => sends.push(Send {
-                key,
-                op: RefOp::Delete { lease },
-            }),
+            Plan::Delete { lease } => sends.push(Send::new(key, RefOp::Delete { lease })),
         }
     }
     cache.save();
@@ -392,11 +452,13 @@ pub(super) fn batches(sends: &[Send], atomic: bool) -> Vec<&[Send]> {
     out
 }
 
-/// The `git push` command line of one batch (and the history, if given).
+/// The `git push` command line of one batch (its pinned creates sent by
+/// `glob`), and the history, if given.
 pub(super) fn push_args(
     remote: &str,
     options: &PushOptions,
     batch: &[Send],
+    glob: Option<&str>,
     notes: Option<ObjectId>,
 ) -> Vec<String> {
     let mut args: Vec<String> = vec![
@@ -412,9 +474,10 @@ pub(super) fn push_args(
         args.push("--atomic".into());
     }
     args.push(remote.to_string());
-    for send in batch {
+    for send in batch.iter().filter(|s| !s.pinned) {
         args.extend(send.op.args(&store::ref_name(&send.key)));
     }
+    args.extend(glob.map(str::to_string));
     if let Some(n) = notes {
         args.push(format!("{n}:{NOTES_REF}"));
     }
@@ -462,7 +525,7 @@ pub(super) fn apply_results(
     let message = format!("handoff: push {remote}");
     let mut keys = Vec::new();
     let mut moves = Vec::new();
-    for Send { key, op } in batch {
+    for Send { key, op, .. } in batch {
         let (outcome, held) = match results.get(&store::ref_name(key)) {
             Some((flag, _)) if accepted(*flag) => match op {
                 RefOp::Update { .. } => (Outcome::Pushed, None),
@@ -566,14 +629,12 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
     let selected = selected_keys(&sides, remote, options)?;
     let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
     let (mut notes_to_push, mut history) = plan_history(repo, remote)?;
-    let mut batches = batches(&sends, options.atomic);
-    if batches.is_empty() && notes_to_push.is_some() {
-        batches.push(&[]);
-    }
+    let (pinned, batches) = plan_batches(repo, &sides, sends, options, notes_to_push.is_some())?;
+    let mut glob = pinned.as_ref().map(outgoing::Pinned::refspec);
     let mut stale_lock = None;
-    for batch in batches {
+    for batch in &batches {
         let notes = notes_to_push.take();
-        let args = push_args(remote, options, batch, notes);
+        let args = push_args(remote, options, batch, glob.take().as_deref(), notes);
         let answer = run_push(repo, remote, options, &args)?;
         if stale_lock.is_none() {
             stale_lock = stale_git_lock(&answer.0.stderr).map(str::to_string);
@@ -585,6 +646,7 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
             history = history_result(repo, remote, options, n, &answer)?;
         }
     }
+    drop(pinned);
     keys.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(PushReport {
         remote: remote.to_string(),
@@ -657,7 +719,7 @@ pub(super) fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<Histor
         if Some(ours) == theirs {
             return Ok(HistoryPush::UpToDate);
         }
-        let args = push_args(remote, &PushOptions::default(), &[], Some(ours));
+        let args = push_args(remote, &PushOptions::default(), &[], None, Some(ours));
         let run = git(repo, &args)?;
         match porcelain(&run.stdout).get(NOTES_REF) {
             Some((flag, summary)) if accepted(*flag) => {

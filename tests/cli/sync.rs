@@ -783,6 +783,64 @@ fn many_keys_are_pushed_in_chunks() {
 }
 
 #[test]
+fn many_creates_go_through_the_outgoing_namespace_and_leave_nothing() {
+    let t = team();
+    let v = t.write(&t.a, "k0", "2026-11-30T09:00:00Z", "many");
+    let secret = t.write(&t.a, "leaky", "2026-11-30T09:00:00Z", TOKEN);
+    let mut stdin = String::new();
+    for i in 1..600 {
+        stdin.push_str(&format!("create refs/handoffs/k{i} {v}\n"));
+    }
+    // What a killed push left behind: its process is gone.
+    stdin.push_str(&format!("create refs/handoff-push/999999999/k1 {v}\n"));
+    t.sb.git_stdin(&t.a, &["update-ref", "--stdin"], stdin);
+    // A teammate creates k7 between A's fetch and A's push.
+    let intruder = t.sb.path("intruder.json");
+    std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
+    let hook = t.a.join(".git/hooks/pre-push");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\ngit for-each-ref --format='%(refname)' refs/handoff-push >'{seen}'\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/k7 \"$id\"\nrm -- \"$0\"\n",
+            seen = t.sb.path("seen").display(),
+            bare = t.bare.display(),
+            file = intruder.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hook);
+    let intruder_id = t.sb.git(&t.a, &["hash-object", intruder.to_str().unwrap()]);
+
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    // The secret brief and the created-meanwhile key are held by name.
+    assert!(text.contains("refused: leaky ("), "{text}");
+    assert_eq!(t.remote_id("leaky"), None);
+    assert_eq!(t.id(&t.a, "refs/handoffs/leaky"), Some(secret));
+    assert!(text.contains("rejected: k7 ("), "{text}");
+    assert!(!t.remote_bytes().contains(TOKEN));
+    assert_eq!(t.remote_id("k7").as_deref(), Some(intruder_id.trim()));
+    // Every other key went, through one pinned namespace of this process.
+    let remote = t.sb.git(&t.bare, &["for-each-ref", "refs/handoffs"]);
+    assert_eq!(remote.lines().count(), 600, "k0..k599, k7 the intruder's");
+    assert_eq!(t.remote_id("k599").as_deref(), Some(v.as_str()));
+    let seen = std::fs::read_to_string(t.sb.path("seen")).unwrap();
+    assert_eq!(seen.lines().count(), 600, "{seen}");
+    assert!(!seen.contains("999999999"), "the stale pin was swept first");
+    assert!(seen.lines().all(|l| l.starts_with("refs/handoff-push/")));
+    assert_eq!(t.sb.git(&t.a, &["for-each-ref", "refs/handoff-push"]), "");
+    assert!(!t.refs(&t.bare).contains("handoff-push"));
+    // The pushed keys now have bases: a second push sends only k7, over
+    // what is not a brief, with a lease on it.
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert_eq!(text.matches("push: k").count(), 1, "{text}");
+    assert!(text.contains("push: k7 ("), "{text}");
+    assert_eq!(t.remote_id("k7").as_deref(), Some(v.as_str()));
+    assert_eq!(t.sb.git(&t.a, &["for-each-ref", "refs/handoff-push"]), "");
+}
+
+#[test]
 fn the_default_remote_is_handoff_remote_then_upstream_then_origin() {
     let t = team();
     let root = t.sb.dir.path().to_path_buf();
