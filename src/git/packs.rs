@@ -25,6 +25,8 @@ use std::sync::Arc;
 use gix::ObjectId;
 use gix::odb::pack;
 
+mod appends;
+
 /// A decoded object's bytes, shared between the cache and its readers.
 pub type Bytes = Arc<Vec<u8>>;
 
@@ -38,6 +40,8 @@ pub struct Packs {
     /// The pack the last object read was in.
     last: usize,
     bases: Bases,
+    /// What each entry read for a proof of appending says ([`appends`]).
+    links: FastMap<(usize, u64), Option<appends::Link>>,
     inflate: gix::zlib::Inflate,
 }
 
@@ -66,6 +70,7 @@ impl Packs {
                 cap: cache_bytes,
                 ..Bases::default()
             },
+            links: FastMap::default(),
             inflate: gix::zlib::Inflate::default(),
         }
     }
@@ -83,20 +88,7 @@ impl Packs {
     /// `id` decoded from the packs opened here, when one has it and it
     /// decodes.
     fn packed(&mut self, id: ObjectId) -> Option<(gix::object::Kind, Bytes)> {
-        let (n, offset) = match self.located.get(&id) {
-            Some(&found) => found,
-            None => {
-                // The pack that had the last id first (objects read
-                // together are mostly in the same pack), then the others,
-                // largest first.
-                let last = self.last;
-                let packs = self.packs();
-                let order = std::iter::once(last).chain((0..packs.len()).filter(|&n| n != last));
-                order
-                    .filter_map(|n| Some((n, packs.get(n)?)))
-                    .find_map(|(n, p)| Some((n, p.index.lookup(id.as_slice())?)))?
-            }
-        };
+        let (n, offset) = self.find(id)?;
         self.last = n;
         self.decode(n, offset)
     }
@@ -344,12 +336,29 @@ fn inflate(
     entry: &pack::data::Entry,
     inflate: &mut gix::zlib::Inflate,
 ) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    inflate_into(pack, entry, inflate, 0, &mut out)?;
+    Some(out)
+}
+
+/// [`inflate`] into `out` (replacing what it held), with room for at
+/// least `room` bytes.
+fn inflate_into(
+    pack: &Pack,
+    entry: &pack::data::Entry,
+    inflate: &mut gix::zlib::Inflate,
+    room: usize,
+    out: &mut Vec<u8>,
+) -> Option<()> {
     if entry.decompressed_size > MAX_OBJECT {
         return None;
     }
-    let mut out = vec![0; usize::try_from(entry.decompressed_size).ok()?];
-    pack.data.decompress_entry(entry, inflate, &mut out).ok()?;
-    Some(out)
+    let size = usize::try_from(entry.decompressed_size).ok()?;
+    out.clear();
+    out.reserve(size.max(room.min(MAX_OBJECT as usize)));
+    out.resize(size, 0);
+    pack.data.decompress_entry(entry, inflate, out).ok()?;
+    Some(())
 }
 
 /// A size in a delta's header (7 bits a byte, least significant first).
@@ -382,22 +391,7 @@ pub fn apply_delta(base: &[u8], delta: &[u8]) -> Option<Vec<u8>> {
     while let Some(&cmd) = delta.get(at) {
         at += 1;
         if cmd & 0x80 != 0 {
-            // Copy: which offset and size bytes follow is in the low bits.
-            let mut field = |bits: u8, shifts: &[u32]| -> Option<usize> {
-                let mut value = 0usize;
-                for (i, shift) in shifts.iter().enumerate() {
-                    if bits & (1 << i) != 0 {
-                        value |= usize::from(*delta.get(at)?) << shift;
-                        at += 1;
-                    }
-                }
-                Some(value)
-            };
-            let offset = field(cmd & 0x0f, &[0, 8, 16, 24])?;
-            let len = match field((cmd >> 4) & 0x07, &[0, 8, 16])? {
-                0 => 0x10000,
-                n => n,
-            };
+            let (offset, len) = appends::copy_fields(delta, cmd, &mut at)?;
             out.extend_from_slice(base.get(offset..offset.checked_add(len)?)?);
         } else if cmd != 0 {
             let len = usize::from(cmd);
@@ -621,6 +615,105 @@ mod tests {
                     assert!(packs.packed(near).is_none(), "{near}");
                 }
             }
+        }
+    }
+
+    /// A note grown one line a commit (fast-import: each blob a delta of
+    /// the one before, a whole one every so often), one commit that
+    /// rewrites its first line, and the ids of the note's blobs in order.
+    fn grown_note(dir: &Path, lines: usize) -> Vec<gix::ObjectId> {
+        git(dir, &["init", "-q"], None);
+        let mut s = String::new();
+        let mut text = String::new();
+        for k in 1..=lines + 1 {
+            if k <= lines {
+                text += &format!("{{\"line\":{k},\"pad\":\"{}\"}}\n", "x".repeat(k % 7 * 9));
+            } else {
+                text = text.replacen("\"line\":1,", "\"line\":0,", 1);
+            }
+            s += &format!(
+                "commit refs/heads/notes\nmark :{k}\ncommitter T <t@x> {} +0000\ndata 1\nc\nM 100644 inline note\ndata {}\n{text}\n",
+                1_700_000_000 + k,
+                text.len()
+            );
+        }
+        git(dir, &["fast-import", "--quiet"], Some(&s));
+        let log = git(dir, &["log", "--reverse", "--format=%H", "notes"], None);
+        log.lines()
+            .map(|c| {
+                let id = git(dir, &["rev-parse", &format!("{c}:note")], None);
+                gix::ObjectId::from_hex(id.trim().as_bytes()).unwrap()
+            })
+            .collect()
+    }
+
+    /// Appends are proven from either direction of delta, never where a
+    /// blob does not begin with the other, and a chain of appends decodes
+    /// as gix decodes it, from nothing or from a blob already held.
+    #[test]
+    fn appends_are_proven_from_the_deltas_and_only_when_true() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let blobs = grown_note(dir, 120);
+        for repack in [false, true] {
+            if repack {
+                git(dir, &["repack", "-a", "-d", "-f", "-q", "--depth=50"], None);
+            }
+            let repo = gix::open(dir).unwrap();
+            let data: Vec<Vec<u8>> = blobs
+                .iter()
+                .map(|id| repo.find_blob(*id).unwrap().detach().data)
+                .collect();
+            let mut packs = Packs::new(&repo, 0);
+            let mut proven = 0;
+            for i in 0..blobs.len() - 1 {
+                for (a, b) in [(i, i + 1), (i + 1, i)] {
+                    let Some(sizes) = packs.extends(blobs[a], blobs[b]) else {
+                        continue;
+                    };
+                    assert!(
+                        data[b].starts_with(&data[a]),
+                        "{repack}: {a} is not the start of {b}"
+                    );
+                    assert_eq!(sizes, (data[a].len() as u64, data[b].len() as u64));
+                    proven += 1;
+                }
+                // Not the start of a blob that is not longer.
+                assert_eq!(packs.extends(blobs[i + 1], blobs[i]), None);
+            }
+            // The last commit rewrote the first line: nothing begins with
+            // an older blob there.
+            let last = blobs.len() - 1;
+            for old in [0, last / 2, last - 1] {
+                assert_eq!(
+                    packs.extends(blobs[old], blobs[last]),
+                    None,
+                    "{repack}: {old}"
+                );
+            }
+            assert!(proven >= 100, "{repack}: {proven} of 120 appends proven");
+            for (i, id) in blobs.iter().enumerate() {
+                assert_eq!(
+                    packs.blob(&repo, *id, None).unwrap(),
+                    data[i],
+                    "{repack}: {i}"
+                );
+                if i > 0 {
+                    let known = Some((blobs[i - 1], &data[i - 1][..]));
+                    assert_eq!(
+                        packs.blob(&repo, *id, known).unwrap(),
+                        data[i],
+                        "{repack}: {i}"
+                    );
+                }
+            }
+            let tree = repo
+                .find_commit(repo.rev_parse_single("notes").unwrap().detach())
+                .unwrap()
+                .tree_id()
+                .unwrap()
+                .detach();
+            assert_eq!(packs.blob(&repo, tree, None), None, "a tree is no blob");
         }
     }
 

@@ -22,13 +22,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
 use crate::brief::Brief;
+use crate::git::packs::Packs;
 
 mod file;
 
@@ -62,9 +63,34 @@ pub struct Index {
     pub entries: HashMap<Vec<u8>, Entry>,
     /// Lines seen that are not briefs (by text), so they are parsed once.
     others: HashSet<Vec<u8>>,
+}
+
+/// The note blobs of one build: how they are read, the notes not read yet
+/// and the note read last.
+struct Notes {
+    packs: Packs,
+    /// Notes not read yet, by their newest blob: each a run of blobs that
+    /// appended to one another, whose lines are read once, from the newest.
+    runs: HashMap<ObjectId, Run>,
     /// The note read last: in a chain of appends it is the next one's
     /// parent note, which then is not read again.
     last: Option<(ObjectId, Vec<u8>, usize)>,
+    /// The buffer the note read before the last one was in, to read the
+    /// next one into.
+    spare: Vec<u8>,
+}
+
+/// Blobs of one note, each proven to begin with the one before
+/// ([`Packs::extends`]); the first's lines are in the index already.
+struct Run {
+    /// The newest blob.
+    blob: ObjectId,
+    /// How many first bytes of the newest blob hold lines already added.
+    known: u64,
+    /// How many newlines those bytes hold, when known without counting.
+    known_lines: Option<usize>,
+    /// Each later blob's generation and size, oldest first.
+    steps: Vec<(u64, u64)>,
 }
 
 fn dir(repo: &gix::Repository) -> PathBuf {
@@ -211,6 +237,17 @@ impl Index {
         let mut order: Vec<(u64, ObjectId)> = new.keys().map(|id| (generations[id], *id)).collect();
         order.sort();
         let mut trees = Trees::default();
+        let mut notes = Notes {
+            packs: Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)),
+            runs: HashMap::new(),
+            last: None,
+            spare: Vec::new(),
+        };
+        notes
+            .packs
+            .locate(new.values().map(|(tree, _)| *tree).collect());
+        // The trees first, then every note they changed, located at once.
+        let mut changes = Vec::with_capacity(order.len());
         for (generation, id) in order {
             let (tree, parents) = &new[&id];
             let parent_tree = match parents.first() {
@@ -227,11 +264,32 @@ impl Index {
             };
             let mut changed = Vec::new();
             trees.next();
-            changed_notes(repo, &mut trees, *tree, parent_tree, &mut changed)?;
-            for (blob, old) in changed {
-                self.add_note(repo, blob, old, generation)?;
-            }
+            changed_notes(
+                repo,
+                &mut notes.packs,
+                &mut trees,
+                *tree,
+                parent_tree,
+                &mut changed,
+            )?;
+            changes.push((generation, changed));
             self.commits.insert(id, (generation, parents.clone()));
+        }
+        drop(trees);
+        notes.packs.locate(
+            changes
+                .iter()
+                .flat_map(|(_, c)| c.iter().flat_map(|(b, o)| std::iter::once(*b).chain(*o)))
+                .collect(),
+        );
+        for (generation, changed) in changes {
+            for (blob, old) in changed {
+                self.add_note(repo, &mut notes, blob, old, generation)?;
+            }
+        }
+        let runs: Vec<Run> = notes.runs.drain().map(|(_, run)| run).collect();
+        for run in runs {
+            self.read_run(repo, &mut notes, run)?;
         }
         self.tips = tips.to_vec();
         Ok(())
@@ -276,34 +334,64 @@ impl Index {
     }
 
     /// Add the lines of note `blob`, which replaced `old` at the same place
-    /// in the parent commit: when it only appended to it, only the lines
-    /// after `old` are read (those before were added with the parent, at a
-    /// smaller generation).
+    /// in the parent commit. When the pack proves it only appended to
+    /// `old`, nothing is read now: the blob joins `old`'s run, read once
+    /// from its newest blob. Otherwise it is read, and when it only
+    /// appended to `old` only the lines after `old` are added (those
+    /// before were added with the parent, at a smaller generation).
     fn add_note(
         &mut self,
         repo: &gix::Repository,
+        notes: &mut Notes,
         blob: ObjectId,
         old: Option<ObjectId>,
         generation: u64,
     ) -> Result<()> {
-        // Read into gix's pooled buffers and copy into the kept one: no
-        // allocation per note (notes of a long chain are large).
-        let note = repo
-            .find_blob(blob)
+        if let Some(old) = old {
+            let run = notes.runs.remove(&old);
+            if !notes.runs.contains_key(&blob)
+                && let Some((old_len, len)) = notes.packs.extends(old, blob)
+            {
+                let known_lines = match &notes.last {
+                    Some((id, _, n)) if *id == old => Some(*n),
+                    _ => None,
+                };
+                let mut run = run.unwrap_or(Run {
+                    blob: old,
+                    known: old_len,
+                    known_lines,
+                    steps: Vec::new(),
+                });
+                run.blob = blob;
+                run.steps.push((generation, len));
+                notes.runs.insert(blob, run);
+                return Ok(());
+            }
+            if let Some(run) = run {
+                self.read_run(repo, notes, run)?;
+            }
+        }
+        let last = notes.last.take();
+        let known = match (old, &last) {
+            (Some(old), Some((id, data, _))) if *id == old => Some((old, &data[..])),
+            _ => None,
+        };
+        let mut data = std::mem::take(&mut notes.spare);
+        notes
+            .packs
+            .blob_into(repo, blob, known, &mut data)
             .with_context(|| format!("cannot read note {blob}"))?;
-        let data: &[u8] = &note.data;
-        let (mut start, mut first) = (0, 0);
-        let last = self.last.take();
         let newlines = |d: &[u8]| d.iter().filter(|b| **b == b'\n').count();
         let mut fetched = None;
         let old_data = match (old, &last) {
             (Some(old), Some((id, data, n))) if *id == old => Some((&data[..], *n)),
             (Some(old), _) => {
-                fetched = repo.find_blob(old).ok();
-                fetched.as_ref().map(|b| (&b.data[..], newlines(&b.data)))
+                fetched = notes.packs.blob(repo, old, None);
+                fetched.as_ref().map(|b| (&b[..], newlines(b)))
             }
             (None, _) => None,
         };
+        let (mut start, mut first) = (0, 0);
         if let Some((old, n)) = old_data
             && old.last().is_none_or(|b| *b == b'\n')
             && data.starts_with(old)
@@ -319,11 +407,83 @@ impl Index {
             }
         }
         let n = first + newlines(&data[start..]);
-        let mut kept = last.map(|(_, kept, _)| kept).unwrap_or_default();
-        kept.clear();
-        kept.extend_from_slice(data);
-        self.last = Some((blob, kept, n));
+        notes.spare = last.map(|(_, kept, _)| kept).unwrap_or_default();
+        notes.last = Some((blob, data, n));
         Ok(())
+    }
+
+    /// Read a run's newest blob and add the lines its later blobs added,
+    /// each at the first blob that holds it whole; a blob that ended inside
+    /// a line held that line's start as a line of its own.
+    fn read_run(&mut self, repo: &gix::Repository, notes: &mut Notes, run: Run) -> Result<()> {
+        // The note read last is often where the run's chain of deltas
+        // starts: decoding stops there instead of inflating it again.
+        let hint = notes.last.as_ref().map(|(id, data, _)| (*id, &data[..]));
+        let mut data = std::mem::take(&mut notes.spare);
+        notes
+            .packs
+            .blob_into(repo, run.blob, hint, &mut data)
+            .with_context(|| format!("cannot read note {}", run.blob))?;
+        let damaged = || {
+            anyhow!(
+                "the notes history is damaged: note {} is not the size its pack says",
+                run.blob
+            )
+        };
+        if run.steps.last().map(|s| s.1) != Some(data.len() as u64) {
+            return Err(damaged());
+        }
+        let known = usize::try_from(run.known)
+            .map_err(|_| damaged())?
+            .min(data.len());
+        // From the start of the line the known part ends in.
+        let start = data[..known].rfind_byte(b'\n').map_or(0, |at| at + 1);
+        let mut number = run
+            .known_lines
+            .unwrap_or_else(|| data[..start].iter().filter(|b| **b == b'\n').count());
+        let mut steps = run.steps.iter().peekable();
+        let mut at = start;
+        while at < data.len() {
+            let end = data[at..].find_byte(b'\n').map_or(data.len(), |n| at + n);
+            // Blobs that ended inside this line held a part of it.
+            while let Some(&&(generation, len)) = steps.peek() {
+                let len = len as usize;
+                if len >= end {
+                    break;
+                }
+                steps.next();
+                if len > at && len > known {
+                    self.add_trimmed(repo, &data[at..len], generation, number)?;
+                }
+            }
+            if end > known
+                && let Some(&&(generation, _)) = steps.peek()
+            {
+                self.add_trimmed(repo, &data[at..end], generation, number)?;
+            }
+            if end < data.len() {
+                number += 1;
+            }
+            at = end + 1;
+        }
+        if let Some((_, old, _)) = notes.last.replace((run.blob, data, number)) {
+            notes.spare = old;
+        }
+        Ok(())
+    }
+
+    fn add_trimmed(
+        &mut self,
+        repo: &gix::Repository,
+        line: &[u8],
+        generation: u64,
+        index: usize,
+    ) -> Result<()> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(());
+        }
+        self.add_line(repo, line, generation, index)
     }
 
     fn add_line(
@@ -367,20 +527,23 @@ impl Index {
 /// before, so each tree is read (inflated) once.
 #[derive(Default)]
 struct Trees {
-    before: HashMap<ObjectId, Rc<[u8]>>,
-    now: HashMap<ObjectId, Rc<[u8]>>,
+    before: HashMap<ObjectId, Arc<Vec<u8>>>,
+    now: HashMap<ObjectId, Arc<Vec<u8>>>,
 }
 
 impl Trees {
-    fn get(&mut self, repo: &gix::Repository, id: ObjectId) -> Result<Rc<[u8]>> {
+    fn get(
+        &mut self,
+        repo: &gix::Repository,
+        packs: &mut Packs,
+        id: ObjectId,
+    ) -> Result<Arc<Vec<u8>>> {
         let data = match self.now.get(&id).or_else(|| self.before.get(&id)) {
             Some(data) => data.clone(),
-            None => repo
-                .find_tree(id)
-                .with_context(|| format!("cannot read notes tree {id}"))?
-                .detach()
-                .data
-                .into(),
+            None => match packs.tree(repo, id) {
+                Some(data) => data,
+                None => return Err(anyhow!("cannot read notes tree {id}")),
+            },
         };
         self.now.insert(id, data.clone());
         Ok(data)
@@ -397,6 +560,7 @@ impl Trees {
 /// are skipped.
 fn changed_notes(
     repo: &gix::Repository,
+    packs: &mut Packs,
     trees: &mut Trees,
     tree: ObjectId,
     parent: Option<ObjectId>,
@@ -406,8 +570,8 @@ fn changed_notes(
         return Ok(());
     }
     let kind = repo.object_hash();
-    let new_data = trees.get(repo, tree)?;
-    let old_data = parent.map(|p| trees.get(repo, p)).transpose()?;
+    let new_data = trees.get(repo, packs, tree)?;
+    let old_data = parent.map(|p| trees.get(repo, packs, p)).transpose()?;
     let mut old = old_data
         .as_deref()
         .map(|data| gix::objs::TreeRefIter::from_bytes(data, kind))
@@ -447,7 +611,7 @@ fn changed_notes(
         }
     }
     for (id, before) in subtrees {
-        changed_notes(repo, trees, id, before, out)?;
+        changed_notes(repo, packs, trees, id, before, out)?;
     }
     Ok(())
 }

@@ -447,3 +447,84 @@ fn a_tampered_or_truncated_index_is_detected_and_rebuilt() {
     assert!(diff.contains("-    \"done_when\": \"first\""), "{diff}");
     assert!(!diff.contains("FORGE"), "{diff}");
 }
+
+/// `log --json` of `keys`, from no index file (built from the objects as
+/// they are stored now).
+fn cold_logs(sb: &Sandbox, dir: &Path, keys: &[&str]) -> Vec<String> {
+    let _ = std::fs::remove_dir_all(dir.join(".git/handoff-history-index"));
+    logs(sb, dir, keys)
+}
+
+/// The index is built from proofs read off the pack's deltas where it can
+/// (a note that grew is read once, from its newest blob), by reading
+/// every note elsewhere: either way `log` gives the same answer, for a
+/// note that grew one version at a time, one rewritten by plain git, and
+/// one whose blob ended inside a line that a later blob completed.
+#[test]
+fn log_is_the_same_whether_notes_are_loose_packed_as_deltas_or_whole() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let keys = ["k0", "k1", "k2"];
+    // All in the same second: the order is the history's.
+    for i in 0..40 {
+        write_at(&sb, &repo, keys[i % 3], NOW, &format!("v{i}"));
+    }
+    // Plain git rewrites the note: its first line goes. Then a version
+    // that only the next blob holds ends that blob, without a newline; the
+    // blob after completes the line into one that is no brief.
+    let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
+    let rest: String = note.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let only_here = note
+        .lines()
+        .last()
+        .unwrap()
+        .replace("\"v39\"", "\"partial\"");
+    let partial = format!("{rest}{only_here}");
+    for text in [
+        rest.clone(),
+        partial.clone(),
+        format!("{partial} and more\n"),
+    ] {
+        let blob = sb.git_stdin(&repo, &["hash-object", "-w", "--stdin"], text);
+        sb.git(
+            &repo,
+            &[
+                "notes",
+                "--ref=handoffs",
+                "add",
+                "-f",
+                "-C",
+                blob.trim(),
+                "HEAD",
+            ],
+        );
+    }
+    for i in 40..60 {
+        write_at(&sb, &repo, keys[i % 3], NOW, &format!("v{i}"));
+    }
+    sb.commit(&repo, "a.txt", "a\n", "a");
+    write_at(&sb, &repo, "k0", NOW, "after the commit");
+    let loose = cold_logs(&sb, &repo, &keys);
+    assert!(
+        loose[0].contains("v0\""),
+        "the rewritten-away version stays in the log"
+    );
+    assert!(loose[0].contains("\"partial\""), "{}", loose[0]);
+    // Every object packed, notes as deltas of one another, then whole.
+    sb.git(&repo, &["repack", "-a", "-d", "-f", "-q", "--depth=50"]);
+    let deltas = sb.git(
+        &repo,
+        &[
+            "cat-file",
+            "--batch-all-objects",
+            "--batch-check=%(deltabase)",
+        ],
+    );
+    assert!(
+        deltas.lines().filter(|l| !l.starts_with("0000")).count() > 40,
+        "{deltas}"
+    );
+    assert_eq!(cold_logs(&sb, &repo, &keys), loose);
+    sb.git(&repo, &["repack", "-a", "-d", "-f", "-q", "--window=0"]);
+    assert_eq!(cold_logs(&sb, &repo, &keys), loose);
+}
