@@ -388,11 +388,28 @@ pub fn apply_delta(base: &[u8], delta: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let mut out = Vec::with_capacity(size);
+    run_delta(delta, at, &mut out, size, |out, offset, len| {
+        out.extend_from_slice(base.get(offset..offset.checked_add(len)?)?);
+        Some(())
+    })?;
+    Some(out)
+}
+
+/// Run a delta's instructions from `at`, appending to `out` until it holds
+/// `size` bytes: inserts from the delta, copies through `copy` (`len`
+/// bytes from `offset` of the base); `None` when they do not fit.
+fn run_delta(
+    delta: &[u8],
+    mut at: usize,
+    out: &mut Vec<u8>,
+    size: usize,
+    mut copy: impl FnMut(&mut Vec<u8>, usize, usize) -> Option<()>,
+) -> Option<()> {
     while let Some(&cmd) = delta.get(at) {
         at += 1;
         if cmd & 0x80 != 0 {
             let (offset, len) = appends::copy_fields(delta, cmd, &mut at)?;
-            out.extend_from_slice(base.get(offset..offset.checked_add(len)?)?);
+            copy(out, offset, len)?;
         } else if cmd != 0 {
             let len = usize::from(cmd);
             out.extend_from_slice(delta.get(at..at + len)?);
@@ -404,7 +421,7 @@ pub fn apply_delta(base: &[u8], delta: &[u8]) -> Option<Vec<u8>> {
             return None;
         }
     }
-    (out.len() == size).then_some(out)
+    (out.len() == size).then_some(())
 }
 
 /// A hash map for keys that are object ids, pack offsets or small

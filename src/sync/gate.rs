@@ -18,6 +18,7 @@ use gix::bstr::ByteSlice;
 
 use crate::brief::Brief;
 use crate::brief::redact::{self, Options};
+use crate::git::packs::Packs;
 use crate::{store, store::history, store::remotes};
 
 /// The notes commits, trees and note blobs of one or more notes
@@ -273,20 +274,22 @@ fn finding_in_line(
     })
 }
 
-fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
-    Ok(repo
-        .find_blob(id)
-        .with_context(|| format!("cannot read note {id}"))?
-        .detach()
-        .data)
+fn read_blob(repo: &gix::Repository, packs: &mut Packs, id: ObjectId) -> Result<Vec<u8>> {
+    packs
+        .blob(repo, id, None)
+        .with_context(|| format!("cannot read note {id}"))
 }
 
 /// What the other side holds of `blob` (whose bytes are `data`) already:
 /// the known notes on the same annotated object. When `data` begins with
 /// one of them, whole lines (a note grows by appending), the length of
 /// that prefix, whose bytes need no reading; else the known notes' lines.
+/// That `data` begins with a known note is read off the pack's deltas
+/// when they show it ([`Packs::extends`]: the very bytes, not a guess),
+/// else by reading the known note.
 fn known_part(
     repo: &gix::Repository,
+    packs: &mut Packs,
     walk: &NotesWalk,
     blob: ObjectId,
     data: &[u8],
@@ -295,9 +298,18 @@ fn known_part(
     let Some(holders) = walk.paths.get(&blob).and_then(|p| walk.known_notes.get(p)) else {
         return Ok((0, known));
     };
+    let whole_lines = |len: usize| len > 0 && len <= data.len() && data[len - 1] == b'\n';
     for holder in holders {
-        let held = read_blob(repo, *holder)?;
-        if held.ends_with(b"\n") && data.starts_with(&held) {
+        if let Some((held, len)) = packs.extends(*holder, blob)
+            && len == data.len() as u64
+            && whole_lines(held as usize)
+        {
+            return Ok((held as usize, HashSet::new()));
+        }
+    }
+    for holder in holders {
+        let held = read_blob(repo, packs, *holder)?;
+        if whole_lines(held.len()) && data.starts_with(&held) {
             return Ok((held.len(), HashSet::new()));
         }
         known.extend(held.lines().map(<[u8]>::to_vec));
@@ -324,12 +336,13 @@ pub fn findings(
     };
     let mut seen: HashSet<ObjectId> = HashSet::new();
     let mut dirty: HashSet<ObjectId> = HashSet::new();
+    let mut packs = Packs::new(repo, crate::git::repo::pack_cache_bytes(repo));
     for blob in &walk.blobs {
-        let data = read_blob(repo, *blob)?;
+        let data = read_blob(repo, &mut packs, *blob)?;
         if cache.is_clean(blob, &data) {
             continue;
         }
-        let (skip, known) = known_part(repo, walk, *blob, &data)?;
+        let (skip, known) = known_part(repo, &mut packs, walk, *blob, &data)?;
         let mut whole = skip == 0 && known.is_empty();
         for line in data[skip..].lines().filter(|l| !l.trim().is_empty()) {
             if known.contains(line) {

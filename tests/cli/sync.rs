@@ -1846,3 +1846,52 @@ fn a_new_key_created_on_the_remote_meanwhile_is_never_overwritten() {
         "{text}"
     );
 }
+
+/// The gate skips what the remote holds of a note that grew by reading
+/// the pack's deltas: packed as deltas of each other, the known note and
+/// the one that appended a secret to it, the new line is still read and
+/// refused, whether or not it is a brief.
+#[test]
+fn a_secret_appended_to_a_note_is_refused_when_the_notes_are_packed_as_deltas() {
+    let t = team();
+    for i in 0..6 {
+        t.write(&t.a, "k", "2026-11-30T09:00:00Z", &format!("version {i}"));
+    }
+    t.run(&t.a, &["push"]).success();
+    let pushed = t.id(&t.bare, "refs/notes/handoffs");
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+    t.sb.git(
+        &t.a,
+        &[
+            "notes",
+            "--ref=handoffs",
+            "append",
+            "-m",
+            &format!("token {token}"),
+            "HEAD",
+        ],
+    );
+    t.sb.git(&t.a, &["repack", "-a", "-d", "-f", "-q", "--depth=50"]);
+    let deltas = t.sb.git(
+        &t.a,
+        &[
+            "cat-file",
+            "--batch-all-objects",
+            "--batch-check=%(objecttype) %(deltabase)",
+        ],
+    );
+    assert!(
+        deltas
+            .lines()
+            .any(|l| l.starts_with("blob ") && !l.ends_with(&"0".repeat(40))),
+        "{deltas}"
+    );
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("history: refused, not pushed (1 history line holds secrets: a history line that is not a brief"),
+        "{text}"
+    );
+    assert!(!text.contains(token), "{text}");
+    assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), pushed);
+}

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use gix::ObjectId;
 use gix::odb::pack::data::entry::Header;
 
-use super::{MAX_CHAIN, MAX_OBJECT, Packs, apply_delta, delta_size, inflate, inflate_into};
+use super::{
+    MAX_CHAIN, MAX_OBJECT, Packs, apply_delta, delta_size, inflate, inflate_into, run_delta,
+};
 
 /// The longest chain of deltas [`Packs::extends`] follows.
 const MAX_PROOF: usize = 256;
@@ -296,7 +298,7 @@ pub(super) fn copy_fields(delta: &[u8], cmd: u8, at: &mut usize) -> Option<(usiz
 /// `object` (the delta's base) replaced by the delta applied to it: in
 /// place when the delta keeps the whole base and only adds after it.
 fn append_delta(object: &mut Vec<u8>, delta: &[u8]) -> Option<()> {
-    let (base_len, len, kept, mut at) = kept_run(delta)?;
+    let (base_len, len, kept, at) = kept_run(delta)?;
     if base_len != object.len() || len as u64 > MAX_OBJECT {
         return None;
     }
@@ -305,24 +307,12 @@ fn append_delta(object: &mut Vec<u8>, delta: &[u8]) -> Option<()> {
         return Some(());
     }
     object.reserve(len.saturating_sub(base_len));
-    while let Some(&cmd) = delta.get(at) {
-        at += 1;
-        if cmd & 0x80 != 0 {
-            let (offset, size) = copy_fields(delta, cmd, &mut at)?;
-            if offset.checked_add(size)? > base_len {
-                return None;
-            }
-            object.extend_from_within(offset..offset + size);
-        } else if cmd != 0 {
-            let size = usize::from(cmd);
-            object.extend_from_slice(delta.get(at..at + size)?);
-            at += size;
-        } else {
+    // The base is the start of `object`: copies read from there.
+    run_delta(delta, at, object, len, |out, offset, size| {
+        if offset.checked_add(size)? > base_len {
             return None;
         }
-        if object.len() > len {
-            return None;
-        }
-    }
-    (object.len() == len).then_some(())
+        out.extend_from_within(offset..offset + size);
+        Some(())
+    })
 }
