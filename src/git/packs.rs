@@ -121,7 +121,6 @@ impl Packs {
     /// or whole base, then up again applying each delta, caching every
     /// object met on the way up.
     fn decode(&mut self, n: usize, offset: u64) -> Option<(gix::object::Kind, Bytes)> {
-        use pack::data::entry::Header;
         let pack = &self.opened.as_ref().expect("opened")[n];
         let mut chain = Vec::new();
         let mut at = offset;
@@ -130,13 +129,9 @@ impl Packs {
                 break hit;
             }
             let entry = pack.data.entry(at).ok()?;
-            let next = match entry.header {
-                Header::OfsDelta { base_distance } => {
-                    entry.checked_base_pack_offset(base_distance)?
-                }
-                Header::RefDelta { base_id } => pack.index.lookup(base_id.as_slice())?,
-                header => {
-                    let kind = header.as_kind()?;
+            let next = match stands_on(pack, &entry)? {
+                Stands::Delta(base) => base,
+                Stands::Whole(kind) => {
                     let object = Arc::new(inflate(pack, &entry, &mut self.inflate)?);
                     self.bases.put(n, at, kind, object.clone());
                     break (kind, object);
@@ -328,6 +323,26 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> Option<()> {
         let _ = (file, buf, offset);
         None
     }
+}
+
+/// What a pack entry stands on: its delta's base, in the same pack, or
+/// nothing (a whole object of this kind).
+enum Stands {
+    Delta(u64),
+    Whole(gix::object::Kind),
+}
+
+/// What `entry` of `pack` stands on; `None` when that cannot be read (a
+/// base in another pack, a damaged header).
+fn stands_on(pack: &Pack, entry: &pack::data::Entry) -> Option<Stands> {
+    use pack::data::entry::Header;
+    Some(match entry.header {
+        Header::OfsDelta { base_distance } => {
+            Stands::Delta(entry.checked_base_pack_offset(base_distance)?)
+        }
+        Header::RefDelta { base_id } => Stands::Delta(pack.index.lookup(base_id.as_slice())?),
+        header => Stands::Whole(header.as_kind()?),
+    })
 }
 
 /// The inflated data of one pack entry: a whole object or a delta.

@@ -401,10 +401,7 @@ impl Index {
         }
         drop(fetched);
         for (offset, line) in data[start..].lines().enumerate() {
-            let line = line.trim();
-            if !line.is_empty() {
-                self.add_line(repo, line, generation, first + offset)?;
-            }
+            self.add_trimmed(repo, line, generation, first + offset)?;
         }
         let n = first + newlines(&data[start..]);
         notes.spare = last.map(|(_, kept, _)| kept).unwrap_or_default();
@@ -472,6 +469,7 @@ impl Index {
         Ok(())
     }
 
+    /// [`Index::add_line`] of `line` trimmed, unless that leaves nothing.
     fn add_trimmed(
         &mut self,
         repo: &gix::Repository,

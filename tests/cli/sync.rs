@@ -1192,17 +1192,7 @@ fn a_secret_never_leaves_by_any_way() {
     let t = team();
     t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
     // (a) a line added with plain git notes travels unparsed.
-    t.sb.git(
-        &t.a,
-        &[
-            "notes",
-            "--ref=handoffs",
-            "append",
-            "-m",
-            &format!("deploy with {TOKEN}"),
-            "HEAD",
-        ],
-    );
+    append_note_line(&t, &format!("deploy with {TOKEN}"));
     let out = t.run(&t.a, &["push"]).code(1);
     let text = stdout(&out);
     assert!(
@@ -1859,18 +1849,7 @@ fn a_secret_appended_to_a_note_is_refused_when_the_notes_are_packed_as_deltas() 
     }
     t.run(&t.a, &["push"]).success();
     let pushed = t.id(&t.bare, "refs/notes/handoffs");
-    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
-    t.sb.git(
-        &t.a,
-        &[
-            "notes",
-            "--ref=handoffs",
-            "append",
-            "-m",
-            &format!("token {token}"),
-            "HEAD",
-        ],
-    );
+    append_note_line(&t, &format!("token {TOKEN}"));
     t.sb.git(&t.a, &["repack", "-a", "-d", "-f", "-q", "--depth=50"]);
     let deltas = t.sb.git(
         &t.a,
@@ -1892,6 +1871,14 @@ fn a_secret_appended_to_a_note_is_refused_when_the_notes_are_packed_as_deltas() 
         text.contains("history: refused, not pushed (1 history line holds secrets: a history line that is not a brief"),
         "{text}"
     );
-    assert!(!text.contains(token), "{text}");
+    assert!(!text.contains(TOKEN), "{text}");
     assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), pushed);
+}
+
+/// Append `line` to the note of A's HEAD with plain git (no brief, no gate).
+fn append_note_line(t: &Team, line: &str) {
+    t.sb.git(
+        &t.a,
+        &["notes", "--ref=handoffs", "append", "-m", line, "HEAD"],
+    );
 }

@@ -15,10 +15,10 @@
 use std::sync::Arc;
 
 use gix::ObjectId;
-use gix::odb::pack::data::entry::Header;
 
 use super::{
-    MAX_CHAIN, MAX_OBJECT, Packs, apply_delta, delta_size, inflate, inflate_into, run_delta,
+    MAX_CHAIN, MAX_OBJECT, Packs, Stands, apply_delta, delta_size, inflate, inflate_into,
+    run_delta, stands_on,
 };
 
 /// The longest chain of deltas [`Packs::extends`] follows.
@@ -69,11 +69,9 @@ impl Packs {
     fn read_link(&mut self, n: usize, at: u64) -> Option<Link> {
         let pack = &self.opened.as_ref()?[n];
         let entry = pack.data.entry(at).ok()?;
-        let base = match entry.header {
-            Header::OfsDelta { base_distance } => entry.checked_base_pack_offset(base_distance)?,
-            Header::RefDelta { base_id } => pack.index.lookup(base_id.as_slice())?,
-            header => {
-                header.as_kind()?;
+        let base = match stands_on(pack, &entry)? {
+            Stands::Delta(base) => base,
+            Stands::Whole(_) => {
                 return Some(Link {
                     len: entry.decompressed_size,
                     base: None,
@@ -195,17 +193,10 @@ impl Packs {
                 break Err(&cached[..]);
             }
             let entry = pack.data.entry(at).ok()?;
-            let next = match entry.header {
-                Header::OfsDelta { base_distance } => {
-                    entry.checked_base_pack_offset(base_distance)?
-                }
-                Header::RefDelta { base_id } => pack.index.lookup(base_id.as_slice())?,
-                header => {
-                    if header.as_kind()? != gix::object::Kind::Blob {
-                        return None;
-                    }
-                    break Ok(entry);
-                }
+            let next = match stands_on(pack, &entry)? {
+                Stands::Delta(base) => base,
+                Stands::Whole(gix::object::Kind::Blob) => break Ok(entry),
+                Stands::Whole(_) => return None,
             };
             if chain.len() == MAX_CHAIN {
                 return None;
