@@ -59,10 +59,14 @@ pub fn read(repo: &gix::Repository) -> Result<Option<Sticky>> {
 
 /// Remember `key`, chosen on HEAD's branch, for this worktree.
 pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) -> Result<()> {
-    atomic::write(
-        &path(repo),
-        format!("{key}\n{}\n", head.branch_label()).as_bytes(),
-    )
+    remember_on(repo, key, head.branch_label())
+}
+
+/// Remember `key` for this worktree as the key of `branch` (a label as
+/// [`HeadState::branch_label`] gives it): while another branch is checked
+/// out here, a keyless write follows that branch instead.
+pub fn remember_on(repo: &gix::Repository, key: &str, branch: &str) -> Result<()> {
+    atomic::write(&path(repo), format!("{key}\n{branch}\n").as_bytes())
 }
 
 /// The key a `write`/`recover` targets, and what to do about it.

@@ -378,3 +378,37 @@ fn item9_reground_file_and_the_rejected_paths_lint() {
         "{text}"
     );
 }
+
+/// Resuming, from the main worktree, a brief whose branch is checked out
+/// in a linked one does not hand that brief to a keyless `write` on main:
+/// the write follows main's branch, says so, and the feature's brief stays.
+#[test]
+fn a_keyless_write_after_resuming_another_branchs_brief_never_overwrites_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let feat = sb.worktree(&repo, "r-feat", "feat/x");
+    write(&sb, &feat, &["--decision", "the feature's own decision"]).success();
+    let before = sb.git(&repo, &["rev-parse", "refs/handoffs/feat-x"]);
+    sb.handoff(&repo, &["resume"]).success();
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".git/handoff-key")).unwrap(),
+        "feat-x\nfeat/x\n"
+    );
+    let out = write(&sb, &repo, &[]).success();
+    assert!(
+        stderr(&out)
+            .contains("branch switched: this write targets 'main' (was 'feat-x' on feat/x)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_stdout_has(&out, "Wrote brief 'main'");
+    assert_eq!(
+        sb.git(&repo, &["rev-parse", "refs/handoffs/feat-x"]),
+        before
+    );
+    assert_eq!(brief(&sb, &repo, "main")["state"]["branch"], "main");
+    // In the feature's own worktree, resume and write continue its thread.
+    sb.handoff(&feat, &["resume"]).success();
+    let out = write(&sb, &feat, &[]).success();
+    assert_stdout_has(&out, "Wrote brief 'feat-x'");
+}

@@ -228,9 +228,13 @@ pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
 
 /// Make `key` this worktree's sticky key after it was resumed (the method:
 /// "the selected key becomes the sticky session key"), so that a later
-/// keyless `write` continues that thread. Not in a bare repository, and not
-/// when `GIT_HANDOFF_KEY` chose it (a per-process override never sticks).
-pub fn adopt(repo: &gix::Repository, key: &str, explicit: bool) {
+/// keyless `write` continues that thread. It is remembered as the key of
+/// the brief's own `branch`: resumed from another branch's worktree, a
+/// keyless `write` here follows this worktree's branch (with the
+/// branch-switch warning) rather than overwrite the brief with another
+/// branch's state. Not in a bare repository, and not when
+/// `GIT_HANDOFF_KEY` chose it (a per-process override never sticks).
+pub fn adopt(repo: &gix::Repository, key: &str, explicit: bool, branch: &str) {
     if repo.workdir().is_none() {
         return;
     }
@@ -239,12 +243,12 @@ pub fn adopt(repo: &gix::Repository, key: &str, explicit: bool) {
     }
     if let Ok(Some(current)) = sticky::read(repo)
         && current.key == key
+        && current.branch.as_deref() == Some(branch)
     {
         return;
     }
-    match crate::git::repo::head_state(repo) {
-        Ok(head) => remember(repo, key, &head),
-        Err(e) => eprintln!("warning: this worktree's key could not be remembered: {e:#}"),
+    if let Err(e) = sticky::remember_on(repo, key, branch) {
+        eprintln!("warning: this worktree's key could not be remembered: {e:#}");
     }
 }
 

@@ -57,7 +57,7 @@ fn compute(args: &Args) -> Result<std::result::Result<Resumed, Vec<render::ListR
         narrative::tree_path(&repo).as_deref(),
     )?;
     if !report.is_mismatch() {
-        adopt(&repo, &brief.key, args.key.is_some());
+        adopt(&repo, &brief.key, args.key.is_some(), &brief.state.branch);
     }
     Ok(Ok(Resumed {
         id: stored.id,
