@@ -529,32 +529,8 @@ impl Bases {
 #[cfg(test)]
 mod tests {
     use super::{Packs, apply_delta};
+    use crate::support::test_git::git;
     use std::path::Path;
-    use std::process::{Command, Stdio};
-
-    fn git(dir: &Path, args: &[&str], stdin: Option<&str>) -> String {
-        let mut child = Command::new("git")
-            .current_dir(dir)
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        if let Some(input) = stdin {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-        }
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "git {args:?}");
-        String::from_utf8(out.stdout).unwrap()
-    }
 
     /// A `git fast-import` stream: 60 commits over 40 files in 4
     /// directories, one file changed a commit; `run` names the contents.

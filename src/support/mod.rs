@@ -1,6 +1,7 @@
 //! Support: small leaf utilities with no knowledge of briefs or git —
-//! atomic file writes, the clock, slugs, terminal-safe text and the
-//! test-only crash points. Depends on nothing else in the crate.
+//! atomic file writes, the clock, slugs, terminal-safe text, the
+//! test-only crash points and (in unit tests) the real git binary.
+//! Depends on nothing else in the crate.
 
 pub mod atomic;
 pub mod clock;
@@ -8,3 +9,5 @@ pub mod escape;
 pub mod failpoint;
 pub mod refusal;
 pub mod slug;
+#[cfg(test)]
+pub mod test_git;
