@@ -4,11 +4,13 @@
 //!
 //! The `store` layer: everything under `refs/` — this module's brief refs
 //! and notes, [`history`] (every version), [`remotes`] (what each remote
-//! holds), [`listcache`] and [`retention`]. Never prints.
+//! holds), [`listcache`], [`retention`] and [`packed`] (many ref edits as
+//! one rewrite of `packed-refs`). Never prints.
 
 pub mod history;
 pub mod history_index;
 pub mod listcache;
+pub mod packed;
 pub mod refs;
 pub mod remotes;
 pub mod retention;

@@ -14,19 +14,33 @@ use super::VersionInfo;
 use super::reconcile::Action;
 use crate::brief::{Brief, redact};
 use crate::store::remotes::{self, base_prefix, base_ref, tip_prefix};
-use crate::store::{self, REF_PREFIX};
+use crate::store::{self, REF_PREFIX, packed};
 use crate::store::{history, listcache};
 
 pub(super) use crate::store::refs::{expect as previous, remove as delete, set};
 
 /// Apply edits as one transaction; `Ok(false)` when a compare-and-swap lost.
-/// A lock file left by a killed process is named, with the command that
-/// clears it.
+/// A batch of many edits is one rewrite of `packed-refs` where it can be
+/// ([`packed::edit`]), loose refs otherwise. A lock file left by a killed
+/// process is named, with the command that clears it.
 pub(super) fn transaction(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<bool> {
     if edits.is_empty() {
         return Ok(true);
     }
     let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
+    if edits.len() >= packed::PACKED_AT {
+        match packed::edit(repo, &edits) {
+            Ok(packed::Outcome::Applied) => return Ok(true),
+            Ok(packed::Outcome::Lost) => return Ok(false),
+            Ok(packed::Outcome::Loose) => {}
+            Err(err) => {
+                return Err(match store::lock_error(repo, names) {
+                    Some(locked) => locked.into(),
+                    None => err,
+                });
+            }
+        }
+    }
     let mut attempt = 0;
     loop {
         attempt += 1;

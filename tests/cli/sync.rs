@@ -830,6 +830,18 @@ fn many_creates_go_through_the_outgoing_namespace_and_leave_nothing() {
     assert!(seen.lines().all(|l| l.starts_with("refs/handoff-push/")));
     assert_eq!(t.sb.git(&t.a, &["for-each-ref", "refs/handoff-push"]), "");
     assert!(!t.refs(&t.bare).contains("handoff-push"));
+    // The bases of the new keys went into packed-refs in one rewrite, as
+    // git reads them.
+    assert!(
+        !t.a.join(".git/refs/handoff-remotes/origin/briefs/k599")
+            .exists()
+    );
+    let base = t.sb.git(
+        &t.a,
+        &["rev-parse", "refs/handoff-remotes/origin/briefs/k599"],
+    );
+    assert_eq!(base.trim(), v);
+    t.sb.git(&t.a, &["fsck", "--no-progress"]);
     // The pushed keys now have bases: a second push sends only k7, over
     // what is not a brief, with a lease on it.
     let out = t.run(&t.a, &["push"]).code(1);
