@@ -23,7 +23,7 @@ use crate::{store, store::history, store::remotes};
 
 /// The notes commits, trees and note blobs of one or more notes
 /// histories.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct NotesWalk {
     commits: HashSet<ObjectId>,
     trees: HashSet<ObjectId>,
@@ -37,6 +37,8 @@ pub struct NotesWalk {
     known_notes: HashMap<Vec<u8>, Vec<ObjectId>>,
     /// The commits found by [`NotesWalk::add`] and their messages.
     pub messages: Vec<(ObjectId, Vec<u8>)>,
+    /// Where trees are read from, opened on the first tree.
+    packs: Option<Packs>,
 }
 
 impl NotesWalk {
@@ -150,20 +152,27 @@ impl NotesWalk {
             return Ok(Ok(()));
         }
         let full = repo.object_hash().len_in_hex();
-        let Ok(tree) = repo.find_tree(id) else {
+        let packs = self
+            .packs
+            .get_or_insert_with(|| Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)));
+        let Some(data) = packs.tree(repo, id) else {
             return Ok(Err(format!("tree {} is missing", store::short(&id))));
         };
-        let Ok(decoded) = tree.decode() else {
-            return Ok(Err(format!("tree {} cannot be read", store::short(&id))));
-        };
         let mut subtrees = Vec::new();
-        for entry in &decoded.entries {
+        for entry in gix::objs::TreeRefIter::from_bytes(&data, repo.object_hash()) {
+            let Ok(entry) = entry else {
+                return Ok(Err(format!("tree {} cannot be read", store::short(&id))));
+            };
             let name = entry.filename;
             let hex = name.iter().all(u8::is_ascii_hexdigit);
             let len = depth + name.len();
             let path = || [prefix, name.as_ref()].concat();
             if hex && entry.mode.is_tree() && len < full {
-                subtrees.push((entry.oid.to_owned(), path()));
+                // A subtree walked before (most of them, from one notes
+                // commit to the next) costs a lookup, nothing more.
+                if !self.trees.contains(entry.oid) {
+                    subtrees.push((entry.oid.to_owned(), path()));
+                }
             } else if hex && entry.mode.is_blob() && len == full {
                 let blob = entry.oid.to_owned();
                 if !record {
