@@ -46,7 +46,7 @@ pub enum Outcome {
     /// An expected value did not hold (nothing was written), or another
     /// writer created a loose ref for one of the names meanwhile.
     Lost,
-    /// Not written here: a name has a loose ref, an edit is not a plain
+    /// Not written here: a name has a loose ref or a reflog, an edit is not a plain
     /// object update or delete, or the repository wants what a packed write
     /// cannot give (a ref namespace, reflogs for every ref).
     Loose,
@@ -58,11 +58,17 @@ pub fn edit(repo: &gix::Repository, edits: &[RefEdit]) -> Result<Outcome> {
         return Ok(Outcome::Loose);
     }
     let common = repo.common_dir();
-    let loose = |edit: &RefEdit| {
+    let at = |dir: &str, edit: &RefEdit| {
         common
+            .join(dir)
             .join(edit.name.as_bstr().to_str_lossy().as_ref())
             .exists()
     };
+    let loose = |edit: &RefEdit| at("", edit);
+    // A ref with a reflog has its entries appended by a loose update.
+    if edits.iter().any(|e| at("logs", e)) {
+        return Ok(Outcome::Loose);
+    }
     let path = repo.refs.packed_refs_path();
     let mut lock = gix::lock::File::acquire_to_update_resource(
         &path,
@@ -328,7 +334,7 @@ mod tests {
     }
 
     #[test]
-    fn a_loose_ref_or_a_tag_value_is_left_to_loose_refs() {
+    fn a_loose_ref_a_reflog_or_a_tag_value_is_left_to_loose_refs() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let blob = packed_repo(dir);
@@ -351,6 +357,27 @@ mod tests {
             "t",
         )];
         assert_eq!(edit(&repo, &shadowed).unwrap(), Outcome::Loose);
+        assert_eq!(std::fs::read(dir.join(".git/packed-refs")).unwrap(), before);
+        // A ref with a reflog (packed since) keeps getting its entries.
+        git(
+            dir,
+            &[
+                "update-ref",
+                "--create-reflog",
+                "refs/handoff-remotes/o/briefs/logged",
+                "HEAD",
+            ],
+            None,
+        );
+        git(dir, &["pack-refs", "--all"], None);
+        let before = std::fs::read(dir.join(".git/packed-refs")).unwrap();
+        let logged = vec![update(
+            "refs/handoff-remotes/o/briefs/logged",
+            blob,
+            Some(id(dir, "HEAD")),
+            "t",
+        )];
+        assert_eq!(edit(&repo, &logged).unwrap(), Outcome::Loose);
         // A tag would need its peeled value.
         let tag = vec![update(
             "refs/handoff-remotes/o/briefs/t",
