@@ -39,6 +39,11 @@ pub struct NotesWalk {
     pub messages: Vec<(ObjectId, Vec<u8>)>,
     /// Where trees are read from, opened on the first tree.
     packs: Option<Packs>,
+    /// The tip trees of the known histories, read only along the paths
+    /// the walk of a new history visits ([`NotesWalk::mark_known_along`]).
+    known_roots: Vec<ObjectId>,
+    /// The known trees whose entries are marked, with their subtrees.
+    marked: HashMap<ObjectId, Vec<(ObjectId, Vec<u8>)>>,
 }
 
 impl NotesWalk {
@@ -96,11 +101,72 @@ impl NotesWalk {
         }
     }
 
-    /// The notes of a known tip's tree: seen, and remembered by path.
+    /// The notes of a known tip's tree: the tree and its subtrees count as
+    /// walked (what is below them is known), and its notes as seen and
+    /// remembered by path, level by level only where the walk of a new
+    /// history goes: a push that adds one note reads the known tip's root
+    /// tree and one subtree, not every note of a long history.
     fn mark_tip_notes(&mut self, commit: &gix::Commit<'_>) {
         if let Ok(tree) = commit.tree_id() {
-            let _ = self.tree(commit.repo, tree.detach(), &[], false);
+            let tree = tree.detach();
+            self.trees.insert(tree);
+            self.known_roots.push(tree);
+            self.mark_entries(commit.repo, tree, &[]);
         }
+    }
+
+    /// Mark the entries of the known trees on the way from each known tip
+    /// down to `path` (a tree's prefix, or a note's whole path): their
+    /// notes seen and remembered by path, their subtrees walked. Each known
+    /// tree is read once; a damaged one is marked as far as it can be read.
+    fn mark_known_along(&mut self, repo: &gix::Repository, path: &[u8]) {
+        for root in self.known_roots.clone() {
+            let (mut id, mut prefix) = (root, Vec::new());
+            while prefix.len() < path.len() {
+                let next = self
+                    .mark_entries(repo, id, &prefix)
+                    .into_iter()
+                    .find(|(_, sub)| path.starts_with(sub));
+                let Some((sub, sub_path)) = next else { break };
+                self.mark_entries(repo, sub, &sub_path);
+                (id, prefix) = (sub, sub_path);
+            }
+        }
+    }
+
+    /// Mark the entries of the known tree `id` at `prefix` (once); its
+    /// subtrees, with their paths.
+    fn mark_entries(
+        &mut self,
+        repo: &gix::Repository,
+        id: ObjectId,
+        prefix: &[u8],
+    ) -> Vec<(ObjectId, Vec<u8>)> {
+        if let Some(subtrees) = self.marked.get(&id) {
+            return subtrees.clone();
+        }
+        let full = repo.object_hash().len_in_hex();
+        let packs = self
+            .packs
+            .get_or_insert_with(|| Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)));
+        let mut subtrees = Vec::new();
+        let data = packs.tree(repo, id).unwrap_or_default();
+        for entry in gix::objs::TreeRefIter::from_bytes(&data, repo.object_hash()) {
+            let Ok(entry) = entry else { break };
+            let path = [prefix, entry.filename.as_ref()].concat();
+            if entry.mode.is_tree() && path.len() < full {
+                self.trees.insert(entry.oid.to_owned());
+                subtrees.push((entry.oid.to_owned(), path));
+            } else if entry.mode.is_blob() && path.len() == full {
+                self.seen_blobs.insert(entry.oid.to_owned());
+                self.known_notes
+                    .entry(path)
+                    .or_default()
+                    .push(entry.oid.to_owned());
+            }
+        }
+        self.marked.insert(id, subtrees.clone());
+        subtrees
     }
 
     /// Walk the history at `tip`, recording its new note blobs and commit
@@ -133,24 +199,28 @@ impl NotesWalk {
             let message = commit.message_raw().map(|m| m.to_vec()).unwrap_or_default();
             self.messages.push((id, message));
             queue.extend(commit.parent_ids().map(|p| p.detach()));
-            if let Err(why) = self.tree(repo, tree.detach(), &[], true)? {
+            if let Err(why) = self.tree(repo, tree.detach(), &[])? {
                 return Ok(Err(format!("commit {}: {why}", store::short(&id))));
             }
         }
         Ok(Ok(()))
     }
 
+    /// Walk the new tree `id` at `prefix`: record the note blobs not seen
+    /// before (after marking what the known trees hold there), descend
+    /// into the subtrees not walked before; `Ok(Err(why))` when the tree
+    /// holds more than notes.
     fn tree(
         &mut self,
         repo: &gix::Repository,
         id: ObjectId,
         prefix: &[u8],
-        record: bool,
     ) -> Result<std::result::Result<(), String>> {
         let depth = prefix.len();
         if !self.trees.insert(id) {
             return Ok(Ok(()));
         }
+        self.mark_known_along(repo, prefix);
         let full = repo.object_hash().len_in_hex();
         let packs = self
             .packs
@@ -175,10 +245,11 @@ impl NotesWalk {
                 }
             } else if hex && entry.mode.is_blob() && len == full {
                 let blob = entry.oid.to_owned();
-                if !record {
-                    self.known_notes.entry(path()).or_default().push(blob);
+                if !self.seen_blobs.contains(&blob) {
+                    // Where the known trees are laid out differently.
+                    self.mark_known_along(repo, &path());
                 }
-                if self.seen_blobs.insert(blob) && record {
+                if self.seen_blobs.insert(blob) {
                     self.blobs.push(blob);
                     self.paths.insert(blob, path());
                 }
@@ -190,7 +261,7 @@ impl NotesWalk {
             }
         }
         for (sub, path) in subtrees {
-            if let Err(why) = self.tree(repo, sub, &path, record)? {
+            if let Err(why) = self.tree(repo, sub, &path)? {
                 return Ok(Err(why));
             }
         }

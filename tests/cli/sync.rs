@@ -1894,3 +1894,100 @@ fn append_note_line(t: &Team, line: &str) {
         &["notes", "--ref=handoffs", "append", "-m", line, "HEAD"],
     );
 }
+
+/// The notes of `dir`'s history re-laid with one level of fanout (`ab/`,
+/// then the rest of the annotated id), plus `extra` (path, blob) entries
+/// at the root; the new tree's id.
+fn fanned_notes_tree(t: &Team, dir: &Path, extra: &[(String, String)]) -> String {
+    let mut by_dir: std::collections::BTreeMap<String, String> = Default::default();
+    for line in t.sb.git(dir, &["notes", "--ref=handoffs", "list"]).lines() {
+        let (blob, object) = line.split_once(' ').unwrap();
+        let entry = format!("100644 blob {blob}\t{}\n", &object[2..]);
+        by_dir
+            .entry(object[..2].to_string())
+            .or_default()
+            .push_str(&entry);
+    }
+    let mut root = String::new();
+    for (fan, entries) in by_dir {
+        let sub = t.sb.git_stdin(dir, &["mktree"], entries);
+        root.push_str(&format!("040000 tree {}\t{fan}\n", sub.trim()));
+    }
+    for (path, blob) in extra {
+        root.push_str(&format!("100644 blob {blob}\t{path}\n"));
+    }
+    t.sb.git_stdin(dir, &["mktree"], root).trim().to_string()
+}
+
+#[test]
+fn the_gate_knows_what_the_remote_holds_whatever_the_notes_fanout() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "clean");
+    t.run(&t.a, &["push"]).success();
+    // A teammate's plain git put a secret line in the remote's (flat)
+    // history: the remote holds it already.
+    append_note_line(&t, &format!("deploy with {TOKEN}"));
+    t.sb.git(&t.a, &["push", "-q", "origin", "refs/notes/handoffs"]);
+    // A's next history commit lays the same notes out with fanout and
+    // adds one clean note: only that note is new to the remote.
+    // (Annotating HEAD's tree, an object without a note.)
+    let first = t.sb.git(&t.a, &["rev-parse", "HEAD^{tree}"]);
+    let clean = t.sb.git_stdin(
+        &t.a,
+        &["hash-object", "-w", "--stdin"],
+        "a clean note\n",
+    );
+    let tree = fanned_notes_tree(
+        &t,
+        &t.a,
+        &[(first.trim().to_string(), clean.trim().to_string())],
+    );
+    let parent = t.id(&t.a, "refs/notes/handoffs").unwrap();
+    let commit =
+        t.sb.git(&t.a, &["commit-tree", &tree, "-p", &parent, "-m", "fanned"]);
+    t.sb.git(&t.a, &["update-ref", "refs/notes/handoffs", commit.trim()]);
+    let out = t.run(&t.a, &["push"]).success();
+    assert_stdout_has(&out, "history: push (fast-forward)");
+    assert_eq!(
+        t.id(&t.bare, "refs/notes/handoffs").as_deref(),
+        Some(commit.trim())
+    );
+    // The other way round (the remote fanned, a new flat tree): the note
+    // of the first commit replaced by a secret is refused, the secret the
+    // remote holds (HEAD's note) is still known: one finding, not two.
+    let leak = t.sb.git_stdin(
+        &t.a,
+        &["hash-object", "-w", "--stdin"],
+        format!("leak: {TOKEN}\n"),
+    );
+    let mut flat = String::new();
+    for line in t.sb.git(&t.a, &["notes", "--ref=handoffs", "list"]).lines() {
+        let (blob, object) = line.split_once(' ').unwrap();
+        let blob = if object == first.trim() {
+            leak.trim()
+        } else {
+            blob
+        };
+        flat.push_str(&format!("100644 blob {blob}\t{object}\n"));
+    }
+    let tree = t.sb.git_stdin(&t.a, &["mktree"], flat);
+    let commit2 = t.sb.git(
+        &t.a,
+        &[
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            commit.trim(),
+            "-m",
+            "flat",
+        ],
+    );
+    t.sb.git(&t.a, &["update-ref", "refs/notes/handoffs", commit2.trim()]);
+    let out = t.run(&t.a, &["push"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("1 history line holds secrets"), "{text}");
+    assert_eq!(
+        t.id(&t.bare, "refs/notes/handoffs").as_deref(),
+        Some(commit.trim())
+    );
+}
