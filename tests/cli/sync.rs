@@ -917,6 +917,11 @@ fn network_and_remote_errors_are_one_clear_line_and_write_nothing() {
                 && err.lines().count() == 1,
             "{err}"
         );
+        // git's specific reason, not its generic last line.
+        assert!(
+            err.contains("does not appear to be a git repository; check"),
+            "{err}"
+        );
         assert!(
             err.trim_end()
                 .ends_with("check the remote with `git remote -v` and `git fetch origin`"),
