@@ -1996,3 +1996,24 @@ fn the_gate_knows_what_the_remote_holds_whatever_the_notes_fanout() {
         Some(commit.trim())
     );
 }
+
+#[test]
+fn a_lock_left_on_the_remote_is_named_with_its_fix_not_as_a_divergence() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
+    let lock = t.bare.join("refs/handoffs/k.lock");
+    std::fs::write(&lock, "").unwrap();
+    let out = t.run(&t.a, &["push"]).code(1);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("could not lock a ref: '"), "{err}");
+    assert!(err.contains("k.lock"), "{err}");
+    assert!(!err.contains("ends a divergence"), "{err}");
+    assert_ne!(t.remote_id("k").as_deref(), Some(v2.as_str()));
+    // Once the lock is gone, the same push goes.
+    std::fs::remove_file(&lock).unwrap();
+    t.run(&t.a, &["push"]).success();
+    assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
+}

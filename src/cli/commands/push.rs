@@ -94,7 +94,10 @@ fn refused(report: &PushReport) -> u8 {
         all.push("the history");
     }
     let mut hints = Vec::new();
-    if !conflicts.is_empty() {
+    // A key the remote could not lock did not diverge: the lock is named
+    // below, with its fix.
+    let diverged = report.keys.iter().any(|k| k.outcome == Outcome::Diverged);
+    if !conflicts.is_empty() && (diverged || report.stale_lock.is_none()) {
         hints.push(format!(
             "`git handoff fetch {}` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence",
             report.remote
