@@ -1937,11 +1937,8 @@ fn the_gate_knows_what_the_remote_holds_whatever_the_notes_fanout() {
     // adds one clean note: only that note is new to the remote.
     // (Annotating HEAD's tree, an object without a note.)
     let first = t.sb.git(&t.a, &["rev-parse", "HEAD^{tree}"]);
-    let clean = t.sb.git_stdin(
-        &t.a,
-        &["hash-object", "-w", "--stdin"],
-        "a clean note\n",
-    );
+    let clean =
+        t.sb.git_stdin(&t.a, &["hash-object", "-w", "--stdin"], "a clean note\n");
     let tree = fanned_notes_tree(
         &t,
         &t.a,
