@@ -2014,3 +2014,23 @@ fn a_lock_left_on_the_remote_is_named_with_its_fix_not_as_a_divergence() {
     t.run(&t.a, &["push"]).success();
     assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
 }
+
+#[test]
+fn a_push_that_names_a_key_it_cannot_send_says_no() {
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    // Not a brief, put on the remote by plain git; nothing of it here.
+    let junk =
+        t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], "not a brief\n");
+    t.sb.git(&t.bare, &["update-ref", "refs/handoffs/junk", junk.trim()]);
+    let out = t.run(&t.a, &["push", "origin", "junk"]).code(1);
+    assert_stdout_has(&out, "skipped: junk (");
+    assert_eq!(
+        stderr(&out),
+        "error: not pushed to 'origin': junk; the report above says why\n"
+    );
+    assert_eq!(t.remote_id("junk").as_deref(), Some(junk.trim()));
+    // Unnamed, a skipped key is only reported.
+    t.run(&t.a, &["push"]).success();
+}

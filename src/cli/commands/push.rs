@@ -64,8 +64,29 @@ pub fn run(args: Args) -> Result<Output> {
     )
     .map_err(hints::sync)?;
     hints::push_reasons(&mut report);
-    let code = refused(&report);
+    let code = refused(&report).max(skipped_by_name(&report, &args.keys));
     Ok(Output::report(args.format, &report, |r| render::push_text(r).into()).with_code(code))
+}
+
+/// Exit code of a push that named keys: 1 (with one line on stderr) when a
+/// key it named was skipped, as `git push` fails for a refspec it cannot
+/// send; the report above says why each was skipped.
+fn skipped_by_name(report: &PushReport, named: &[String]) -> u8 {
+    let skipped: Vec<&str> = report
+        .keys
+        .iter()
+        .filter(|k| k.outcome == Outcome::Skipped && named.contains(&k.key))
+        .map(|k| k.key.as_str())
+        .collect();
+    if skipped.is_empty() || report.refused() {
+        return 0;
+    }
+    eprintln!(
+        "error: not pushed to '{}': {}; the report above says why",
+        report.remote,
+        skipped.join(", ")
+    );
+    1
 }
 
 /// Exit code of a push: 1 (with one line on stderr naming the keys) when
