@@ -236,3 +236,73 @@ fn writes_racing_drops_of_the_same_key_fail_only_with_the_documented_message() {
     let fsck = sb.git_out(&repo, &["fsck", "--strict"]);
     assert!(fsck.status.success());
 }
+
+#[test]
+fn concurrent_first_pushes_of_many_keys_lose_no_bookkeeping_ref() {
+    // Three first pushes at once, each recording 600 bases and staged
+    // values (and pinning 600 creates) as rewrites of one packed-refs.
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.write_brief(&repo, Some("k0"), ["done", "resume", "check"], &[])
+        .success();
+    let v = sb.git(&repo, &["rev-parse", "refs/handoffs/k0"]);
+    let v = v.trim();
+    let creates: String = (1..600)
+        .map(|i| format!("create refs/handoffs/k{i} {v}\n"))
+        .collect();
+    sb.git_stdin(&repo, &["update-ref", "--stdin"], creates);
+    let remotes = ["r1", "r2", "r3"];
+    for r in remotes {
+        let bare = sb.path(&format!("{r}.git"));
+        sb.git(&repo, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+        let url = format!("file://{}", bare.display());
+        sb.git(&repo, &["remote", "add", r, &url]);
+    }
+    let children: Vec<_> = remotes
+        .iter()
+        .map(|r| {
+            let mut cmd = sb.command("git", &repo);
+            cmd.args(["handoff", "push", r])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for r in remotes {
+        for ns in ["handoff-remotes", "handoff-fetch"] {
+            let listed = sb.git(
+                &repo,
+                &[
+                    "for-each-ref",
+                    "--format=%(objectname)",
+                    &format!("refs/{ns}/{r}/briefs"),
+                ],
+            );
+            assert_eq!(listed.lines().count(), 600, "{ns} of {r}");
+            assert!(listed.lines().all(|id| id == v), "{ns} of {r}");
+        }
+        let bare = sb.path(&format!("{r}.git"));
+        let sent = sb.git(&bare, &["for-each-ref", "refs/handoffs"]);
+        assert_eq!(sent.lines().count(), 600, "{r}");
+    }
+    assert_eq!(sb.git(&repo, &["for-each-ref", "refs/handoff-push"]), "");
+    assert!(lock_files(&repo.join(".git")).is_empty());
+    assert_ok(&sb.git_out(&repo, &["fsck", "--strict"]));
+    // Agreed everywhere: a second push to each sends nothing.
+    for r in remotes {
+        let out = sb.handoff(&repo, &["push", r]).success();
+        assert!(
+            stdout(&out).contains("briefs: up to date"),
+            "{}",
+            stdout(&out)
+        );
+    }
+}
