@@ -117,13 +117,29 @@ pub fn sync(err: anyhow::Error) -> anyhow::Error {
     if let Some(ReturningSecrets {
         remote,
         count,
+        in_history,
+        in_briefs,
         found,
     }) = err.downcast_ref::<ReturningSecrets>()
     {
+        let mut fixes = Vec::new();
+        if *in_history {
+            fixes.push(format!(
+                "replace the history on '{remote}' with the redacted one (`git push --force {remote} {}`)",
+                crate::store::NOTES_REF
+            ));
+        }
+        if *in_briefs {
+            fixes.push(format!(
+                "replace a brief on '{remote}' with yours (`git push --force {remote} refs/handoffs/<key>`) or delete it there (`git push {remote} :refs/handoffs/<key>`)"
+            ));
+        }
+        fixes.push(format!(
+            "or take it anyway with `git handoff fetch --allow-secrets {remote}`"
+        ));
         return crate::refused(format!(
-            "not fetched from '{remote}': it would bring back {count} secret{} that `git handoff redact --history` removed here: {found}; nothing was taken. Replace '{remote}''s history with the redacted one (`git push --force {remote} {}`), or take it anyway with `git handoff fetch --allow-secrets {remote}`",
-            if *count == 1 { "" } else { "s" },
-            crate::store::NOTES_REF,
+            "not fetched from '{remote}': after `git handoff redact --history` here no secret is taken back, and it holds {count}: {found}; nothing was taken. To go on, {}",
+            fixes.join(", ")
         ));
     }
     err

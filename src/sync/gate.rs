@@ -518,6 +518,7 @@ pub fn refuse_returning_secrets(
         let _ = walk.add(repo, theirs)?;
         found = findings(repo, &walk, options)?;
     }
+    let in_history = found.len();
     for (key, id) in remotes::ids_under(repo, &remotes::tip_prefix(remote))? {
         if store::current_id(repo, &key).ok().flatten() == Some(id) {
             continue;
@@ -540,23 +541,30 @@ pub fn refuse_returning_secrets(
     Err(ReturningSecrets {
         remote: remote.to_string(),
         count: found.len(),
+        in_history: in_history > 0,
+        in_briefs: found.len() > in_history,
         found: list(&found),
     }
     .into())
 }
 
-/// A fetch refused after `redact --history`: it would bring back secrets
-/// removed here. Nothing was taken. The command layer words it, with how to
-/// replace the remote's history or take it anyway (`cli::hints`).
+/// A fetch refused after `redact --history`: the remote's history or its
+/// briefs hold secrets, which a fetch here never takes back. Nothing was
+/// taken. The command layer words it, with how to replace what the remote
+/// holds or take it anyway (`cli::hints`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "not fetched from '{remote}': it would bring back {count} secret(s) removed here by redact --history: {found}; nothing was taken"
+    "not fetched from '{remote}': after redact --history here no secret is taken back, and it holds {count}: {found}; nothing was taken"
 )]
 pub struct ReturningSecrets {
     /// The remote.
     pub remote: String,
     /// How many secrets.
     pub count: usize,
+    /// Whether some are in the remote's notes history.
+    pub in_history: bool,
+    /// Whether some are in the remote's brief refs.
+    pub in_briefs: bool,
     /// What they are ([`list`]).
     pub found: String,
 }

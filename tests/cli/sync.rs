@@ -1310,7 +1310,7 @@ fn after_redact_history_a_fetch_never_merges_the_secret_back() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("not fetched from 'origin': it would bring back")
+        err.contains("not fetched from 'origin': after `git handoff redact --history` here no secret is taken back")
             && err.contains("key 'k1' version ")
             && err.contains("(github_token)")
             && err.contains("`git handoff fetch --allow-secrets origin`"),
@@ -2033,4 +2033,43 @@ fn a_push_that_names_a_key_it_cannot_send_says_no() {
     assert_eq!(t.remote_id("junk").as_deref(), Some(junk.trim()));
     // Unnamed, a skipped key is only reported.
     t.run(&t.a, &["push"]).success();
+}
+
+#[test]
+fn after_redact_history_a_secret_brief_on_the_remote_is_named_with_the_way_out() {
+    // A secret reached the remote with plain git; B took it, then redacted
+    // it away and replaced the remote's history as told. The remote's
+    // brief still holds it.
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", &format!("uses {TOKEN}"));
+    let refs = [
+        "push",
+        "-q",
+        "origin",
+        "refs/notes/handoffs",
+        "refs/handoffs/k1",
+    ];
+    t.sb.git(&t.a, &refs);
+    t.run(&t.b, &["fetch"]).success();
+    t.run(&t.b, &["redact", "--history"]).success();
+    let notes = ["push", "-q", "--force", "origin", "refs/notes/handoffs"];
+    t.sb.git(&t.b, &notes);
+    let out = t.run(&t.b, &["fetch"]).code(1);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("brief 'k1'"), "{err}");
+    assert!(
+        err.contains("`git push --force origin refs/handoffs/<key>`"),
+        "{err}"
+    );
+    assert!(!err.contains("refs/notes/handoffs`"), "{err}");
+    assert!(!err.contains(TOKEN), "{err}");
+    // The way out it names works: B's brief replaces it, and sync goes on.
+    t.sb.git(
+        &t.b,
+        &["push", "-q", "--force", "origin", "refs/handoffs/k1"],
+    );
+    t.run(&t.b, &["fetch"]).success();
+    t.run(&t.b, &["push"]).success();
+    assert_eq!(t.remote_id("k1"), t.id(&t.b, "refs/handoffs/k1"));
 }
