@@ -120,37 +120,34 @@ impl NotesWalk {
     /// notes seen and remembered by path, their subtrees walked. Each known
     /// tree is read once; a damaged one is marked as far as it can be read.
     fn mark_known_along(&mut self, repo: &gix::Repository, path: &[u8]) {
-        for root in self.known_roots.clone() {
-            let (mut id, mut prefix) = (root, Vec::new());
-            while prefix.len() < path.len() {
-                let next = self
-                    .mark_entries(repo, id, &prefix)
-                    .into_iter()
-                    .find(|(_, sub)| path.starts_with(sub));
-                let Some((sub, sub_path)) = next else { break };
-                self.mark_entries(repo, sub, &sub_path);
+        for root in 0..self.known_roots.len() {
+            let (mut id, mut prefix) = (self.known_roots[root], Vec::new());
+            loop {
+                self.mark_entries(repo, id, &prefix);
+                if prefix.len() >= path.len() {
+                    break;
+                }
+                let Some((sub, sub_path)) = self.marked[&id]
+                    .iter()
+                    .find(|(_, sub)| path.starts_with(sub))
+                    .cloned()
+                else {
+                    break;
+                };
                 (id, prefix) = (sub, sub_path);
             }
         }
     }
 
-    /// Mark the entries of the known tree `id` at `prefix` (once); its
-    /// subtrees, with their paths.
-    fn mark_entries(
-        &mut self,
-        repo: &gix::Repository,
-        id: ObjectId,
-        prefix: &[u8],
-    ) -> Vec<(ObjectId, Vec<u8>)> {
-        if let Some(subtrees) = self.marked.get(&id) {
-            return subtrees.clone();
+    /// Mark the entries of the known tree `id` at `prefix`, once, keeping
+    /// its subtrees and their paths in [`NotesWalk::marked`].
+    fn mark_entries(&mut self, repo: &gix::Repository, id: ObjectId, prefix: &[u8]) {
+        if self.marked.contains_key(&id) {
+            return;
         }
         let full = repo.object_hash().len_in_hex();
-        let packs = self
-            .packs
-            .get_or_insert_with(|| Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)));
+        let data = self.packs(repo).tree(repo, id).unwrap_or_default();
         let mut subtrees = Vec::new();
-        let data = packs.tree(repo, id).unwrap_or_default();
         for entry in gix::objs::TreeRefIter::from_bytes(&data, repo.object_hash()) {
             let Ok(entry) = entry else { break };
             let path = [prefix, entry.filename.as_ref()].concat();
@@ -165,8 +162,14 @@ impl NotesWalk {
                     .push(entry.oid.to_owned());
             }
         }
-        self.marked.insert(id, subtrees.clone());
-        subtrees
+        self.marked.insert(id, subtrees);
+    }
+
+    /// The pack reader of this walk (trees, then the note blobs
+    /// [`findings`] reads), opened on first use.
+    fn packs(&mut self, repo: &gix::Repository) -> &mut Packs {
+        self.packs
+            .get_or_insert_with(|| Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)))
     }
 
     /// Walk the history at `tip`, recording its new note blobs and commit
@@ -222,10 +225,7 @@ impl NotesWalk {
         }
         self.mark_known_along(repo, prefix);
         let full = repo.object_hash().len_in_hex();
-        let packs = self
-            .packs
-            .get_or_insert_with(|| Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)));
-        let Some(data) = packs.tree(repo, id) else {
+        let Some(data) = self.packs(repo).tree(repo, id) else {
             return Ok(Err(format!("tree {} is missing", store::short(&id))));
         };
         let mut subtrees = Vec::new();
@@ -403,7 +403,7 @@ fn known_part(
 /// commit message.
 pub fn findings(
     repo: &gix::Repository,
-    walk: &NotesWalk,
+    walk: &mut NotesWalk,
     options: Options,
 ) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
@@ -416,7 +416,9 @@ pub fn findings(
     };
     let mut seen: HashSet<ObjectId> = HashSet::new();
     let mut dirty: HashSet<ObjectId> = HashSet::new();
-    let mut packs = Packs::new(repo, crate::git::repo::pack_cache_bytes(repo));
+    let mut packs = std::mem::take(&mut walk.packs)
+        .unwrap_or_else(|| Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)));
+    let walk = &*walk;
     for blob in &walk.blobs {
         let data = read_blob(repo, &mut packs, *blob)?;
         if cache.is_clean(blob, &data) {
@@ -470,7 +472,7 @@ pub fn outgoing_history(
     // A local history that is not all notes is still checked as far as
     // it goes; the push of the history then fails on the remote's side.
     let _ = walk.add(repo, ours)?;
-    findings(repo, &walk, Options::from_repo(repo))
+    findings(repo, &mut walk, Options::from_repo(repo))
 }
 
 /// Summarize findings for one error line: at most three, then a count.
@@ -516,9 +518,9 @@ pub fn refuse_returning_secrets(
         let mut walk = NotesWalk::default();
         walk.mark_known_from(repo, &Vec::from_iter(ours), theirs);
         let _ = walk.add(repo, theirs)?;
-        found = findings(repo, &walk, options)?;
+        found = findings(repo, &mut walk, options)?;
     }
-    let in_history = found.len();
+    let in_history_count = found.len();
     for (key, id) in remotes::ids_under(repo, &remotes::tip_prefix(remote))? {
         if store::current_id(repo, &key).ok().flatten() == Some(id) {
             continue;
@@ -541,8 +543,8 @@ pub fn refuse_returning_secrets(
     Err(ReturningSecrets {
         remote: remote.to_string(),
         count: found.len(),
-        in_history: in_history > 0,
-        in_briefs: found.len() > in_history,
+        in_history: in_history_count > 0,
+        in_briefs: found.len() > in_history_count,
         found: list(&found),
     }
     .into())
