@@ -38,6 +38,10 @@ const LOCK_TIMEOUT: Duration = Duration::from_millis(1000);
 /// The header git writes: every ref that peels has its `^` line, sorted.
 const HEADER: &[u8] = b"# pack-refs with: peeled fully-peeled sorted \n";
 
+/// One line of `packed-refs`, as its bytes: name, target id (hex) and the
+/// peeled id of a tag (hex).
+type Line = (BString, BString, Option<BString>);
+
 /// What became of a batch.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -84,7 +88,7 @@ pub fn edit(repo: &gix::Repository, edits: &[RefEdit]) -> Result<Outcome> {
         .refs
         .open_packed_buffer()
         .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", path.display()))?;
-    let mut current: Vec<(BString, BString, Option<BString>)> = Vec::new();
+    let mut current: Vec<Line> = Vec::new();
     if let Some(buffer) = &buffer {
         for r in buffer
             .iter()
@@ -158,10 +162,7 @@ fn plain(expected: &PreviousValue) -> bool {
 
 /// The packed refs after `edits`, sorted; `None` when an expected value
 /// does not hold against `current` (name, target, peeled).
-fn merge(
-    current: &[(BString, BString, Option<BString>)],
-    edits: &[RefEdit],
-) -> Option<Vec<(BString, BString, Option<BString>)>> {
+fn merge(current: &[Line], edits: &[RefEdit]) -> Option<Vec<Line>> {
     let held: HashMap<&BStr, ObjectId> = current
         .iter()
         .filter_map(|(name, target, _)| Some((name.as_bstr(), ObjectId::from_hex(target).ok()?)))
@@ -189,7 +190,7 @@ fn merge(
         }
         changes.insert(name.to_owned(), new);
     }
-    let mut out: Vec<(BString, BString, Option<BString>)> = current
+    let mut out: Vec<Line> = current
         .iter()
         .filter(|(name, ..)| !changes.contains_key(name))
         .cloned()
@@ -204,10 +205,7 @@ fn merge(
 }
 
 /// Write `refs` in git's packed-refs format.
-fn write_all(
-    out: &mut std::fs::File,
-    refs: &[(BString, BString, Option<BString>)],
-) -> std::io::Result<()> {
+fn write_all(out: &mut std::fs::File, refs: &[Line]) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(out);
     w.write_all(HEADER)?;
     for (name, target, peeled) in refs {
