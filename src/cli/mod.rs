@@ -24,6 +24,9 @@ pub use output::{Doc, Format, Output, Style};
 /// shared by every worktree and clone; each write also adds the version to
 /// the history in refs/notes/handoffs and an entry to the narrative log
 /// .claude/PROJECT_STATE.md.
+///
+/// Start here: `git handoff` with no command lists the briefs waiting in
+/// this repository and the command that resumes each.
 #[derive(Debug, Parser)]
 #[command(
     name = "git-handoff",
