@@ -18,8 +18,11 @@ fn main() -> ExitCode {
         Err(err) => {
             let message = git_handoff::error_message(&err);
             let message = git_handoff::escape::clean(&message);
-            eprintln!("error: {message}");
-            ExitCode::from(git_handoff::exit_code_of(&err))
+            let code = git_handoff::exit_code_of(&err);
+            // As git: `fatal:` for what dies (128), `error:` for a refusal.
+            let prefix = if code == 128 { "fatal" } else { "error" };
+            eprintln!("{prefix}: {message}");
+            ExitCode::from(code)
         }
     }
 }

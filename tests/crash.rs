@@ -121,7 +121,7 @@ fn run_clearing_locks(sb: &Sandbox, dir: &Path, args: &[&str]) -> usize {
         };
         let lock = &last[start + 4..last[start + 4..].find('\'').unwrap() + start + 4];
         assert!(lock.ends_with(".lock"), "{last}");
-        assert!(last.starts_with("error: "), "{err}");
+        assert!(last.starts_with("fatal: "), "{err}");
         std::fs::remove_file(lock).unwrap_or_else(|e| panic!("{lock}: {e}"));
         eprintln!("cleared as told: {last}");
     }
@@ -672,7 +672,7 @@ fn stale_locks_are_named_with_the_command_that_clears_them() {
         let err = stderr(&out);
         assert_eq!(err.lines().count(), 1, "{}: {err}", lock.display());
         assert!(
-            err.starts_with("error: ") && err.contains(&format!("rm '{}'", lock.display())),
+            err.starts_with("fatal: ") && err.contains(&format!("rm '{}'", lock.display())),
             "{}: {err}",
             lock.display()
         );

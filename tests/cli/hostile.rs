@@ -50,7 +50,9 @@ fn failed_with(out: &Output, code: i32, what: &str) -> String {
     assert!(!err.contains("panicked"), "{what}: {err}");
     assert_eq!(out.status.code(), Some(code), "{what}: {err}");
     let last = err.lines().last().unwrap_or("");
-    assert!(last.starts_with("error: "), "{what}: {err}");
+    // As git: `fatal:` for what dies (128), `error:` for a refusal.
+    let prefix = if code == 128 { "fatal: " } else { "error: " };
+    assert!(last.starts_with(prefix), "{what}: {err}");
     err
 }
 

@@ -235,7 +235,7 @@ fn init_outside_a_repository_is_one_clear_error() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = sb.handoff(&dir, &["init"]).code(128);
     let err = stderr(&out);
-    assert!(err.starts_with("error: not a git repository"), "{err}");
+    assert!(err.starts_with("fatal: not a git repository"), "{err}");
     assert_eq!(err.lines().count(), 1);
     assert_eq!(stdout(&out), "");
 }

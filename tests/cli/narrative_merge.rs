@@ -299,7 +299,7 @@ fn the_driver_needs_no_repository_and_refuses_missing_files() {
         .code(128);
     let err = stderr(&out);
     assert!(
-        err.starts_with("error: merge-narrative: cannot read 'missing'"),
+        err.starts_with("fatal: merge-narrative: cannot read 'missing'"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1);

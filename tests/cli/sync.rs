@@ -913,7 +913,7 @@ fn network_and_remote_errors_are_one_clear_line_and_write_nothing() {
         let out = t.run(&t.a, args).code(128);
         let err = stderr(&out);
         assert!(
-            err.starts_with("error: git fetch from 'origin' failed: fatal: ")
+            err.starts_with("fatal: git fetch from 'origin' failed: fatal: ")
                 && err.lines().count() == 1,
             "{err}"
         );
@@ -935,7 +935,7 @@ fn network_and_remote_errors_are_one_clear_line_and_write_nothing() {
     // no remote at all is fatal, as git's "No configured push destination"
     let out = t.run(&lone, &["push"]).code(128);
     assert!(
-        stderr(&out).starts_with("error: no remote to share with: there is no 'origin';"),
+        stderr(&out).starts_with("fatal: no remote to share with: there is no 'origin';"),
         "{}",
         stderr(&out)
     );

@@ -99,7 +99,7 @@ fn a_missing_transcript_is_one_clear_error() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("error: cannot read the transcript 'no-such.jsonl'"),
+        err.starts_with("fatal: cannot read the transcript 'no-such.jsonl'"),
         "{err}"
     );
     assert_eq!(stdout(&out), "");

@@ -396,7 +396,8 @@ fn bad_input_writes_nothing() {
             err.contains(needle),
             "{args:?} {input:?}: expected {needle:?} in {err}"
         );
-        assert!(err.lines().last().unwrap().starts_with("error: "), "{err}");
+        let prefix = if code == 128 { "fatal: " } else { "error: " };
+        assert!(err.lines().last().unwrap().starts_with(prefix), "{err}");
         assert_eq!(stdout(&out), "", "{args:?}");
     }
     for key in [

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 
 use crate::{cli::Output, narrative::merge};
 
@@ -71,7 +71,7 @@ pub fn run(args: Args) -> Result<Output> {
                 Ok(_) => "merged it as plain text with conflict markers".to_string(),
                 Err(e) => format!("{e:#}"),
             };
-            bail!(
+            crate::refuse!(
                 "cannot merge {name} as a log ({why}); {outcome}: resolve it by hand, `git add` it and continue"
             )
         }
