@@ -628,6 +628,7 @@ fn save(dir: &Path, name: &str, kind: gix::hash::Kind, index: &Index) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
+    crate::support::shared::adjust(dir);
     let Some(data) = file::render(kind, index) else {
         return;
     };

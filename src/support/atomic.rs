@@ -37,7 +37,7 @@ fn write_waiting(path: &Path, data: &[u8], wait: Duration) -> Result<()> {
         path,
         mode,
         None,
-        0,
+        super::shared::policy_for(path),
     )
     .map_err(|_| {
         let lock = format!("{}.lock", path.display());
@@ -50,6 +50,7 @@ fn write_waiting(path: &Path, data: &[u8], wait: Duration) -> Result<()> {
         .with_context(|| format!("cannot write {}.lock", path.display()))?;
     lock.commit()
         .map_err(|e| anyhow!("cannot replace {}: {}", path.display(), e.error))?;
+    super::shared::adjust(path);
     Ok(())
 }
 
@@ -83,7 +84,10 @@ pub fn create_new(path: &Path, content: &str) -> Result<(), CreateError> {
     let dir = parent(path)?;
     let tmp = staged(dir, content)?;
     match tmp.persist_noclobber(path) {
-        Ok(_) => Ok(()),
+        Ok(_) => {
+            super::shared::adjust(path);
+            Ok(())
+        }
         Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
             Err(CreateError::Exists(path.to_path_buf()))
         }

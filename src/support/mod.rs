@@ -8,6 +8,7 @@ pub mod clock;
 pub mod escape;
 pub mod failpoint;
 pub mod refusal;
+pub mod shared;
 pub mod slug;
 #[cfg(test)]
 pub mod test_git;
