@@ -226,7 +226,8 @@ impl Brief {
     /// that conforms is valid against the schema.
     fn conforms(&self) -> bool {
         let hex = |s: &str| {
-            (7..=40).contains(&s.len()) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            ((7..=40).contains(&s.len()) || s.len() == 64)
+                && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
         };
         self.schema_version == SCHEMA_VERSION
             && !self.key.is_empty()

@@ -639,23 +639,27 @@ pub struct Touched {
 /// ancestor of the brief head, so not followed) when it reaches the merge,
 /// in date order; this uses the final answer, which is git's whenever
 /// commit dates do not run backwards across the brief head.
-pub fn touched(repo: &gix::Repository, since: &Since, paths: &[&str]) -> Vec<Option<Touched>> {
+///
+/// `None` when a tree of these commits is not in the object database (a
+/// partial clone, `--filter=tree:0`, fetches them only when git asks):
+/// see [`touched_by_git`].
+pub fn touched(
+    repo: &gix::Repository,
+    since: &Since,
+    paths: &[&str],
+) -> Option<Vec<Option<Touched>>> {
     let mut out: Vec<Option<Touched>> = vec![None; paths.len()];
     let Some(&tip) = since.commits.first() else {
-        return out;
+        return Some(out);
     };
     let mut trees = Trees::new(repo, since, paths);
-    let (Some(before), Some(after)) = (
-        trees.at(since.brief).map(<[Entry]>::to_vec),
-        trees.at(tip).map(<[Entry]>::to_vec),
-    ) else {
-        return out;
-    };
+    let before = trees.at(since.brief).map(<[Entry]>::to_vec)?;
+    let after = trees.at(tip).map(<[Entry]>::to_vec)?;
     let active: Vec<usize> = (0..paths.len())
         .filter(|&i| before[i] != after[i])
         .collect();
     if active.is_empty() {
-        return out;
+        return Some(out);
     }
     trees.restrict(&active);
     let mut keys = Keys {
@@ -669,9 +673,7 @@ pub fn touched(repo: &gix::Repository, since: &Since, paths: &[&str]) -> Vec<Opt
         let roots = since.commits.iter().filter_map(|c| since.tree(*c));
         trees.packs.locate(roots.collect());
     }
-    let Some(counts) = simplify(since, &active, &mut trees, &mut keys) else {
-        return out;
-    };
+    let counts = simplify(since, &active, &mut trees, &mut keys)?;
     for (n, &i) in active.iter().enumerate() {
         let change = match (before[i], after[i]) {
             (None, Some(_)) => "added",
@@ -684,7 +686,78 @@ pub fn touched(repo: &gix::Repository, since: &Since, paths: &[&str]) -> Vec<Opt
             newest: counts[n].newest.and_then(|node| since.id(node)),
         });
     }
-    out
+    Some(out)
+}
+
+/// [`touched`] answered by git itself, for a repository whose trees are not
+/// all here: `git diff --name-status` between the brief's head and the tip,
+/// then `git log -- <path>` for each path that differs. In a partial clone
+/// git fetches the trees it needs from the promisor remote, as `git log`
+/// does for its user. The error is git's reason when it cannot.
+pub fn touched_by_git(
+    repo: &gix::Repository,
+    since: &Since,
+    paths: &[&str],
+) -> Result<Vec<Option<Touched>>, String> {
+    let mut out: Vec<Option<Touched>> = vec![None; paths.len()];
+    let (Some(brief), Some(tip)) = (
+        since.id(since.brief),
+        since.commits.first().and_then(|c| since.id(*c)),
+    ) else {
+        return Ok(out);
+    };
+    let git = |args: &[String]| -> Result<Vec<u8>, String> {
+        let mut all = vec!["--literal-pathspecs".to_string()];
+        all.extend_from_slice(args);
+        match crate::git::cmd::run(repo, &all, None) {
+            Ok(run) if run.ok => Ok(run.stdout),
+            Ok(run) => Err(crate::git::cmd::reason(&run.stderr)),
+            Err(err) => Err(err.to_string()),
+        }
+    };
+    let mut args: Vec<String> = ["diff", "--no-renames", "--name-status", "-z"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend([brief.to_string(), tip.to_string(), "--".to_string()]);
+    args.extend(paths.iter().map(|p| p.to_string()));
+    let listed = git(&args)?;
+    let fields: Vec<&[u8]> = listed.split(|b| *b == 0).collect();
+    for (i, path) in paths.iter().enumerate() {
+        let wanted = components(path).join("/");
+        let mut change = None;
+        for pair in fields.chunks(2) {
+            let [status, file] = pair else { continue };
+            let file = String::from_utf8_lossy(file);
+            if file == wanted {
+                change = Some(match status.first() {
+                    Some(b'A') => "added",
+                    Some(b'D') => "deleted",
+                    _ => "modified",
+                });
+            } else if file.starts_with(&format!("{wanted}/")) && change.is_none() {
+                change = Some("modified");
+            }
+        }
+        let Some(change) = change else { continue };
+        let log = git(&[
+            "log".to_string(),
+            "--format=%H".to_string(),
+            format!("{brief}..{tip}"),
+            "--".to_string(),
+            wanted.clone(),
+        ])?;
+        let ids: Vec<ObjectId> = String::from_utf8_lossy(&log)
+            .lines()
+            .filter_map(|l| ObjectId::from_hex(l.trim().as_bytes()).ok())
+            .collect();
+        out[i] = Some(Touched {
+            change: change.to_string(),
+            commits: ids.len(),
+            newest: ids.first().copied(),
+        });
+    }
+    Ok(out)
 }
 
 /// The Bloom filters of the walk's commit-graph, unless

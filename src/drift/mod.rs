@@ -96,6 +96,14 @@ pub enum Warning {
         #[serde(skip_serializing_if = "Option::is_none")]
         newest: Option<CommitLine>,
     },
+    /// A check that could not be made, and why (objects missing from a
+    /// partial or shallow clone that git could not fetch).
+    Unmeasured {
+        /// The check (`CHANGED`, `Commits since`).
+        what: String,
+        /// Why.
+        reason: String,
+    },
     /// The working tree has uncommitted changes now and had none then.
     Dirty {
         /// The `git diff --stat HEAD` summary now.
@@ -158,6 +166,9 @@ impl Warning {
                     })
                     .unwrap_or_default()
             ),
+            Warning::Unmeasured { what, reason } => {
+                format!("!! {what} not measured: {reason}")
+            }
             Warning::Dirty { summary } => {
                 format!(
                     "!! DIRTY: uncommitted changes now ({summary}); the brief was written on a clean tree"
@@ -458,7 +469,7 @@ fn commits(
     // A full id is not looked up here: the walk finds it in the
     // commit-graph without loading the pack index, or finds it missing.
     let Some(brief_head) = brief.state.head_sha.as_deref().and_then(|sha| {
-        if sha.len() == 40 {
+        if sha.len() == repo.object_hash().len_in_hex() {
             ObjectId::from_hex(sha.as_bytes()).ok()
         } else {
             resolve(repo, Some(sha))
@@ -508,7 +519,21 @@ fn commits(
                 histories: vec![report.measured_on.branch.clone()],
             };
         }
-        None => {}
+        None => {
+            let why = if repo.is_shallow().unwrap_or(false) {
+                "crosses this shallow clone's boundary (`git fetch --unshallow` brings the rest)"
+            } else {
+                "has commits missing from this repository"
+            };
+            report.warnings.push(Warning::Unmeasured {
+                what: "COMMITS".into(),
+                reason: format!(
+                    "the history from the brief's head {} to '{}' {why}; CHANGED is not measured either",
+                    store::short(&brief_head),
+                    report.measured_on.branch
+                ),
+            });
+        }
     }
 }
 
@@ -594,7 +619,26 @@ fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Re
         .filter(|p| !path_outside(strip_lines(&p.path)))
         .collect();
     let paths: Vec<&str> = pointers.iter().map(|p| strip_lines(&p.path)).collect();
-    for (pointer, found) in pointers.iter().zip(touched(repo, since, &paths)) {
+    if paths.is_empty() {
+        return;
+    }
+    let found = match touched(repo, since, &paths) {
+        Some(found) => found,
+        // Trees that are not here (a partial clone): git fetches them.
+        None => match changed::touched_by_git(repo, since, &paths) {
+            Ok(found) => found,
+            Err(reason) => {
+                report.warnings.push(Warning::Unmeasured {
+                    what: "CHANGED".into(),
+                    reason: format!(
+                        "the trees of the commits since the brief are not in this repository and git could not read them ({reason})"
+                    ),
+                });
+                return;
+            }
+        },
+    };
+    for (pointer, found) in pointers.iter().zip(found) {
         if let Some(found) = found {
             report.warnings.push(Warning::Changed {
                 path: pointer.path.clone(),
@@ -624,14 +668,26 @@ fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report
     }
 }
 
-/// Resolve a recorded head (7–40 hex) to an object in this database.
+/// Resolve a recorded head (7–40 hex, or 64 in a SHA-256 repository) to
+/// an object in this database: a full id by itself, an abbreviated one
+/// when it names exactly one object (never a ref: a head is a commit id).
 fn resolve(repo: &gix::Repository, sha: Option<&str>) -> Option<ObjectId> {
     let sha = sha?;
-    if sha.len() == 40 {
+    let full = repo.object_hash().len_in_hex();
+    if sha.len() == full {
         let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
         return repo.has_object(id).then_some(id);
     }
-    repo.rev_parse_single(sha).ok().map(|id| id.detach())
+    if sha.len() > full || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let padded = format!("{sha}{}", "0".repeat(full - sha.len()));
+    let prefix =
+        gix::hash::Prefix::new(&ObjectId::from_hex(padded.as_bytes()).ok()?, sha.len()).ok()?;
+    match repo.objects.lookup_prefix(prefix, None) {
+        Ok(Some(Ok(id))) => Some(id),
+        _ => None,
+    }
 }
 
 /// The origin rule (README, "Resume and drift"): same common dir → same repository; head commit
@@ -665,19 +721,15 @@ fn from_remote(
     brief: &Brief,
     stored_id: Option<ObjectId>,
 ) -> Option<String> {
-    let platform = repo.references().ok()?;
-    let iter = platform
-        .prefixed(crate::store::remotes::REMOTES_PREFIX)
-        .ok()?;
-    for reference in iter.flatten() {
-        let name = reference.name().as_bstr().to_str_lossy().into_owned();
-        let Some((remote, key)) = crate::store::remotes::base_ref_parts(&name) else {
+    let refs = crate::git::refdb::list(repo, crate::store::remotes::REMOTES_PREFIX).ok()?;
+    for (name, value) in &refs {
+        let Some((remote, key)) = crate::store::remotes::base_ref_parts(name) else {
             continue;
         };
         if key == brief.key
             && !remote.contains('/')
             && stored_id.is_some()
-            && reference.target().try_id().map(|id| id.to_owned()) == stored_id
+            && value.id() == stored_id
         {
             return Some(remote.to_string());
         }
@@ -685,27 +737,18 @@ fn from_remote(
     // The history line of this version, in a remote's fetched notes.
     let sha = ObjectId::from_hex(brief.state.head_sha.as_deref()?.as_bytes()).ok()?;
     let line = brief.to_compact_json();
-    let platform = repo.references().ok()?;
-    for reference in platform
-        .prefixed(crate::store::remotes::REMOTES_PREFIX)
-        .ok()?
-        .flatten()
-    {
-        let name = reference.name().as_bstr().to_str_lossy().into_owned();
-        let Some(remote) = crate::store::remotes::notes_ref_remote(&name) else {
+    for (name, value) in &refs {
+        let Some(remote) = crate::store::remotes::notes_ref_remote(name) else {
             continue;
         };
-        let Ok(notes) = repo.notes().and_then(|n| n.with_refs([name.as_str()])) else {
+        let Some(tip) = value.id() else { continue };
+        let Ok(Some(note)) = crate::store::note_of(repo, tip, sha) else {
             continue;
         };
-        let mut notes = notes;
-        let Ok(found) = notes.get(sha) else { continue };
-        if found.iter().any(|n| {
-            n.blob
-                .data
-                .lines()
-                .any(|l| l == line.as_bytes() || same_brief(l, brief))
-        }) {
+        if note
+            .lines()
+            .any(|l| l == line.as_bytes() || same_brief(l, brief))
+        {
             return Some(remote.to_string());
         }
     }

@@ -130,8 +130,7 @@ pub fn facts(repo: &gix::Repository, brief_branch: &str, current: &str) -> Facts
 
 /// The commit a reference points at (peeled), when it exists.
 fn tip(repo: &gix::Repository, name: &str) -> Option<ObjectId> {
-    let mut reference = repo.try_find_reference(name).ok()??;
-    reference.peel_to_id().ok().map(|id| id.detach())
+    super::refdb::peeled(repo, name).ok()?
 }
 
 /// The branch's remote-tracking branch: the one its `branch.<b>.remote`

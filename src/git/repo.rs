@@ -39,20 +39,80 @@ pub fn open_cwd_for_reading() -> Result<gix::Repository> {
 
 /// Like [`open_cwd_for_reading`], starting the search at `dir`.
 pub fn open_at_for_reading(dir: &Path) -> Result<gix::Repository> {
-    let mut repo = gix::discover_with_environment_overrides(dir).map_err(|_| {
-        anyhow!(
-            "not a git repository (or any parent up to /): {}; run git-handoff inside a repository, or `git init` one",
-            dir.display()
-        )
-    })?;
-    if repo.is_bare() || repo.workdir().is_none() {
+    let mut repo = match gix::discover_with_environment_overrides(dir) {
+        Ok(repo) => repo,
+        Err(err) => return Err(not_opened(dir, &err.to_string())),
+    };
+    if is_bare(&repo) {
         bail!(
             "'{}' is a bare repository; git-handoff needs a working tree: run it in a clone or worktree",
             repo.git_dir().display()
         );
     }
+    super::config::apply_overrides(&mut repo)?;
     set_caches(&mut repo);
+    set_shared(&repo);
     Ok(repo)
+}
+
+/// Why no repository could be opened at `dir`, in git's words: when git
+/// itself finds none, its own `fatal:` line (without the prefix); when git
+/// finds one (a layout gix cannot open), that it is a repository and why it
+/// cannot be read.
+fn not_opened(dir: &Path, gix_error: &str) -> anyhow::Error {
+    let mut cmd = std::process::Command::new("git");
+    cmd.current_dir(dir)
+        .args(["rev-parse", "--absolute-git-dir"]);
+    match super::cmd::run_command(cmd, None) {
+        Ok(run) if run.ok => anyhow!(
+            "cannot open the repository at '{}': {gix_error}",
+            run.text().trim_end()
+        ),
+        Ok(run) if run.stderr.contains("not a git repository") => {
+            let reason = super::cmd::reason(&run.stderr);
+            anyhow!(
+                "{}; run git-handoff inside a repository, or `git init` one",
+                reason.trim_start_matches("fatal: ")
+            )
+        }
+        Ok(run) => anyhow!(
+            "{}",
+            super::cmd::reason(&run.stderr).trim_start_matches("fatal: ")
+        ),
+        Err(_) => anyhow!(
+            "not a git repository (or any of the parent directories): {}; run git-handoff inside a repository, or `git init` one",
+            dir.display()
+        ),
+    }
+}
+
+/// Whether `repo` is bare as git judges it (`git rev-parse
+/// --is-bare-repository`): a linked worktree has a working tree even when
+/// the repository it belongs to is bare.
+fn is_bare(repo: &gix::Repository) -> bool {
+    repo.workdir().is_none()
+}
+
+/// Apply `core.sharedRepository` to every file and folder this process
+/// creates under the git dirs.
+fn set_shared(repo: &gix::Repository) {
+    let config = repo.config_snapshot();
+    let value = config
+        .string("core.sharedRepository")
+        .map(|v| v.to_str_lossy().into_owned());
+    let policy = match value {
+        Some(v) => crate::support::shared::parse_policy(Some(&v)).unwrap_or(0),
+        None => 0,
+    };
+    crate::support::shared::set_policy(
+        policy,
+        vec![
+            canonical(repo.git_dir()),
+            canonical(repo.common_dir()),
+            repo.git_dir().to_path_buf(),
+            repo.common_dir().to_path_buf(),
+        ],
+    );
 }
 
 /// The most memory the delta-base cache of packs may use. Briefs and trees
@@ -192,11 +252,13 @@ impl HeadState {
 
 /// Read HEAD.
 pub fn head_state(repo: &gix::Repository) -> Result<HeadState> {
-    let head = repo.head().context("cannot read HEAD")?;
-    let name = head
-        .referent_name()
-        .map(|n| n.shorten().to_str_lossy().into_owned());
-    let sha = head.id().map(|id| id.to_string());
+    let head = super::refdb::head(repo)?;
+    let name = head.branch.map(|b| {
+        b.strip_prefix("refs/heads/")
+            .map(str::to_string)
+            .unwrap_or(b)
+    });
+    let sha = head.id.map(|id| id.to_string());
     Ok(match (name, sha) {
         (Some(name), Some(sha)) => HeadState::Branch { name, sha },
         (Some(name), None) => HeadState::Unborn { name },
@@ -205,6 +267,17 @@ pub fn head_state(repo: &gix::Repository) -> Result<HeadState> {
             bail!("HEAD is neither a branch nor a commit; repair it with `git checkout <branch>`")
         }
     })
+}
+
+/// The commit HEAD resolves to, if any (not on an unborn branch).
+pub fn head_id(repo: &gix::Repository) -> Option<gix::ObjectId> {
+    super::refdb::head(repo).ok()?.id
+}
+
+/// The tree of the commit HEAD resolves to, if any.
+pub fn head_tree_id(repo: &gix::Repository) -> Option<gix::ObjectId> {
+    let id = head_id(repo)?;
+    Some(repo.find_commit(id).ok()?.tree_id().ok()?.detach())
 }
 
 /// The key a keyless command uses here: `GIT_HANDOFF_KEY`, else the current
@@ -320,9 +393,9 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
             Known::NotABlob => None,
             Known::Unknown => {
                 if head_tree.is_none() {
-                    head_tree = Some(match repo.head_tree_id() {
-                        Ok(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
-                        Err(_) => None,
+                    head_tree = Some(match head_tree_id(repo) {
+                        Some(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
+                        None => None,
                     });
                 }
                 match head_tree.as_ref().and_then(Option::as_ref) {
@@ -430,8 +503,13 @@ fn status(
     repo: &gix::Repository,
     untracked: gix::status::UntrackedFiles,
 ) -> Result<gix::status::Iter> {
+    // HEAD's tree as the ref layer reads it (gix would read HEAD itself,
+    // which it cannot in a reftable repository).
+    let head_tree =
+        head_tree_id(repo).unwrap_or_else(|| gix::ObjectId::empty_tree(repo.object_hash()));
     repo.status(gix::progress::Discard)
         .context("cannot compute the status of the working tree")?
+        .head_tree(head_tree)
         .untracked_files(untracked)
         .index_worktree_rewrites(None)
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
@@ -461,7 +539,7 @@ pub fn changed_files(repo: &gix::Repository) -> Result<Vec<String>> {
 fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap<String, Known>>> {
     // HEAD's target as recorded: peeling would look the object up in the
     // pack index, which this path is here to avoid loading.
-    let head = repo.head().ok()?.id()?.detach();
+    let head = head_id(repo)?;
     let head_tree = match repo
         .commit_graph_if_enabled()
         .ok()
@@ -674,6 +752,15 @@ pub struct Checkout {
 /// as `git worktree list` does. Detached worktrees, and linked worktrees
 /// whose directory is gone, are left out.
 pub fn checkouts(repo: &gix::Repository) -> Vec<Checkout> {
+    if let Some(branches) = super::refdb::worktree_branches(repo) {
+        return branches
+            .into_iter()
+            .map(|(root, branch)| Checkout {
+                branch,
+                root: canonical(&root),
+            })
+            .collect();
+    }
     let mut out = Vec::new();
     let common = repo.common_dir();
     if let Ok(main) = repo.main_repo()

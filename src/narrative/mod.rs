@@ -227,13 +227,13 @@ impl Commits {
         let Some(since) = since.and_then(|s| gix::ObjectId::from_hex(s.as_bytes()).ok()) else {
             return Commits::default();
         };
-        let Ok(head) = repo.head_id() else {
+        let Some(head) = crate::git::repo::head_id(repo) else {
             return Commits::default();
         };
-        if head.detach() == since || repo.find_object(since).is_err() {
+        if head == since || repo.find_object(since).is_err() {
             return Commits::default();
         }
-        let Ok(walk) = repo.rev_walk([head.detach()]).with_hidden([since]).all() else {
+        let Ok(walk) = repo.rev_walk([head]).with_hidden([since]).all() else {
             return Commits::default();
         };
         let mut out = Commits::default();

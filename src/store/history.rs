@@ -103,6 +103,13 @@ pub fn notes_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
 /// loose refs by their file names, packed refs from `packed-refs`.
 fn remote_notes_refs(repo: &gix::Repository) -> Result<BTreeSet<String>> {
     use crate::store::remotes::{REMOTES_PREFIX, notes_ref_remote};
+    if crate::git::refdb::Backend::of(repo) != crate::git::refdb::Backend::Files {
+        return Ok(crate::git::refdb::list(repo, REMOTES_PREFIX)?
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|name| notes_ref_remote(name).is_some())
+            .collect());
+    }
     let mut names = BTreeSet::new();
     let mut dirs = vec![(
         repo.common_dir().join(REMOTES_PREFIX),
@@ -144,11 +151,7 @@ fn remote_notes_refs(repo: &gix::Repository) -> Result<BTreeSet<String>> {
 
 /// The object a ref points at (peeled), if the ref exists.
 pub fn peel(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
-    repo.try_find_reference(name)
-        .with_context(|| format!("cannot read {name}"))?
-        .map(|mut r| r.peel_to_id().map(|id| id.detach()))
-        .transpose()
-        .with_context(|| format!("cannot read {name}"))
+    crate::git::refdb::peeled(repo, name)
 }
 
 /// Every version of `key` recorded in the notes histories reachable from

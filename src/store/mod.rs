@@ -18,10 +18,10 @@ pub mod retention;
 use anyhow::{Context, anyhow};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use gix::refs::Target;
-use gix::refs::transaction::{Change, PreviousValue, RefEdit};
+use gix::refs::transaction::RefEdit;
 
 use crate::brief::Brief;
+use crate::git::refdb;
 
 /// Where briefs live.
 pub const REF_PREFIX: &str = "refs/handoffs/";
@@ -135,23 +135,25 @@ fn conflict_message(keys: &[String]) -> String {
 /// Read the brief stored under `key`, if any.
 pub fn read(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<Stored>> {
     let name = ref_name(key);
-    let Some(reference) = repo
-        .try_find_reference(name.as_str())
-        .with_context(|| format!("cannot read {name}"))?
-    else {
+    let Some(value) = refdb::value(repo, &name)? else {
         return Ok(None);
     };
-    let id = reference
-        .target()
-        .try_id()
-        .map(ToOwned::to_owned)
+    let id = value
+        .id()
         .ok_or_else(|| anyhow!("{name} is a symbolic ref; briefs are blobs. Remove it with `git update-ref -d --no-deref {name}`"))?;
     load(repo, &name, key, id).map(Some)
 }
 
 /// Read the blob `id` that the ref `name` (for `key`) points at.
 pub fn load(repo: &gix::Repository, name: &str, key: &str, id: ObjectId) -> anyhow::Result<Stored> {
-    let object = repo.find_object(id).with_context(|| {
+    let found = match repo.find_object(id) {
+        Ok(object) => Ok(object),
+        // A partial clone's plain `git fetch` may have left the blob on
+        // the promisor remote: git fetches it.
+        Err(_) if crate::git::cmd::fetch_missing(repo, &[id]) => repo.find_object(id),
+        Err(err) => Err(err),
+    };
+    let object = found.with_context(|| {
         format!("{name} points at {id}, which is missing from the object database")
     })?;
     if object.kind != gix::object::Kind::Blob {
@@ -169,36 +171,21 @@ pub fn load(repo: &gix::Repository, name: &str, key: &str, id: ObjectId) -> anyh
 
 /// The current id of `key`'s ref, without reading the blob.
 pub fn current_id(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<ObjectId>> {
-    let name = ref_name(key);
-    Ok(repo
-        .try_find_reference(name.as_str())
-        .with_context(|| format!("cannot read {name}"))?
-        .and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    refdb::id(repo, &ref_name(key))
 }
 
 /// Every stored key and its blob id (or why it has none), sorted by key,
 /// without reading any brief.
 pub fn ids(repo: &gix::Repository) -> anyhow::Result<Vec<(String, anyhow::Result<ObjectId>)>> {
-    let platform = repo.references().context("cannot read references")?;
-    let mut out = Vec::new();
-    for reference in platform
-        .prefixed(REF_PREFIX.trim_end_matches('/'))
-        .context("cannot read refs/handoffs")?
-    {
-        let reference =
-            reference.map_err(|e| anyhow!("cannot read a ref under refs/handoffs: {e}"))?;
-        let full = reference.name().as_bstr();
-        let Some(key) = full.strip_prefix(REF_PREFIX.as_bytes()) else {
-            continue;
-        };
-        let id = match reference.target().try_id() {
-            Some(id) => Ok(id.to_owned()),
-            None => Err(anyhow!("{full} is a symbolic ref")),
-        };
-        out.push((key.to_str_lossy().into_owned(), id));
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
+    Ok(refdb::list(repo, REF_PREFIX)?
+        .into_iter()
+        .map(|(full, value)| {
+            let id = value
+                .id()
+                .ok_or_else(|| anyhow!("{full} is a symbolic ref"));
+            (full[REF_PREFIX.len()..].to_string(), id)
+        })
+        .collect())
 }
 
 /// The stored keys, sorted, without reading any brief.
@@ -216,26 +203,15 @@ pub fn list(repo: &gix::Repository) -> anyhow::Result<Vec<Listed>> {
 }
 
 fn list_under(repo: &gix::Repository, prefix: &str) -> anyhow::Result<Vec<Listed>> {
-    let platform = repo.references().context("cannot read references")?;
     let mut out = Vec::new();
-    let dir = prefix.trim_end_matches('/');
-    for reference in platform
-        .prefixed(dir)
-        .with_context(|| format!("cannot read {dir}"))?
-    {
-        let reference = reference.map_err(|e| anyhow!("cannot read a ref under {dir}: {e}"))?;
-        let full = reference.name().as_bstr().to_str_lossy().into_owned();
-        let Some(key) = full.strip_prefix(prefix) else {
-            continue;
-        };
-        let key = key.to_string();
-        let entry = match reference.target().try_id() {
-            Some(id) => load(repo, &full, &key, id.to_owned()),
+    for (full, value) in refdb::list(repo, prefix)? {
+        let key = full[prefix.len()..].to_string();
+        let entry = match value.id() {
+            Some(id) => load(repo, &full, &key, id),
             None => Err(anyhow!("{full} is a symbolic ref")),
         };
         out.push((key, entry));
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
 }
 
@@ -284,7 +260,7 @@ pub fn write(
             edits.insert(0, notes_edit(repo, &annotated, reflog)?);
         }
         crate::support::failpoint::reach("before-ref-transaction");
-        match repo.edit_references(edits) {
+        match refs::commit(repo, edits) {
             Ok(_) => {
                 return Ok(Written {
                     ids: updates
@@ -370,7 +346,7 @@ fn annotations(updates: &[Update]) -> Vec<(ObjectId, String)> {
         .filter_map(|u| {
             let sha = u.brief.state.head_sha.as_deref()?;
             let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
-            (sha.len() == 40).then(|| (id, u.brief.to_compact_json()))
+            (sha.len() == id.kind().len_in_hex()).then(|| (id, u.brief.to_compact_json()))
         })
         .collect()
 }
@@ -402,11 +378,7 @@ pub fn list_archived(repo: &gix::Repository) -> anyhow::Result<Vec<Listed>> {
 
 /// The current id of `key`'s archive ref.
 pub fn archived_id(repo: &gix::Repository, key: &str) -> anyhow::Result<Option<ObjectId>> {
-    let name = archive_ref_name(key);
-    Ok(repo
-        .try_find_reference(name.as_str())
-        .with_context(|| format!("cannot read {name}"))?
-        .and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    refdb::id(repo, &archive_ref_name(key))
 }
 
 /// One retention move; each is compare-and-swapped on every ref it touches.
@@ -513,8 +485,8 @@ fn edit_racing(
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match repo.edit_references(edits.clone()) {
-            Ok(_) => return Ok(()),
+        match refs::commit(repo, edits.clone()) {
+            Ok(()) => return Ok(()),
             Err(err) if err.is_conflict() => return Err(StoreError::Conflict(keys.to_vec())),
             Err(_) if attempt < RACE_RETRIES => {
                 std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 5));
@@ -526,33 +498,13 @@ fn edit_racing(
                 if let Some(locked) = lock_error(repo, names) {
                     return Err(locked);
                 }
-                if stale(repo, &edits) {
+                if refs::lost(repo, &edits) {
                     return Err(StoreError::Conflict(keys.to_vec()));
                 }
                 return Err(anyhow!("cannot update the handoff refs: {err}").into());
             }
         }
     }
-}
-
-/// Whether a ref of `edits` no longer holds the value the edit expects
-/// (another writer moved or removed it).
-pub fn stale(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
-    edits.iter().any(|edit| {
-        let expected = match &edit.change {
-            Change::Update { expected, .. } | Change::Delete { expected, .. } => expected,
-        };
-        let current = repo
-            .try_find_reference(edit.name.as_ref())
-            .ok()
-            .map(|r| r.and_then(|r| r.target().try_id().map(ToOwned::to_owned)));
-        match (expected, current) {
-            (_, None) => false,
-            (PreviousValue::MustExistAndMatch(Target::Object(id)), Some(now)) => now != Some(*id),
-            (PreviousValue::MustNotExist, Some(now)) => now.is_some(),
-            _ => false,
-        }
-    })
 }
 
 /// Refuse a key that a redaction rule matches: a key becomes a ref name
@@ -584,12 +536,7 @@ fn notes_edit(
     annotated: &[(ObjectId, String)],
     reflog: &str,
 ) -> anyhow::Result<RefEdit> {
-    let parent = repo
-        .try_find_reference(NOTES_REF)
-        .with_context(|| format!("cannot read {NOTES_REF}"))?
-        .map(|mut r| r.peel_to_id().map(|id| id.detach()))
-        .transpose()
-        .with_context(|| format!("cannot read {NOTES_REF}"))?;
+    let parent = refdb::peeled(repo, NOTES_REF)?;
     let root_tree = match parent {
         Some(commit) => repo
             .find_commit(commit)
@@ -652,7 +599,10 @@ pub fn lock_error(
     names
         .into_iter()
         .map(|n| common.join(format!("{n}.lock")))
-        .chain([common.join("packed-refs.lock")])
+        .chain([
+            common.join("packed-refs.lock"),
+            common.join("reftable").join("tables.list.lock"),
+        ])
         .find(|p| p.exists())
         .map(|p| StoreError::Locked {
             what: "the handoff refs".into(),
@@ -664,21 +614,42 @@ pub fn lock_error(
 /// was written at): one compact JSON brief per line, of any key, in the
 /// note's order.
 pub fn history_lines(repo: &gix::Repository, commit: ObjectId) -> anyhow::Result<Vec<String>> {
-    let mut notes = repo
-        .notes()
-        .context("cannot read the notes")?
-        .with_refs([NOTES_REF])
-        .context("cannot read the notes")?;
-    let mut out = Vec::new();
-    for note in notes.get(commit).context("cannot read the notes")? {
-        out.extend(
-            note.blob
-                .data
-                .lines()
-                .map(|l| l.to_str_lossy().into_owned()),
-        );
-    }
-    Ok(out)
+    let Some(tip) = refdb::peeled(repo, NOTES_REF)? else {
+        return Ok(Vec::new());
+    };
+    let Some(blob) = note_of(repo, tip, commit)? else {
+        return Ok(Vec::new());
+    };
+    Ok(blob
+        .lines()
+        .map(|l| l.to_str_lossy().into_owned())
+        .collect())
+}
+
+/// The note attached to `commit` in the notes history whose tip is
+/// `notes_tip`, if it has one.
+pub fn note_of(
+    repo: &gix::Repository,
+    notes_tip: ObjectId,
+    commit: ObjectId,
+) -> anyhow::Result<Option<Vec<u8>>> {
+    let tree = repo
+        .find_commit(notes_tip)
+        .context("the notes history does not point at a commit")?
+        .tree_id()
+        .context("cannot read the notes tree")?
+        .detach();
+    let mut state =
+        gix::note::plumbing::State::new(tree, repo).context("cannot read the notes tree")?;
+    let Some(blob) = state.get(&commit, repo).context("cannot read the notes")? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        repo.find_blob(blob)
+            .context("cannot read a history note")?
+            .detach()
+            .data,
+    ))
 }
 
 /// The outcome of [`rewrite_notes`].
@@ -703,11 +674,7 @@ pub fn rewrite_notes(
     dry_run: bool,
 ) -> anyhow::Result<Rewritten> {
     use std::collections::HashMap;
-    let Some(tip) = repo
-        .try_find_reference(NOTES_REF)
-        .with_context(|| format!("cannot read {NOTES_REF}"))?
-        .and_then(|r| r.target().try_id().map(ToOwned::to_owned))
-    else {
+    let Some(tip) = refdb::id(repo, NOTES_REF)? else {
         return Ok(Rewritten::default());
     };
     let mut blobs: HashMap<ObjectId, ObjectId> = HashMap::new();
@@ -773,9 +740,9 @@ pub fn rewrite_notes(
                 Some(tip),
                 "handoff: redact --history (rewrite)",
             );
-            match repo.edit_reference(edit) {
+            match refs::commit(repo, vec![edit]) {
                 // No index file may keep a copy of a line the rewrite removed.
-                Ok(_) => history_index::forget(repo),
+                Ok(()) => history_index::forget(repo),
                 Err(err) if err.is_conflict() => {
                     return Err(anyhow!(
                         "{NOTES_REF} changed while rewriting; nothing was changed, run again"

@@ -58,7 +58,9 @@ pub enum Outcome {
 
 /// Apply `edits` as one rewrite of `packed-refs` (see the module docs).
 pub fn edit(repo: &gix::Repository, edits: &[RefEdit]) -> Result<Outcome> {
-    if !eligible(repo, edits) {
+    if crate::git::refdb::Backend::of(repo) != crate::git::refdb::Backend::Files
+        || !eligible(repo, edits)
+    {
         return Ok(Outcome::Loose);
     }
     let common = repo.common_dir();
@@ -78,7 +80,7 @@ pub fn edit(repo: &gix::Repository, edits: &[RefEdit]) -> Result<Outcome> {
         &path,
         gix::lock::acquire::Fail::AfterDurationWithBackoff(LOCK_TIMEOUT),
         None,
-        0,
+        crate::support::shared::policy_for(&path),
     )
     .with_context(|| format!("cannot lock '{}'", path.display()))?;
     if edits.iter().any(loose) {
@@ -109,6 +111,7 @@ pub fn edit(repo: &gix::Repository, edits: &[RefEdit]) -> Result<Outcome> {
         .with_context(|| format!("cannot write '{}'", lock.lock_path().display()))?;
     lock.commit()
         .map_err(|e| anyhow::anyhow!("cannot write '{}': {}", path.display(), e.error))?;
+    crate::support::shared::adjust(&path);
     repo.refs
         .force_refresh_packed_buffer()
         .map_err(|e| anyhow::anyhow!("cannot read '{}': {e}", path.display()))?;

@@ -1,8 +1,11 @@
-//! The one place ref edits (and the signatures of notes commits) are built: compare-and-swap updates and deletes
-//! with their reflog entries, as `gix` transactions take them, for the
-//! store and the sync layer alike. Callers name the ref and the value they
-//! expect; what "expect" means (must match, must not exist) is decided
-//! here.
+//! The one place ref edits (and the signatures of notes commits) are built
+//! and committed: compare-and-swap updates and deletes with their reflog
+//! entries, for the store and the sync layer alike. Callers name the ref
+//! and the value they expect; what "expect" means (must match, must not
+//! exist) is decided here, and [`commit`] applies a transaction through
+//! the repository's own ref backend (`git::refdb::Backend`): gix for the
+//! files backend, `git update-ref --stdin` for reftable, all or none and
+//! compare-and-swap alike.
 
 use gix::ObjectId;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
@@ -88,6 +91,184 @@ pub fn signature(
         None => committer,
     };
     Ok((committer, author))
+}
+
+/// Why a ref transaction was not applied (nothing of it was).
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// A ref no longer held the value an edit expected: another writer
+    /// moved it (a lost compare-and-swap).
+    #[error("{0}")]
+    Conflict(String),
+    /// Anything else: a lock held by another process, an I/O error.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl EditError {
+    /// Whether a compare-and-swap was lost.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, EditError::Conflict(_))
+    }
+}
+
+/// Apply `edits` as one transaction, all or none, through the repository's
+/// ref backend: gix's transaction for the files backend (each ref locked,
+/// its expected value checked under the lock), `git update-ref --stdin`
+/// for reftable (git checks every old value and writes one table, or
+/// nothing). Files created under the git dir honour
+/// `core.sharedRepository`.
+pub fn commit(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<(), EditError> {
+    if edits.is_empty() {
+        return Ok(());
+    }
+    match crate::git::refdb::Backend::of(repo) {
+        crate::git::refdb::Backend::Files => {
+            let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
+            let outcome = repo.edit_references(edits).map(|_| ()).map_err(|err| {
+                if err.is_conflict() {
+                    EditError::Conflict(err.to_string())
+                } else {
+                    EditError::Failed(err.to_string())
+                }
+            });
+            share_written(repo, &names);
+            outcome
+        }
+        crate::git::refdb::Backend::Reftable => reftable_commit(repo, &edits),
+    }
+}
+
+/// After a files-backend transaction in a repository with
+/// `core.sharedRepository`: the ref files, their reflogs, the folders
+/// created for them, `packed-refs` and the object fan-out folders (the
+/// objects the transaction points at were written just before) get the
+/// permissions git gives them. Nothing to do elsewhere.
+fn share_written(repo: &gix::Repository, names: &[String]) {
+    use crate::support::shared;
+    let common = repo.common_dir();
+    if shared::policy_for(common) == 0 {
+        return;
+    }
+    for name in names {
+        shared::adjust_up_to(common, &common.join(name));
+        shared::adjust_up_to(common, &common.join("logs").join(name));
+    }
+    shared::adjust(&common.join("packed-refs"));
+    let objects = common.join("objects");
+    if let Ok(entries) = std::fs::read_dir(&objects) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.len() == 2 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+                shared::adjust(&entry.path());
+            }
+        }
+    }
+}
+
+/// How long a reftable transaction waits for the table lock of another
+/// writer, in all.
+const REFTABLE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// [`commit`] in a reftable repository: one `git update-ref --stdin`
+/// transaction. When git refuses it, a ref that no longer holds its
+/// expected value makes it a [`EditError::Conflict`]; the table lock held
+/// by another writer is waited for (git fails at once or after
+/// `reftable.lockTimeout`); anything else is git's reason.
+fn reftable_commit(repo: &gix::Repository, edits: &[RefEdit]) -> Result<(), EditError> {
+    let message = edits
+        .iter()
+        .find_map(|e| match &e.change {
+            Change::Update { log, .. } if !log.message.is_empty() => Some(log.message.to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "handoff".to_string());
+    let input = update_ref_input(edits);
+    let start = std::time::Instant::now();
+    let mut attempt = 0u64;
+    loop {
+        attempt += 1;
+        let mut cmd = crate::git::cmd::command(repo);
+        if repo
+            .config_snapshot()
+            .integer("reftable.lockTimeout")
+            .is_none()
+        {
+            cmd.args(["-c", "reftable.lockTimeout=1000"]);
+        }
+        cmd.args(["update-ref", "--no-deref", "-m", &message, "--stdin"]);
+        let run = crate::git::cmd::run_command(cmd, Some(input.as_bytes()))
+            .map_err(|e| EditError::Failed(e.to_string()))?;
+        if run.ok {
+            return Ok(());
+        }
+        let reason = crate::git::cmd::reason(&run.stderr);
+        if lost(repo, edits) {
+            return Err(EditError::Conflict(reason));
+        }
+        let locked = run.stderr.contains("lock");
+        if !locked || start.elapsed() > REFTABLE_LOCK_WAIT {
+            return Err(EditError::Failed(reason));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(attempt.min(20) * 5));
+    }
+}
+
+/// The `git update-ref --stdin` lines of `edits`: each with the old value
+/// it expects (`create` for a ref that must not exist; no old value for
+/// `PreviousValue::Any`).
+fn update_ref_input(edits: &[RefEdit]) -> String {
+    let mut input = String::new();
+    for edit in edits {
+        let name = edit.name.as_bstr();
+        let line = match &edit.change {
+            Change::Update {
+                expected,
+                new: Target::Object(new),
+                ..
+            } => match expected {
+                PreviousValue::MustNotExist => format!("create {name} {new}"),
+                PreviousValue::MustExistAndMatch(Target::Object(old))
+                | PreviousValue::ExistingMustMatch(Target::Object(old)) => {
+                    format!("update {name} {new} {old}")
+                }
+                _ => format!("update {name} {new}"),
+            },
+            Change::Update { .. } => unreachable!("handoff refs point at objects"),
+            Change::Delete { expected, .. } => match expected {
+                PreviousValue::MustExistAndMatch(Target::Object(old))
+                | PreviousValue::ExistingMustMatch(Target::Object(old)) => {
+                    format!("delete {name} {old}")
+                }
+                _ => format!("delete {name}"),
+            },
+        };
+        input.push_str(&line);
+        input.push('\n');
+    }
+    input
+}
+
+/// Whether a ref of `edits` no longer holds the value its edit expects
+/// (another writer moved, created or removed it).
+pub fn lost(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
+    edits.iter().any(|edit| {
+        let expected = match &edit.change {
+            Change::Update { expected, .. } | Change::Delete { expected, .. } => expected,
+        };
+        let Ok(current) = crate::git::refdb::id(repo, &edit.name.as_bstr().to_string()) else {
+            return false;
+        };
+        match expected {
+            PreviousValue::MustExistAndMatch(Target::Object(id)) => current != Some(*id),
+            PreviousValue::ExistingMustMatch(Target::Object(id)) => {
+                current.is_some_and(|now| now != *id)
+            }
+            PreviousValue::MustNotExist => current.is_some(),
+            _ => false,
+        }
+    })
 }
 
 fn full_name(name: &str) -> anyhow::Result<FullName> {

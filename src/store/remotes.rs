@@ -114,8 +114,12 @@ pub fn default_remote(repo: &gix::Repository) -> Result<String> {
         }
         return checked_remote(repo, &name);
     }
-    if let Ok(Some(head)) = repo.head_name()
-        && let Some(remote) = repo.branch_remote_name(head.shorten(), gix::remote::Direction::Fetch)
+    if let Ok(head) = crate::git::refdb::head(repo)
+        && let Some(branch) = head
+            .branch
+            .as_deref()
+            .and_then(|b| b.strip_prefix("refs/heads/"))
+        && let Some(remote) = repo.branch_remote_name(branch, gix::remote::Direction::Fetch)
         && let Some(name) = remote.as_symbol()
         && is_remote(repo, name)
     {
@@ -150,19 +154,7 @@ pub struct CannotMigrate {
 /// Every ref below `prefix` that points at an object, by the rest of its
 /// name.
 pub fn ids_under(repo: &gix::Repository, prefix: &str) -> Result<BTreeMap<String, ObjectId>> {
-    let platform = repo.references().context("cannot read references")?;
-    let mut out = BTreeMap::new();
-    for reference in platform
-        .prefixed(prefix)
-        .with_context(|| format!("cannot read {prefix}"))?
-    {
-        let reference = reference.map_err(|e| anyhow!("cannot read a ref under {prefix}: {e}"))?;
-        let name = reference.name().as_bstr().to_str_lossy().into_owned();
-        if let (Some(rest), Some(id)) = (name.strip_prefix(prefix), reference.target().try_id()) {
-            out.insert(rest.to_string(), id.to_owned());
-        }
-    }
-    Ok(out)
+    crate::git::refdb::ids_under(repo, prefix)
 }
 
 fn per_remote(
@@ -177,11 +169,7 @@ fn per_remote(
         if gix::refs::FullName::try_from(full.as_str()).is_err() {
             continue;
         }
-        if let Some(id) = repo
-            .try_find_reference(full.as_str())
-            .with_context(|| format!("cannot read {full}"))?
-            .and_then(|r| r.target().try_id().map(ToOwned::to_owned))
-        {
+        if let Some(id) = crate::git::refdb::id(repo, &full)? {
             out.insert(remote, id);
         }
     }
@@ -204,11 +192,7 @@ pub fn base_values(repo: &gix::Repository, key: &str) -> Result<BTreeMap<String,
 pub fn remote_brief(repo: &gix::Repository, remote: &str, key: &str) -> Result<Option<Stored>> {
     migrate(repo)?;
     for name in [tip_ref(remote, key), base_ref(remote, key)] {
-        let Some(id) = repo
-            .try_find_reference(name.as_str())
-            .with_context(|| format!("cannot read {name}"))?
-            .and_then(|r| r.target().try_id().map(ToOwned::to_owned))
-        else {
+        let Some(id) = crate::git::refdb::id(repo, &name)? else {
             continue;
         };
         let object = repo
@@ -247,16 +231,9 @@ struct Legacy {
 /// and are left alone) and notes refs.
 fn legacy_refs(repo: &gix::Repository) -> Result<Vec<Legacy>> {
     let mut out = Vec::new();
-    let platform = repo.references().context("cannot read references")?;
     for prefix in [LEGACY_BASES, LEGACY_NOTES] {
-        for reference in platform
-            .prefixed(prefix)
-            .with_context(|| format!("cannot read {prefix}"))?
-        {
-            let reference =
-                reference.map_err(|e| anyhow!("cannot read a ref under {prefix}: {e}"))?;
-            let name = reference.name().as_bstr().to_str_lossy().into_owned();
-            let Some(id) = reference.target().try_id().map(ToOwned::to_owned) else {
+        for (name, value) in crate::git::refdb::list(repo, prefix)? {
+            let Some(id) = value.id() else {
                 continue;
             };
             let rest = &name[prefix.len()..];
@@ -307,10 +284,7 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
         let must = refs::expect(Some(legacy.id));
         let mut edits = Vec::new();
         if let Some(new) = &legacy.new
-            && repo
-                .try_find_reference(new.as_str())
-                .with_context(|| format!("cannot read {new}"))?
-                .is_none()
+            && crate::git::refdb::value(repo, new)?.is_none()
         {
             edits.push(refs::set(
                 new,
@@ -320,8 +294,8 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
             )?);
         }
         edits.push(refs::remove(&legacy.old, must)?);
-        match repo.edit_references(edits) {
-            Ok(_) => {}
+        match refs::commit(repo, edits) {
+            Ok(()) => {}
             // Another process moved it meanwhile: the next run looks again.
             Err(err) if err.is_conflict() => return Ok(()),
             Err(err) => {
@@ -349,8 +323,7 @@ fn delete_refs(repo: &gix::Repository, refs: Vec<(String, ObjectId)>, what: &str
     for (name, id) in refs {
         edits.push(refs::remove(&name, refs::expect(Some(id)))?);
     }
-    repo.edit_references(edits)
-        .map_err(|e| anyhow!("cannot remove {what}: {e}; run again"))?;
+    refs::commit(repo, edits).map_err(|e| anyhow!("cannot remove {what}: {e}; run again"))?;
     Ok(())
 }
 

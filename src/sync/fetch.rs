@@ -184,6 +184,9 @@ pub(super) fn git_fetch(repo: &gix::Repository, remote: &str, briefs: bool) -> R
         "--no-write-fetch-head",
         "--recurse-submodules=no",
         "--prune",
+        // In a partial clone the remote's filter would leave the briefs'
+        // blobs and the notes trees behind: they come whole.
+        "--no-filter",
         remote,
     ]
     .iter()

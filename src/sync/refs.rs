@@ -44,8 +44,8 @@ pub(super) fn transaction(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match repo.edit_references(edits.clone()) {
-            Ok(_) => return Ok(true),
+        match crate::store::refs::commit(repo, edits.clone()) {
+            Ok(()) => return Ok(true),
             Err(err) if err.is_conflict() => return Ok(false),
             // A ref moved, vanished or was locked by a concurrent writer
             // while this transaction locked it: retried, then a lost
@@ -57,7 +57,7 @@ pub(super) fn transaction(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result
                 if let Some(locked) = store::lock_error(repo, names) {
                     return Err(locked.into());
                 }
-                if store::stale(repo, &edits) {
+                if crate::store::refs::lost(repo, &edits) {
                     return Ok(false);
                 }
                 return Err(anyhow!("cannot update the handoff refs: {err}"));

@@ -298,6 +298,14 @@ fn a_shallow_boundary_gives_no_commit_line_and_no_error() {
         !out.contains("Commits since") && !out.contains("not in current history"),
         "{out}"
     );
+    // Not a silent gap: one line says what could not be measured and why.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("!! COMMITS not measured: ")
+                && l.contains("shallow clone's boundary")
+                && l.contains("git fetch --unshallow")),
+        "{out}"
+    );
     assert!(out.contains("# Resume — k"), "{out}");
 }
 

@@ -135,9 +135,7 @@ pub fn check(repo: Option<&gix::Repository>, value: &Value) -> Vec<Finding> {
     let root = repo
         .and_then(|r| repo::worktree_info(r).ok())
         .map(|w| w.root);
-    let head_tree = repo
-        .and_then(|r| r.head_tree_id().ok())
-        .and_then(|id| repo.and_then(|r| r.find_tree(id).ok()));
+    let head_tree = repo.and_then(|r| r.find_tree(repo::head_tree_id(r)?).ok());
     let head_has = |path: &str| {
         head_tree
             .as_ref()
