@@ -8,6 +8,7 @@ mod adapters;
 mod changed;
 mod concurrency;
 mod fork;
+mod formats;
 mod history;
 mod hostile;
 mod import_export;
