@@ -16,6 +16,15 @@
 //! A loose ref another writer creates for one of the names while the file
 //! is rewritten shadows the packed value; that is seen after the rename and
 //! answered as a lost race.
+//!
+//! Why not gix's own packed transaction (`file::Transaction` with
+//! `PackedRefs::DeletionsAndNonSymbolicUpdates`): it still takes a loose
+//! lock file for every ref (created and removed again, plus its reflog),
+//! which is the per-ref cost this module exists to avoid. Measured on
+//! this tree's test repository, 2,000 new refs in one batch: this
+//! rewrite 0.12–0.15 s, gix's packed transaction 1.16–1.38 s, gix's loose
+//! transaction 0.99–1.27 s. It serves the files backend only; a reftable
+//! repository writes any batch as one table through git.
 
 use std::collections::HashMap;
 use std::io::Write;
