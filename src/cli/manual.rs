@@ -3,6 +3,8 @@
 //! sections clap does not know), shell completions, and the tables of
 //! configuration keys and environment variables they document.
 
+use std::path::{Path, PathBuf};
+
 use clap::Command;
 use clap_mangen::Man;
 use clap_mangen::roff::{Roff, bold, roman};
@@ -457,6 +459,58 @@ pub fn pages(cmd: Command) -> Vec<(String, String)> {
         out.push((format!("{page}.1"), render(sub, &page, false)));
     }
     out
+}
+
+/// Write every page into `dir` (created if missing), each through a
+/// temporary file renamed into place; how many were written.
+pub fn write_pages(dir: &Path) -> anyhow::Result<usize> {
+    use anyhow::Context;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let pages = pages(<crate::cli::Cli as clap::CommandFactory>::command());
+    for (name, content) in &pages {
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("cannot write in {}", dir.display()))?;
+        std::io::Write::write_all(&mut tmp, content.as_bytes())
+            .context("cannot write a man page")?;
+        tmp.persist(dir.join(name)).map_err(|e| {
+            anyhow::anyhow!("cannot write {}: {}", dir.join(name).display(), e.error)
+        })?;
+    }
+    Ok(pages.len())
+}
+
+/// Where `man` looks for the pages of the binary at `exe`: its prefix's
+/// `share/man/man1` (`~/.cargo/bin/git-handoff` → `~/.cargo/share/man/man1`;
+/// man-db maps every `…/bin` on `PATH` to its sibling `share/man`).
+pub fn dir_beside(exe: &Path) -> Option<PathBuf> {
+    let prefix = exe.parent()?.parent()?;
+    Some(prefix.join("share").join("man").join("man1"))
+}
+
+/// Make `git handoff --help` work after any install that puts the binary
+/// on `PATH` (`cargo install`, a copied binary, a package): when the binary
+/// lives in a `bin` folder and its pages beside it are missing or older
+/// than it, write them there. Silent, and never fails the command (a
+/// folder it may not write to is left alone): two `stat`s when they are
+/// current.
+pub fn refresh_beside_binary() {
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    if exe.parent().and_then(Path::file_name) != Some(std::ffi::OsStr::new("bin")) {
+        return;
+    }
+    let Some(dir) = dir_beside(&exe) else {
+        return;
+    };
+    let built = std::fs::metadata(&exe).and_then(|m| m.modified());
+    let page = std::fs::metadata(dir.join("git-handoff.1")).and_then(|m| m.modified());
+    if let (Ok(built), Ok(page)) = (built, page)
+        && page >= built
+    {
+        return;
+    }
+    let _ = write_pages(&dir);
 }
 
 /// The subcommands whose first positional argument is a brief key.

@@ -47,6 +47,7 @@ impl Cli {
     /// parser (every subcommand's arguments), which costs more than the
     /// hook's own work.
     pub fn parse_fast() -> Cli {
+        manual::refresh_beside_binary();
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
         if let Some(cli) = Cli::hook_shortcut(&args) {
             return cli;

@@ -679,3 +679,58 @@ fn the_skill_and_resume_command_teach_the_method_as_shipped() {
         .success();
     assert_stdout_has(&out, "Wrote brief 'api-docs'");
 }
+
+#[test]
+fn help_works_after_any_first_call_without_an_install_step() {
+    let sb = Sandbox::new();
+    // A binary copied onto PATH (as `cargo install` or a package leaves it).
+    let prefix = sb.path("prefix");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    let exe = prefix.join("bin/git-handoff");
+    std::fs::copy(env!("CARGO_BIN_EXE_git-handoff"), &exe).unwrap();
+    let path = format!(
+        "{}:{}",
+        prefix.join("bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let run = |args: &[&str]| {
+        sb.command("git", sb.dir.path())
+            .args(args)
+            .env("PATH", &path)
+            .env("MANPAGER", "cat")
+            .env("MANWIDTH", "80")
+            .env_remove("MANPATH")
+            .output()
+            .unwrap()
+    };
+    let page = prefix.join("share/man/man1/git-handoff.1");
+    let out = run(&["handoff", "--help"]);
+    assert!(!out.status.success(), "no page before any call");
+    assert!(!page.exists());
+    // Any first call, even one that fails (here: outside a repository).
+    let out = run(&["handoff", "list"]);
+    assert_eq!(out.status.code(), Some(128));
+    assert!(page.exists(), "the pages are written beside the binary");
+    let out = run(&["handoff", "--help"]);
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("git-handoff - Save and restore"));
+    // Pages older than the binary (an upgrade) are rewritten on its first
+    // run; current ones are left alone.
+    let status = Command::new("touch")
+        .args(["-d", "2001-01-01 00:00:00"])
+        .arg(&page)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let year_2002 = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_009_843_200);
+    assert!(std::fs::metadata(&page).unwrap().modified().unwrap() < year_2002);
+    run(&["handoff", "--version"]);
+    let written = std::fs::metadata(&page).unwrap().modified().unwrap();
+    assert!(written > year_2002, "the stale page was rewritten");
+    run(&["handoff", "--version"]);
+    assert_eq!(
+        std::fs::metadata(&page).unwrap().modified().unwrap(),
+        written
+    );
+    assert_ok(&run(&["handoff", "--help"]));
+}

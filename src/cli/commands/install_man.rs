@@ -3,9 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow};
-use clap::CommandFactory;
 
-use crate::{cli::Cli, cli::Output, cli::manual};
+use crate::{cli::Output, cli::manual};
 
 /// Install the man pages, so that `git help handoff` opens them
 ///
@@ -27,25 +26,15 @@ pub fn run(args: Args) -> Result<Output> {
         Some(dir) => dir,
         None => {
             let exe = std::env::current_exe().context("cannot locate the git-handoff binary")?;
-            let prefix = exe.parent().and_then(|bin| bin.parent()).ok_or_else(|| {
+            manual::dir_beside(&exe).ok_or_else(|| {
                 anyhow!("cannot derive a prefix from {}; pass a DIR", exe.display())
-            })?;
-            prefix.join("share").join("man").join("man1")
+            })?
         }
     };
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let pages = manual::pages(Cli::command());
-    for (name, content) in &pages {
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir)
-            .with_context(|| format!("cannot write in {}", dir.display()))?;
-        std::io::Write::write_all(&mut tmp, content.as_bytes())
-            .context("cannot write a man page")?;
-        tmp.persist(dir.join(name))
-            .map_err(|e| anyhow!("cannot write {}: {}", dir.join(name).display(), e.error))?;
-    }
+    let written = manual::write_pages(&dir)?;
     Ok(Output::human(format!(
         "Wrote {} man pages to {}; `git help handoff` opens git-handoff(1) when that directory's parent is in MANPATH (or PATH has its sibling bin/).\n",
-        pages.len(),
+        written,
         dir.display()
     )))
 }
