@@ -167,6 +167,31 @@ impl Brief {
         )
     }
 
+    /// The prompt for a reader who has just resumed the brief: the generated
+    /// one without its "run `git handoff resume`" step (a prompt the brief
+    /// sets is kept as written).
+    pub fn continue_prompt(&self) -> String {
+        if self
+            .resume
+            .prompt
+            .as_deref()
+            .is_some_and(|p| !p.trim().is_empty())
+        {
+            return self.resume_prompt();
+        }
+        format!(
+            "Continue '{key}': {next} Next acceptance check: {check}. Done when: {done}.",
+            key = self.key,
+            next = sentence(self.resume.resume_by.trim()),
+            check = self
+                .state
+                .next_acceptance_check
+                .trim()
+                .trim_end_matches('.'),
+            done = self.resume.done_when.trim().trim_end_matches('.'),
+        )
+    }
+
     /// The one limit the schema cannot express: the stored form (indented
     /// JSON, see [`Brief::to_pretty_json`]) must fit [`MAX_BRIEF_BYTES`], or
     /// no command could read the brief back. Input at the cap grows when

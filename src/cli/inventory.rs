@@ -127,6 +127,8 @@ pub struct Waiting {
     pub branch: String,
     /// The worktree that has that branch checked out, if any.
     pub worktree: Option<String>,
+    /// Whether that worktree is the current one (no `cd` needed).
+    pub here: bool,
     /// Seconds since it was written, when known.
     pub age_seconds: Option<i64>,
     /// Whether it is the current branch's brief.
@@ -140,15 +142,15 @@ pub fn waiting(repo: &gix::Repository, now: i64) -> Result<Vec<Waiting>> {
     rows.retain(|r| r.error.is_none());
     rows.sort_by_key(|r| r.age_seconds.unwrap_or(i64::MAX));
     let checkouts = repo::checkouts(repo);
+    let here = repo::worktree_info(repo).ok().map(|w| w.root);
     Ok(rows
         .into_iter()
         .map(|r| {
             let branch = r.branch.unwrap_or_default();
+            let checkout = checkouts.iter().find(|c| c.branch == branch);
             Waiting {
-                worktree: checkouts
-                    .iter()
-                    .find(|c| c.branch == branch)
-                    .map(|c| c.root.display().to_string()),
+                here: checkout.is_some_and(|c| Some(&c.root) == here.as_ref()),
+                worktree: checkout.map(|c| c.root.display().to_string()),
                 key: r.key,
                 branch,
                 age_seconds: r.age_seconds,

@@ -71,6 +71,10 @@ pub enum Warning {
         /// Whether the brief's branch exists here at all (locally or as a
         /// remote-tracking branch).
         exists: bool,
+        /// When it exists only as a remote-tracking branch: the command
+        /// that checks it out (`git switch <branch>`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        switch: Option<String>,
     },
     /// Older than the stale threshold.
     Stale {
@@ -108,6 +112,13 @@ pub enum Warning {
     Dirty {
         /// The `git diff --stat HEAD` summary now.
         summary: String,
+        /// The worktree they are in (the one the work happens in).
+        worktree: String,
+        /// The first changed files (at most [`DIRTY_NAMED`]), as `git diff
+        /// --stat HEAD` counts them.
+        files: Vec<String>,
+        /// How many more changed files there are.
+        more: usize,
     },
 }
 
@@ -124,6 +135,7 @@ impl Warning {
                 worktree,
                 measured_on,
                 exists,
+                switch,
             } => {
                 let at = worktree
                     .as_deref()
@@ -135,6 +147,10 @@ impl Warning {
                         "; '{brief}' exists nowhere here (deleted, or never fetched) — drift below is measured on '{current}'"
                     ),
                     (None, true) => String::new(),
+                };
+                let on = match switch {
+                    Some(cmd) => format!("{on}; `{cmd}` checks it out"),
+                    None => on,
                 };
                 let sep = if at.is_empty() { ',' } else { ';' };
                 format!(
@@ -169,9 +185,23 @@ impl Warning {
             Warning::Unmeasured { what, reason } => {
                 format!("!! {what} not measured: {reason}")
             }
-            Warning::Dirty { summary } => {
+            Warning::Dirty {
+                summary,
+                worktree,
+                files,
+                more,
+            } => {
+                let mut named = files.join(", ");
+                if *more > 0 {
+                    named.push_str(&format!(" and {more} more"));
+                }
+                let named = if named.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {named}")
+                };
                 format!(
-                    "!! DIRTY: uncommitted changes now ({summary}); the brief was written on a clean tree"
+                    "!! DIRTY: uncommitted changes now in {worktree} ({summary}){named}; the brief was written on a clean tree"
                 )
             }
         }
@@ -372,6 +402,8 @@ pub fn report(
             worktree: target.elsewhere().map(|p| p.display().to_string()),
             measured_on: target.tip().map(|_| report.measured_on.branch.clone()),
             exists: target != measure::Target::Nowhere,
+            switch: matches!(target, measure::Target::Remote { .. })
+                .then(|| format!("git switch {}", shell_quote(&brief.state.branch))),
         });
     }
     if let Some(written) = clock::parse(&brief.timestamp) {
@@ -519,6 +551,9 @@ fn commits(
                 histories: vec![report.measured_on.branch.clone()],
             };
         }
+        // The brief's head itself is not here (a teammate's commit not
+        // fetched yet): the origin line says so and how to get it.
+        None if !repo.has_object(brief_head) => {}
         None => {
             let why = if repo.is_shallow().unwrap_or(false) {
                 "crosses this shallow clone's boundary (`git fetch --unshallow` brings the rest)"
@@ -650,6 +685,9 @@ fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Re
     }
 }
 
+/// How many changed files a DIRTY line names.
+pub const DIRTY_NAMED: usize = 5;
+
 /// DIRTY: uncommitted changes in the worktree the work happens in (the one
 /// that has the brief's branch checked out, else this one).
 fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report: &mut Report) {
@@ -661,10 +699,19 @@ fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report
         Some(Err(_)) => return,
         None => None,
     };
-    if let Ok(stat) = repo::diff_stat(other.as_ref().unwrap_or(repo))
+    let worktree = other.as_ref().unwrap_or(repo);
+    if let Ok((stat, files)) = repo::diff_stat_files(worktree)
         && let Some(summary) = stat.summary()
     {
-        report.warnings.push(Warning::Dirty { summary });
+        let root = repo::worktree_info(worktree)
+            .map(|w| w.root.display().to_string())
+            .unwrap_or_default();
+        report.warnings.push(Warning::Dirty {
+            summary,
+            worktree: root,
+            more: files.len().saturating_sub(DIRTY_NAMED),
+            files: files.into_iter().take(DIRTY_NAMED).collect(),
+        });
     }
 }
 

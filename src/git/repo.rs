@@ -375,10 +375,16 @@ impl DiffStat {
 /// Compare the working tree (through the index) with HEAD's tree and count
 /// changed files and lines. On an unborn branch every tracked file is new.
 pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
+    Ok(diff_stat_files(repo)?.0)
+}
+
+/// [`diff_stat`], and the paths it counted as changed, sorted.
+pub fn diff_stat_files(repo: &gix::Repository) -> Result<(DiffStat, Vec<String>)> {
     let paths = changed_paths(repo)?;
     if paths.is_empty() {
-        return Ok(DiffStat::default());
+        return Ok((DiffStat::default(), Vec::new()));
     }
+    let mut files = Vec::new();
     let mut head_tree = None;
     let root = repo.workdir().expect("checked when opened").to_path_buf();
     let mut stat = DiffStat::default();
@@ -427,6 +433,7 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
             continue;
         }
         stat.files += 1;
+        files.push(path.clone());
         let old = old.unwrap_or_default();
         let new = new.unwrap_or_default();
         if is_binary(&old) || is_binary(&new) {
@@ -444,7 +451,7 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
             }
         }
     }
-    Ok(stat)
+    Ok((stat, files))
 }
 
 /// Whether a leading directory of `rela` (below `root`) is a symlink.

@@ -222,6 +222,7 @@ fn commits_since_changed_files_and_a_dirty_tree() {
     let count = sb.git(&repo, &["rev-list", "--count", "HEAD~3..HEAD"]);
     assert_eq!(count.trim(), "3");
     let newest = sb.git(&repo, &["rev-parse", "--short=7", "HEAD"]);
+    let root = std::fs::canonicalize(&repo).unwrap();
     assert_eq!(
         warnings(&out),
         [
@@ -230,8 +231,38 @@ fn commits_since_changed_files_and_a_dirty_tree() {
                 newest.trim()
             )
             .as_str(),
-            "!! DIRTY: uncommitted changes now (1 file changed, 1 insertion(+), 1 deletion(-)); the brief was written on a clean tree",
+            // The worktree and the files, not only their count.
+            format!(
+                "!! DIRTY: uncommitted changes now in {} (1 file changed, 1 insertion(+), 1 deletion(-)): README; the brief was written on a clean tree",
+                root.display()
+            )
+            .as_str(),
         ],
+        "{out}"
+    );
+    let v: Value =
+        serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
+    let dirty = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "dirty")
+        .expect("a dirty warning");
+    assert_eq!(dirty["files"], serde_json::json!(["README"]));
+    assert_eq!(dirty["worktree"], root.display().to_string());
+    assert_eq!(dirty["more"], 0);
+    // Many files: five are named, then how many more.
+    sb.git(&repo, &["checkout", "-q", "--", "README"]);
+    for n in 0..7 {
+        sb.commit(&repo, &format!("f{n}.txt"), "x\n", "add");
+    }
+    sb.write_brief(&repo, None, ["d", "r", "c"], &[]).success();
+    for n in 0..7 {
+        std::fs::write(repo.join(format!("f{n}.txt")), "y\n").unwrap();
+    }
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("(7 files changed, 7 insertions(+), 7 deletions(-)): f0.txt, f1.txt, f2.txt, f3.txt, f4.txt and 2 more;"),
         "{out}"
     );
 }
@@ -335,10 +366,12 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
     sb.git(&b, &["update-ref", "refs/handoffs/main", id.trim()]);
     let out = stdout(&sb.handoff(&b, &["resume"]).success());
     assert!(!out.contains("REPO MISMATCH"), "{out}");
+    // Where it was written, said once.
     assert!(
-        out.contains("- Written in another clone of this repository ("),
+        out.contains("- Written in another clone of this repository: "),
         "{out}"
     );
+    assert!(!out.contains("- Written in worktree"), "{out}");
 
     // 2. written in A at a commit B has never seen, fetched from the remote.
     sb.commit(&a, "new.txt", "n\n", "unpushed");
@@ -361,7 +394,7 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
     let out = stdout(&sb.handoff(&b, &["resume", "teammate"]).success());
     assert!(!out.contains("REPO MISMATCH"), "{out}");
     assert!(
-        out.contains("From remote 'origin'") && out.contains("fetch the branch"),
+        out.contains("from remote 'origin'") && out.contains("fetch the branch"),
         "{out}"
     );
 
@@ -850,7 +883,9 @@ fn from_the_main_worktree_drift_is_measured_on_the_briefs_branch() {
     std::fs::write(wt.join("src/dur.rs"), "half done\n").unwrap();
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(
-        out.contains("!! DIRTY: uncommitted changes now (1 file changed"),
+        out.contains(&format!(
+            "!! DIRTY: uncommitted changes now in {wt_real} (1 file changed"
+        )) && out.contains("): src/dur.rs; the brief"),
         "{out}"
     );
     let v: Value =
@@ -894,7 +929,7 @@ fn from_a_clone_drift_is_measured_on_the_remote_tracking_branch() {
     let w = warnings(&out);
     assert_eq!(
         w[0],
-        "!! BRANCH MISMATCH: brief is for 'feat/x', you're on 'main' — drift below is measured on 'origin/feat/x'",
+        "!! BRANCH MISMATCH: brief is for 'feat/x', you're on 'main' — drift below is measured on 'origin/feat/x'; `git switch feat/x` checks it out",
         "{out}"
     );
     assert!(!out.contains("checked out in"), "{out}");
@@ -991,17 +1026,15 @@ fn the_resume_render_says_each_fact_once_in_at_most_40_lines() {
     ] {
         assert!(out.contains(heading), "{heading} missing:\n{out}");
     }
-    // the generated prompt reads on after "then"
+    // the prompt after a resume does not send the reader back to resume
     let v: Value =
         serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
+    let prompt = v["prompt"].as_str().unwrap();
     assert!(
-        v["prompt"]
-            .as_str()
-            .unwrap()
-            .contains(", then replace the format_duration stub"),
-        "{}",
-        v["prompt"]
+        prompt.starts_with("Continue 'feat-x': Replace the format_duration stub"),
+        "{prompt}"
     );
+    assert!(!prompt.contains("git handoff resume"), "{prompt}");
 }
 
 #[test]
@@ -1149,6 +1182,13 @@ fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
         out.ends_with("\nResume with: git handoff resume\n"),
         "{out}"
     );
+    // Inside the brief's own worktree there is nowhere to `cd` to.
+    let inside = stdout(&sb.handoff(&wt, &[]).success());
+    assert!(
+        inside.contains("- feat-x (branch 'feat/x', checked out here, written 0m ago)"),
+        "{inside}"
+    );
+    assert!(!inside.contains("(cd "), "{inside}");
     let empty = sb.repo("empty");
     let out = stdout(&sb.handoff(&empty, &[]).success());
     assert!(

@@ -793,12 +793,38 @@ fn validate_partial_checks_what_write_needs_and_plain_validate_says_so() {
         .handoff_with(dir, &["validate", "-"], Some(EXAMPLE))
         .code(1);
     let err = stderr(&out);
-    assert!(err.starts_with("handoff-validate: INVALID\n"), "{err}");
-    assert!(err.contains("\"key\" is a required property"), "{err}");
+    // One line first says what it is, then every error, as always.
     assert_eq!(
-        err.lines().last().unwrap(),
-        "this looks like a partial brief: `git handoff validate --partial` checks it; `git handoff write -F` fills in the rest",
+        err.lines().next().unwrap(),
+        "a partial brief: valid for `git handoff write -F`; as a stored brief it lacks: key, mode, schema_version, timestamp, state.branch, state.worktree (write fills them in)",
         "{err}"
+    );
+    assert!(err.contains("\nhandoff-validate: INVALID\n"), "{err}");
+    assert!(err.contains("\"key\" is a required property"), "{err}");
+    // A brief with no `state` at all gets the same line, naming the one
+    // field of it that write needs from its caller.
+    let stateless = r#"{"resume":{"done_when":"cargo test passes","resume_by":"go"}}"#;
+    let out = sb
+        .handoff_with(dir, &["validate", "-"], Some(stateless))
+        .code(1);
+    let err = stderr(&out);
+    assert!(
+        err.lines().next().unwrap().starts_with(
+            "a partial brief without `state`: `git handoff write -F` still needs state.next_acceptance_check"
+        ),
+        "{err}"
+    );
+    let out = sb
+        .handoff_with(dir, &["validate", "--partial", "-"], Some(stateless))
+        .code(1);
+    assert!(
+        stderr(&out)
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("a partial brief needs `state` with its next_acceptance_check"),
+        "{}",
+        stderr(&out)
     );
     // a partial brief still needs what only its caller knows
     let no_done_when = EXAMPLE.replace(r#""done_when":"cargo test auth passes","#, "");
@@ -814,7 +840,7 @@ fn validate_partial_checks_what_write_needs_and_plain_validate_says_so() {
     let out = sb
         .handoff_with(dir, &["validate", "-"], Some(&no_done_when))
         .code(1);
-    assert!(!stderr(&out).contains("looks like a partial brief"));
+    assert!(!stderr(&out).contains("a partial brief"));
     // unknown fields are errors in a partial brief too
     let extra = EXAMPLE.replacen('{', r#"{"extra":1,"#, 1);
     sb.handoff_with(dir, &["validate", "--partial", "-"], Some(&extra))

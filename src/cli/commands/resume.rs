@@ -105,7 +105,7 @@ impl Resumed {
             measured_on: &report.measured_on,
             worktree: &report.worktree,
             other_keys: &self.others,
-            prompt: self.brief.resume_prompt(),
+            prompt: self.brief.continue_prompt(),
             brief: &self.brief,
         }
     }

@@ -145,16 +145,14 @@ fn cut_to(out: &mut String, start: usize, width: usize) {
 pub fn waiting_text(briefs: &[crate::cli::inventory::Waiting], named: usize) -> String {
     let mut out = String::new();
     for w in briefs.iter().take(named) {
-        let place = w
-            .worktree
-            .as_deref()
-            .map(|root| {
-                format!(
-                    ", checked out in {root} (cd {})",
-                    crate::support::escape::shell_quote(root)
-                )
-            })
-            .unwrap_or_default();
+        let place = match w.worktree.as_deref() {
+            Some(_) if w.here => ", checked out here".to_string(),
+            Some(root) => format!(
+                ", checked out in {root} (cd {})",
+                crate::support::escape::shell_quote(root)
+            ),
+            None => String::new(),
+        };
         let age = w
             .age_seconds
             .map(crate::support::clock::age)

@@ -105,18 +105,7 @@ fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String
         "- Written: {} on {}{at} ({})\n",
         brief.timestamp, s.branch, brief.mode
     ));
-    out.push_str(&format!(
-        "- Written in worktree: {}{}\n",
-        s.worktree.root,
-        if s.worktree.is_linked {
-            " (linked)"
-        } else {
-            ""
-        }
-    ));
-    if let Some((report, _)) = drift {
-        origin_line(out, brief, report);
-    }
+    written_in_line(out, brief, drift.map(|(report, _)| report));
     if let Some(d) = &s.diff_summary {
         out.push_str(&format!("- Uncommitted when written: {d}\n"));
     }
@@ -137,17 +126,28 @@ fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String
     }
 }
 
-/// Where the brief was written, when not in this clone.
-fn origin_line(out: &mut Doc, brief: &Brief, report: &Report) {
+/// Where the brief was written, once: a worktree of this repository,
+/// another clone of it, or a clone the brief reached this one from
+/// through a remote.
+fn written_in_line(out: &mut Doc, brief: &Brief, report: Option<&Report>) {
     let s = &brief.state;
-    match &report.origin {
-        Origin::OtherClone { root } => out.push_str(&format!("- Written in another clone of this repository ({root})\n")),
-        Origin::FromRemote { remote } => out.push_str(&format!(
-            "- From remote '{remote}': its head commit is not in this clone; fetch the branch ('{}') to see it\n",
+    let linked = if s.worktree.is_linked {
+        " (linked)"
+    } else {
+        ""
+    };
+    let root = &s.worktree.root;
+    let line = match report.map(|r| &r.origin) {
+        Some(Origin::OtherClone { .. }) => {
+            format!("- Written in another clone of this repository: {root}{linked}\n")
+        }
+        Some(Origin::FromRemote { remote }) => format!(
+            "- Written in another clone ({root}{linked}), from remote '{remote}': its head commit is not in this clone; fetch the branch ('{}') to see it\n",
             s.branch
-        )),
-        _ => {}
-    }
+        ),
+        _ => format!("- Written in worktree: {root}{linked}\n"),
+    };
+    out.push_str(&line);
 }
 
 /// Commit drift: the count since the brief, or where its head is missing.
