@@ -176,6 +176,56 @@ fn per_remote(
     Ok(out)
 }
 
+/// The remotes whose briefs this repository has never fetched: configured
+/// remotes with nothing of theirs here (no history, no base, no staged
+/// value). A fresh clone's `origin` is one: `git clone` does not bring
+/// `refs/handoffs/*`.
+pub fn never_fetched(repo: &gix::Repository) -> Result<Vec<String>> {
+    let fetched = fetched_remotes(repo);
+    let mut out = Vec::new();
+    for remote in repo.remote_names() {
+        let remote = remote.to_str_lossy().into_owned();
+        if gix::refs::FullName::try_from(notes_ref(&remote)).is_err() {
+            continue;
+        }
+        let known = fetched.contains(&remote)
+            || crate::git::refdb::id(repo, &notes_ref(&remote))?.is_some()
+            || !ids_under(repo, &format!("{STAGING_PREFIX}{remote}/"))?.is_empty()
+            || !ids_under(repo, &base_prefix(&remote))?.is_empty();
+        if !known {
+            out.push(remote);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The file that names the remotes a fetch has reached (one per line),
+/// even those that had no brief: a remote with nothing to share is not
+/// "never fetched".
+fn fetched_file(repo: &gix::Repository) -> std::path::PathBuf {
+    repo.common_dir().join("handoff-fetched")
+}
+
+fn fetched_remotes(repo: &gix::Repository) -> Vec<String> {
+    std::fs::read_to_string(fetched_file(repo))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Remember that a fetch from `remote` went through (best effort: it only
+/// words a hint).
+pub fn record_fetched(repo: &gix::Repository, remote: &str) {
+    let mut known = fetched_remotes(repo);
+    if known.iter().any(|r| r == remote) {
+        return;
+    }
+    known.push(remote.to_string());
+    known.sort();
+    let text: String = known.iter().map(|r| format!("{r}\n")).collect();
+    let _ = crate::support::atomic::write_unless_locked(&fetched_file(repo), text.as_bytes());
+}
+
 /// Remote name → that remote's value of `key` as of its last fetch.
 pub fn remote_values(repo: &gix::Repository, key: &str) -> Result<BTreeMap<String, ObjectId>> {
     per_remote(repo, |r| tip_ref(r, key))

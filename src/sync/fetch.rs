@@ -262,6 +262,7 @@ pub(super) fn fetch_sides(
 
     let mut sides = Sides::with_tips(repo, remote, tips)?;
     let mut keys = reconcile_keys(repo, remote, &mut sides, (local_notes_before, remote_notes))?;
+    remotes::record_fetched(repo, remote);
     keys.sort_by(|a, b| a.key.cmp(&b.key));
     let report = FetchReport {
         remote: remote.to_string(),

@@ -89,7 +89,7 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
             // One read of the inventory serves both answers.
             let briefs = crate::cli::inventory::waiting(&repo, clock::now().ok()?).ok()?;
             match briefs.as_slice() {
-                [] => return None,
+                [] => unfetched_advice(&repo)?,
                 [only] if after_reset => {
                     let stored = store::read(&repo, &only.key).ok()??;
                     inject(&repo, &stored, source, Depth::Full)?
@@ -129,6 +129,16 @@ fn inject(
         return None;
     }
     Some(render::hook_context(&brief, source, &report))
+}
+
+/// With no brief here: how to get the team's from a remote whose briefs
+/// were never fetched (a teammate's fresh clone), else nothing to say.
+fn unfetched_advice(repo: &gix::Repository) -> Option<String> {
+    let remotes = store::remotes::never_fetched(repo).ok()?;
+    let remote = remotes.first()?;
+    Some(format!(
+        "No handoff brief here yet, and the team's briefs on '{remote}' were never fetched: run `git handoff fetch`, then `git handoff` lists what is waiting.\n"
+    ))
 }
 
 /// The briefs waiting elsewhere, newest first: at most [`NAMED`], each with

@@ -29,30 +29,51 @@ pub fn run(args: Args) -> Result<Output> {
 
 /// The rows as text and as JSON from one reading (for the MCP server).
 pub fn both(args: Args) -> Result<(Output, Output)> {
-    let rows = compute(&args)?;
+    let listed = compute(&args)?;
     Ok((
-        output(&rows, &args, Format::Human),
-        output(&rows, &args, Format::Json),
+        output(&listed, &args, Format::Human),
+        output(&listed, &args, Format::Json),
     ))
 }
 
+/// The rows `args` asks for (the stored briefs, or the archived ones) and,
+/// when there are none, a remote whose briefs were never fetched.
+struct Listed {
+    rows: Vec<ListRow>,
+    unfetched: Option<String>,
+}
+
 /// The rows `args` asks for: the stored briefs, or the archived ones.
-fn compute(args: &Args) -> Result<Vec<ListRow>> {
+fn compute(args: &Args) -> Result<Listed> {
     let repo = repo::open_cwd_for_reading()?;
     render::remember(&repo);
     let now = clock::now().map_err(crate::refused)?;
     if args.archived {
-        return Ok(rows_of(store::list_archived(&repo)?, None, now));
+        return Ok(Listed {
+            rows: rows_of(store::list_archived(&repo)?, None, now),
+            unfetched: None,
+        });
     }
-    rows(&repo, now)
+    let rows = rows(&repo, now)?;
+    let unfetched = if rows.is_empty() {
+        store::remotes::never_fetched(&repo)?.into_iter().next()
+    } else {
+        None
+    };
+    Ok(Listed { rows, unfetched })
 }
 
 /// The rows in `format`.
-fn output(rows: &[ListRow], args: &Args, format: Format) -> Output {
-    Output::report(format, rows, |rows| {
+fn output(listed: &Listed, args: &Args, format: Format) -> Output {
+    Output::report(format, &listed.rows, |rows| {
         if args.archived && rows.is_empty() {
             "No archived briefs; `git handoff prune` archives briefs not written for 30 days.\n"
                 .into()
+        } else if let (true, Some(remote)) = (rows.is_empty(), &listed.unfetched) {
+            format!(
+                "No briefs here yet; the team's briefs on '{remote}' were never fetched: `git handoff fetch` brings them (`git handoff write` creates one).\n"
+            )
+            .into()
         } else {
             render::list_text(rows, render::line_width())
         }

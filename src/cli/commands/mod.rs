@@ -96,6 +96,36 @@ pub fn no_brief(key: &str) -> anyhow::Error {
     crate::refusal!("no brief for key '{key}'; `git handoff list` shows the keys")
 }
 
+/// [`no_brief`], offering what the repository knows of the key elsewhere:
+/// a remote's value of it as of the last fetch (`KEY@REMOTE` reads it), or
+/// remotes never fetched (`git handoff fetch` brings the team's briefs).
+pub fn no_brief_here(repo: &gix::Repository, key: &str) -> anyhow::Error {
+    if let Ok(values) = crate::store::remotes::remote_values(repo, key)
+        && let Some(remote) = values.keys().next()
+    {
+        return crate::refusal!(
+            "no brief for key '{key}' here; '{remote}' has one as of the last fetch: `git handoff resume {key}@{remote}` reads it"
+        );
+    }
+    match crate::store::remotes::never_fetched(repo).ok().as_deref() {
+        Some([remote, ..]) => crate::refusal!(
+            "no brief for key '{key}' here, and the briefs of '{remote}' were never fetched: `git handoff fetch` brings the team's briefs"
+        ),
+        _ => no_brief(key),
+    }
+}
+
+/// What to say where a repository has no brief at all: how to get the
+/// team's when a remote's briefs were never fetched, else how to write one.
+pub fn no_briefs_advice(repo: &gix::Repository) -> String {
+    match crate::store::remotes::never_fetched(repo).ok().as_deref() {
+        Some([remote, ..]) => format!(
+            "the team's briefs on '{remote}' were never fetched here: `git handoff fetch` brings them (`git handoff write` creates one of your own)"
+        ),
+        _ => "`git handoff write` creates one for the current branch".to_string(),
+    }
+}
+
 /// Which brief a keyless read command means.
 pub enum Selection {
     /// This one; `others` are the other stored keys.
@@ -120,7 +150,7 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
         let key = checked_key(&key)?;
         let stored = match selector {
             crate::store::history::Selector::Current => {
-                store::read(repo, &key)?.ok_or_else(|| no_brief(&key))?
+                store::read(repo, &key)?.ok_or_else(|| no_brief_here(repo, &key))?
             }
             selector => version(repo, &key, &selector)?,
         };
@@ -138,7 +168,8 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
     }
     match keys.as_slice() {
         [] => Err(crate::refusal!(
-            "no briefs in this repository yet; `git handoff write` creates one for the current branch"
+            "no briefs in this repository yet; {}",
+            no_briefs_advice(repo)
         )),
         [only] => {
             let stored = store::read(repo, only)?.ok_or_else(|| no_brief(only))?;

@@ -15,12 +15,22 @@ pub fn run() -> Result<Output> {
     let repo = repo::open_cwd_for_reading()?;
     let now = clock::now().map_err(crate::refused)?;
     let briefs = inventory::waiting(&repo, now)?;
-    Ok(Output::human(format!("{head}\n{}", text(&briefs))))
+    let never_fetched = crate::store::remotes::never_fetched(&repo).unwrap_or_default();
+    Ok(Output::human(format!(
+        "{head}\n{}",
+        text(&briefs, never_fetched.first().map(String::as_str))
+    )))
 }
 
-/// The briefs and the command to run next.
-fn text(briefs: &[Waiting]) -> String {
+/// The briefs and the command to run next; with none, how to get the
+/// team's from `unfetched` (a remote whose briefs were never fetched).
+fn text(briefs: &[Waiting], unfetched: Option<&str>) -> String {
     if briefs.is_empty() {
+        if let Some(remote) = unfetched {
+            return format!(
+                "No briefs here yet, and the team's briefs on '{remote}' were never fetched: get them with: git handoff fetch\nOr hand off with: git handoff write --done-when CHECK --resume-by NEXT-STEP --next-check COMMAND\n"
+            );
+        }
         return "No briefs here yet. Hand off with: git handoff write --done-when CHECK --resume-by NEXT-STEP --next-check COMMAND\n".to_string();
     }
     let next = if briefs.iter().any(|w| w.current) || briefs.len() == 1 {
