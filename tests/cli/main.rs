@@ -7,6 +7,7 @@ mod support;
 mod adapters;
 mod changed;
 mod concurrency;
+mod draft;
 mod fork;
 mod history;
 mod hostile;
