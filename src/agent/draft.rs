@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::brief::{FilePointer, TestResult};
-pub use session::{Harness, Run, Session, Touch};
+pub use session::{Harness, Run, Session, Touch, Unfinished};
 
 /// The most bytes read from the end of a transcript: the draft describes
 /// the session's last 16 MiB, whatever the file's size.
@@ -107,9 +107,13 @@ pub struct Draft {
     pub rejected: Vec<String>,
     /// The last command that failed and was not run successfully since.
     pub failure: Option<Failure>,
-    /// The command the session ran last when it has no result: the
-    /// session ended while it ran.
-    pub cut_short: Option<String>,
+    /// Whether the session did something: edited a file or ran a command
+    /// that did more than look around. A session that only read and talked
+    /// leaves the state as it found it.
+    pub acted: bool,
+    /// What the session was doing when it ended, as an open risk: its
+    /// newest tool call, which has no result.
+    pub unfinished: Option<String>,
 }
 
 /// Compose the draft of `session` (read from `transcript`) for the
@@ -122,7 +126,7 @@ pub fn compose(session: &Session, transcript: &Path, root: &Path) -> Draft {
     let failure = latest.iter().find(|run| failed(run)).map(|run| Failure {
         command: one_line(&display(&run.command), MAX_LINE),
         exit: run.exit,
-        output: last_lines(&run.output),
+        output: telling_lines(&run.output),
     });
     let task = task(&session.requests);
     let (done_when, resume_by, next_check) = goal(task.as_deref(), &tests, failure.as_ref());
@@ -142,11 +146,22 @@ pub fn compose(session: &Session, transcript: &Path, root: &Path) -> Draft {
         decisions: oldest_first(&session.decisions),
         rejected: oldest_first(&session.rejected),
         failure,
-        cut_short: session
-            .runs
-            .first()
-            .filter(|r| r.exit.is_none() && r.output.is_empty())
-            .map(|r| one_line(&display(&r.command), MAX_LINE)),
+        acted: session.touches.iter().any(|t| t.edited)
+            || session
+                .runs
+                .iter()
+                .any(|r| !shell::is_inspection(&r.command)),
+        unfinished: session.unfinished.as_ref().map(|u| match u {
+            Unfinished::Run(command) => format!(
+                "The session ended while `{}` ran: no result was recorded",
+                one_line(&display(command), MAX_LINE)
+            ),
+            Unfinished::Edit(path) => format!(
+                "The session ended during an edit of {}: check whether it was applied",
+                relative(path, session.cwd.as_deref().unwrap_or(root), root)
+                    .unwrap_or_else(|| path.clone())
+            ),
+        }),
     }
 }
 
@@ -343,14 +358,90 @@ fn oldest_first(newest_first: &[String]) -> Vec<String> {
     v
 }
 
-/// The last non-empty lines of an output, at most [`MAX_ERROR_LINES`],
-/// each cut to [`MAX_LINE`] characters.
-fn last_lines(output: &str) -> Vec<String> {
-    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(MAX_ERROR_LINES)..]
+/// Words that mark a line of output as telling: where the error is said.
+const TELLING: &[&str] = &[
+    "panicked",
+    "assert",
+    "error",
+    "Error",
+    "ERROR",
+    "FAIL",
+    "failed",
+    "Exception",
+    "Traceback",
+    "expected",
+    "left:",
+    "right:",
+];
+
+/// Telling words in lines that tell nothing: where to look for more.
+const NOISE: &[&str] = &["RUST_BACKTRACE", "/rustc/", "test result: ok"];
+
+/// The lines of a failing command's output to keep, verbatim: the first
+/// telling ones (at most six) and the last line, else the last seven; each
+/// without terminal colours and cut to [`MAX_LINE`] characters.
+fn telling_lines(output: &str) -> Vec<String> {
+    let lines: Vec<String> = output
+        .lines()
+        .map(|l| strip_ansi(l.trim_end()))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let mut keep: Vec<bool> = lines
         .iter()
-        .map(|l| cut(l.trim_end(), MAX_LINE))
+        .map(|l| TELLING.iter().any(|w| l.contains(w)) && !is_noise(l))
+        .collect();
+    if keep.iter().any(|k| *k) {
+        let mut shown = 0;
+        for k in keep.iter_mut() {
+            if *k {
+                shown += 1;
+                *k = shown < MAX_ERROR_LINES;
+            }
+        }
+        if let Some(last) = keep.last_mut() {
+            *last = true;
+        }
+    } else {
+        let from = lines.len().saturating_sub(MAX_ERROR_LINES);
+        keep.iter_mut().skip(from).for_each(|k| *k = true);
+    }
+    let mut seen = std::collections::HashSet::new();
+    lines
+        .iter()
+        .zip(keep)
+        .filter(|(l, k)| *k && seen.insert(l.as_str()))
+        .map(|(l, _)| cut(l, MAX_LINE))
         .collect()
+}
+
+/// Whether a line with a telling word tells nothing: a [`NOISE`] line, or
+/// a frame of a backtrace (`  12: core::panicking::assert_failed`).
+fn is_noise(line: &str) -> bool {
+    let frame = line
+        .trim_start()
+        .split_once(": ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    frame || NOISE.iter().any(|w| line.contains(w))
+}
+
+/// A line without its terminal escape sequences (`ESC [ … letter`).
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A text's first line, whitespace collapsed, cut to `max` characters
@@ -399,11 +490,7 @@ impl Draft {
         list("decisions", json!(self.decisions));
         list("rejected_paths", json!(self.rejected));
         let mut risks: Vec<String> = self.failure.iter().map(Failure::risk).collect();
-        if let Some(command) = &self.cut_short {
-            risks.push(format!(
-                "The session ended while `{command}` ran: no result was recorded"
-            ));
-        }
+        risks.extend(self.unfinished.iter().cloned());
         list("open_risks", json!(risks));
         let mut brief = json!({
             "mode": MODE,
@@ -515,6 +602,7 @@ mod tests {
             requests: requests.iter().map(|s| s.to_string()).collect(),
             touches: Vec::new(),
             runs,
+            unfinished: None,
             decisions: vec!["b".into(), "a".into()],
             rejected: Vec::new(),
         }
@@ -639,6 +727,24 @@ mod tests {
         let mut empty = json!({});
         ground(&mut empty, &d);
         assert_eq!(empty["resume"]["done_when"], d.done_when);
+    }
+
+    #[test]
+    fn the_telling_lines_of_an_error_are_kept() {
+        let out = "running 1 test\ntest compound ... FAILED\n\nthread 'compound' panicked at tests/d.rs:12:5:\nassertion `left == right` failed\n  left: None\n right: Some(125)\nstack backtrace:\n   2: core::panicking::assert_failed_inner\n             at /rustc/abc/library/std/src/panicking.rs:689:5\nnote: run with `RUST_BACKTRACE=full`\ntest result: FAILED. 0 passed; 1 failed\n\u{1b}[1m\u{1b}[31merror\u{1b}[0m: test failed, to rerun pass `--test d`\n";
+        assert_eq!(
+            telling_lines(out),
+            [
+                "test compound ... FAILED",
+                "thread 'compound' panicked at tests/d.rs:12:5:",
+                "assertion `left == right` failed",
+                "  left: None",
+                " right: Some(125)",
+                "test result: FAILED. 0 passed; 1 failed",
+                "error: test failed, to rerun pass `--test d`",
+            ]
+        );
+        assert_eq!(telling_lines("a\nb\nc\nd\ne\nf\ng\nh\n").len(), 7);
     }
 
     #[test]

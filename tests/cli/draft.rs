@@ -56,6 +56,18 @@ fn transcript(sb: &Sandbox, name: &str, repo: &Path) -> String {
     path.display().to_string()
 }
 
+/// A brief written by a session at `at`, its next step `step`.
+fn brief_at(sb: &Sandbox, repo: &Path, at: &str, step: &str) {
+    sb.write_brief_at(
+        repo,
+        at,
+        None,
+        ["cargo test expiry passes", step, "cargo test expiry"],
+        &["--no-lint"],
+    )
+    .success();
+}
+
 fn stored(sb: &Sandbox, repo: &Path, key: &str) -> Value {
     json(&sb.git(repo, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
 }
@@ -241,14 +253,7 @@ fn write_stores_an_auto_brief_that_resume_marks_and_never_replaces_a_newer_one()
     let repo = app(&sb);
     let path = transcript(&sb, "draft-claude.jsonl", &repo);
     // An older brief (written before the transcript's last turn) is replaced.
-    sb.write_brief_at(
-        &repo,
-        "2026-11-29T09:00:00Z",
-        None,
-        ["cargo test passes", "old", "cargo test"],
-        &["--no-lint"],
-    )
-    .success();
+    brief_at(&sb, &repo, "2026-11-29T09:00:00Z", "old");
     let out = sb.handoff(&repo, &["draft", "--write", &path]).success();
     let text = stdout(&out);
     assert!(
@@ -371,14 +376,7 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
     let repo = app(&sb);
     let path = transcript(&sb, "draft-claude.jsonl", &repo);
     // The session (10:00–10:02:50) wrote its brief at 10:01: kept, by both hooks.
-    sb.write_brief_at(
-        &repo,
-        "2026-11-30T10:01:00Z",
-        None,
-        ["cargo test expiry passes", "written", "cargo test expiry"],
-        &["--no-lint"],
-    )
-    .success();
+    brief_at(&sb, &repo, "2026-11-30T10:01:00Z", "written");
     let written = stored(&sb, &repo, "main");
     let out = hook(
         &sb,
@@ -400,14 +398,7 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
     assert_eq!(stdout(&out), "");
     assert_eq!(stored(&sb, &repo, "main"), written);
     // A brief from before the session started does not count: the draft replaces it.
-    sb.write_brief_at(
-        &repo,
-        "2026-11-29T09:00:00Z",
-        None,
-        ["cargo test passes", "yesterday", "cargo test"],
-        &["--no-lint"],
-    )
-    .success();
+    brief_at(&sb, &repo, "2026-11-29T09:00:00Z", "yesterday");
     let narrative = std::fs::read(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let tree = sb.git(&repo, &["status", "--porcelain", "--untracked-files=all"]);
     let out = hook(
@@ -461,14 +452,7 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
     );
     // handoff.autoDraft false turns the safety net off.
     sb.git(&repo, &["config", "handoff.autoDraft", "false"]);
-    sb.write_brief_at(
-        &repo,
-        "2026-11-29T09:00:00Z",
-        None,
-        ["cargo test passes", "yesterday", "cargo test"],
-        &["--no-lint"],
-    )
-    .success();
+    brief_at(&sb, &repo, "2026-11-29T09:00:00Z", "yesterday");
     let before = stored(&sb, &repo, "main");
     hook(
         &sb,
@@ -477,6 +461,49 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
         "2026-11-30T10:12:00Z",
     );
     assert_eq!(stored(&sb, &repo, "main"), before);
+}
+
+#[test]
+fn a_session_that_only_read_and_talked_leaves_the_older_brief() {
+    let sb = Sandbox::new();
+    let repo = app(&sb);
+    brief_at(
+        &sb,
+        &repo,
+        "2026-11-29T09:00:00Z",
+        "yesterday's careful brief",
+    );
+    let before = stored(&sb, &repo, "main");
+    let dir = repo.display().to_string();
+    let lines = [
+        json!({"type": "user", "uuid": "u1", "sessionId": "s", "cwd": dir, "timestamp": "2026-11-30T10:00:00.000Z",
+               "message": {"role": "user", "content": "what does verify() in src/auth.rs do?"}}),
+        json!({"type": "assistant", "uuid": "a1", "sessionId": "s", "timestamp": "2026-11-30T10:00:05.000Z",
+               "message": {"role": "assistant", "content": [
+                   {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": format!("{dir}/src/auth.rs")}},
+                   {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "git log --oneline -5"}}]}}),
+        json!({"type": "user", "uuid": "u2", "sessionId": "s", "timestamp": "2026-11-30T10:00:06.000Z",
+               "message": {"role": "user", "content": [
+                   {"type": "tool_result", "tool_use_id": "t1", "content": "..."},
+                   {"type": "tool_result", "tool_use_id": "t2", "content": "abc init"}]}}),
+    ];
+    let path = sb.path("qa.jsonl");
+    std::fs::write(
+        &path,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    hook(
+        &sb,
+        "session-end",
+        &hook_input("SessionEnd", path, &repo),
+        "2026-11-30T10:01:00Z",
+    );
+    assert_eq!(stored(&sb, &repo, "main"), before);
+    // Asked for, the draft is stored all the same.
+    sb.handoff(&repo, &["draft", "--write", path]).success();
+    assert_eq!(stored(&sb, &repo, "main")["mode"], "AUTO");
 }
 
 #[test]

@@ -19,8 +19,10 @@ use crate::agent::draft::shell;
 use crate::agent::usage::{self, ReadBack};
 use crate::support::clock;
 
-/// The most bytes of a command's output kept (its end).
-const MAX_OUTPUT: usize = 4096;
+/// The most bytes of a command's output kept: its beginning (where the
+/// first error usually is) and its end (the summary).
+const OUTPUT_HEAD: usize = 8192;
+const OUTPUT_TAIL: usize = 4096;
 /// The most requests, runs, files and method lines kept while reading.
 const MAX_REQUESTS: usize = 20;
 const MAX_RUNS: usize = 400;
@@ -57,8 +59,18 @@ pub struct Run {
     pub command: String,
     /// Its exit status, when the transcript records it.
     pub exit: Option<i64>,
-    /// The end of its output (at most 4 KiB).
+    /// Its output: when long, its first 8 KiB and last 4 KiB.
     pub output: String,
+}
+
+/// The session's newest tool call when it has no result: the session ended
+/// while it ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unfinished {
+    /// A command (its command line).
+    Run(String),
+    /// An edit of a file (its path as the transcript gives it).
+    Edit(String),
 }
 
 /// What a session did, as read back from its transcript; every list is
@@ -80,6 +92,8 @@ pub struct Session {
     pub touches: Vec<Touch>,
     /// Commands run, newest first.
     pub runs: Vec<Run>,
+    /// The newest tool call, when it has no result.
+    pub unfinished: Option<Unfinished>,
     /// Lines of the agent's text that state a decision (`Decision: …`).
     pub decisions: Vec<String>,
     /// Lines of the agent's text that state a rejected path (`Rejected: …`).
@@ -104,6 +118,9 @@ struct Reader {
     last_turn: Option<i64>,
     cwd: Option<PathBuf>,
     results: HashMap<String, Outcome>,
+    /// Tool calls read so far (the first one read is the newest).
+    calls: usize,
+    unfinished: Option<Unfinished>,
     requests: Vec<String>,
     touches: Vec<Touch>,
     runs: Vec<Run>,
@@ -174,13 +191,21 @@ fn harness_of(v: &Value) -> Option<Harness> {
     claude.then_some(Harness::ClaudeCode)
 }
 
-/// The end of `text`, at most [`MAX_OUTPUT`] bytes, cut at a character.
-fn tail(text: &str) -> String {
-    let mut start = text.len().saturating_sub(MAX_OUTPUT);
+/// `text` when short; else its first [`OUTPUT_HEAD`] and last
+/// [`OUTPUT_TAIL`] bytes (cut at characters) around a line `…`.
+fn kept(text: &str) -> String {
+    if text.len() <= OUTPUT_HEAD + OUTPUT_TAIL {
+        return text.to_string();
+    }
+    let mut end = OUTPUT_HEAD;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut start = text.len() - OUTPUT_TAIL;
     while !text.is_char_boundary(start) {
         start += 1;
     }
-    text[start..].to_string()
+    format!("{}\n…\n{}", &text[..end], &text[start..])
 }
 
 /// The text of a `content` value: a string, or the `text` of its blocks.
@@ -263,6 +288,7 @@ impl Reader {
             requests: self.requests,
             touches: self.touches,
             runs: self.runs,
+            unfinished: self.unfinished,
             decisions: self.decisions,
             rejected: self.rejected,
         })
@@ -301,6 +327,15 @@ impl Reader {
                 edited,
             });
         }
+    }
+
+    /// Count a tool call; the newest one, when it has no result, is what
+    /// the session was doing when it ended.
+    fn call_read(&mut self, answered: bool, what: impl FnOnce() -> Option<Unfinished>) {
+        if self.calls == 0 && !answered {
+            self.unfinished = what();
+        }
+        self.calls += 1;
     }
 
     /// A command line and its outcome: a patch edits files; a command is a
@@ -424,22 +459,30 @@ impl Reader {
         let outcome = Outcome {
             error,
             exit,
-            output: tail(output),
+            output: kept(output),
         };
         self.results.insert(id.to_string(), outcome);
     }
 
     fn claude_call(&mut self, item: &Value) {
         let outcome = str_of(item, "id").and_then(|id| self.results.remove(id));
+        let input = item.get("input").unwrap_or(&Value::Null);
+        let path = str_of(input, "file_path").or_else(|| str_of(input, "notebook_path"));
+        let name = str_of(item, "name");
+        self.call_read(outcome.is_some(), || match name {
+            Some("Edit" | "MultiEdit" | "Write" | "NotebookEdit") => {
+                path.map(|p| Unfinished::Edit(p.to_string()))
+            }
+            Some("Bash") => str_of(input, "command").map(|c| Unfinished::Run(c.to_string())),
+            _ => None,
+        });
         if outcome
             .as_ref()
             .is_some_and(|o| o.error && o.exit.is_none())
         {
             return;
         }
-        let input = item.get("input").unwrap_or(&Value::Null);
-        let path = str_of(input, "file_path").or_else(|| str_of(input, "notebook_path"));
-        match str_of(item, "name") {
+        match name {
             Some("Read" | "NotebookRead") => path.into_iter().for_each(|p| self.touch(p, false)),
             Some("Edit" | "MultiEdit" | "Write" | "NotebookEdit") => {
                 path.into_iter().for_each(|p| self.touch(p, true))
@@ -504,21 +547,38 @@ impl Reader {
                     _ => None,
                 };
                 if let Some(script) = script {
-                    self.command(&script, outcome);
+                    self.codex_call(script, outcome);
                 }
             }
             Some("custom_tool_call") if str_of(p, "name") == Some("apply_patch") => {
-                call_id.map(|id| self.results.remove(id));
-                self.command(str_of(p, "input").unwrap_or(""), None);
+                let outcome = call_id.and_then(|id| self.results.remove(id));
+                self.codex_call(str_of(p, "input").unwrap_or("").to_string(), outcome);
             }
             Some("local_shell_call") => {
                 let outcome = call_id.and_then(|id| self.results.remove(id));
                 if let Some(script) = argv(p.pointer("/action/command")) {
-                    self.command(&script, outcome);
+                    self.codex_call(script, outcome);
                 }
             }
             _ => {}
         }
+    }
+}
+
+impl Reader {
+    /// A Codex tool call: a command line or a patch.
+    fn codex_call(&mut self, script: String, outcome: Option<Outcome>) {
+        self.call_read(outcome.is_some(), || {
+            if script.contains("*** Begin Patch") {
+                shell::patched_files(&script)
+                    .into_iter()
+                    .next()
+                    .map(Unfinished::Edit)
+            } else {
+                Some(Unfinished::Run(script.trim().to_string()))
+            }
+        });
+        self.command(&script, outcome);
     }
 }
 
@@ -548,7 +608,7 @@ fn codex_outcome(output: Option<&Value>) -> Outcome {
         return Outcome {
             error: false,
             exit,
-            output: tail(out),
+            output: kept(out),
         };
     }
     let exit = text.lines().find_map(|line| {
@@ -563,7 +623,7 @@ fn codex_outcome(output: Option<&Value>) -> Outcome {
     Outcome {
         error: false,
         exit,
-        output: tail(output),
+        output: kept(output),
     }
 }
 

@@ -227,10 +227,12 @@ fn prefixed(out: Output, line: &str) -> Output {
 
 /// The safety net of the pre-compact and session-end hooks: store the
 /// draft of the hook's `transcript_path` as the brief of the key a keyless
-/// write targets in the hook's `cwd` — only when no brief was written for
-/// that key since the session started (an AUTO draft does not count) and
-/// none after its last turn, so that a session that wrote its brief is
-/// never overwritten. `handoff.autoDraft false` turns it off. The key
+/// write targets in the hook's `cwd` — only when the session did something
+/// (edited a file or ran a command that did more than look), no brief was
+/// written for that key since the session started (an AUTO draft does not
+/// count) and none after its last turn, so that a session that wrote its
+/// brief is never overwritten, nor an older brief by a session that only
+/// read and talked. `handoff.autoDraft false` turns it off. The key
 /// stored, or `None`; never fails.
 pub fn safety_net(input: Option<&Value>) -> Option<String> {
     net(input?).ok().flatten()
@@ -257,6 +259,9 @@ fn net(input: &Value) -> Result<Option<String>> {
     }
     let transcript = Path::new(transcript);
     let draft = drafted(&repo, transcript)?;
+    if !draft.acted {
+        return Ok(None);
+    }
     let key = target_key(&repo, None)?;
     let stored = store::read(&repo, &key)?;
     if let Some(stored) = &stored {
