@@ -40,16 +40,17 @@ const MAX_ERROR_LINES: usize = 7;
 const MAX_LINE: usize = 200;
 const MAX_TASK: usize = 300;
 
-/// The last failing command and the end of what it printed: the verbatim
-/// material the next session starts from.
+/// The last failing command and the telling lines of what it printed: the
+/// verbatim material the next session starts from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Failure {
     /// The command (its first line).
     pub command: String,
-    /// Its exit status: not 0, or 0 for a test run whose runner reported
-    /// failures (its output piped through `tail`, say).
+    /// Its exit status: not 0; or 0 or unknown for a test run whose runner
+    /// reported failures (its output piped through `tail`, say).
     pub exit: Option<i64>,
-    /// Its last output lines, at most seven, each cut to 200 characters.
+    /// The telling lines of its output, verbatim, at most seven, each cut
+    /// to 200 characters.
     pub output: Vec<String>,
 }
 

@@ -274,9 +274,12 @@ pub fn read_back<R: Read + Seek>(
         reader.read_exact(&mut buf)?;
         buf.extend_from_slice(&pending);
         pending = buf;
-        while let Some(i) = pending.iter().rposition(|&b| b == b'\n') {
+        // Only the block just read can hold a newline: the rest was split.
+        let mut scan = n;
+        while let Some(i) = pending[..scan].iter().rposition(|&b| b == b'\n') {
             let line = pending.split_off(i + 1);
             pending.truncate(i);
+            scan = i;
             if take(&line) {
                 return Ok(ReadBack {
                     bytes: len - pos,

@@ -214,6 +214,8 @@ fn a_foreign_or_garbled_file_is_one_error_line_never_a_guess() {
     text = text.lines().take(3).collect::<Vec<_>>().join("\n");
     text.push_str("\n\u{1}\u{2}binary junk\nmore junk\n%%%%\nnot json at all\n");
     std::fs::write(&garbled, text).unwrap();
+    let empty = sb.path("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
     let nothing = sb.path("empty-session.jsonl");
     std::fs::write(
         &nothing,
@@ -227,6 +229,7 @@ fn a_foreign_or_garbled_file_is_one_error_line_never_a_guess() {
             "is garbled: 4 of its last 7 lines are not transcript lines",
         ),
         (&nothing, "records no request and no tool call yet"),
+        (&empty, "holds no complete line"),
         (&sb.path("missing.jsonl"), "cannot read the transcript"),
     ] {
         for args in [vec!["draft"], vec!["draft", "--write"]] {

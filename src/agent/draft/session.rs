@@ -255,6 +255,16 @@ impl Reader {
         let shown = path.display();
         let known = self.claude + self.codex;
         let lines = known + self.other;
+        if lines == 0 {
+            crate::refuse!(
+                "'{shown}' holds no complete line{}; pass the session's .jsonl transcript",
+                if read.whole {
+                    String::new()
+                } else {
+                    format!(" in its last {} bytes", read.bytes)
+                }
+            );
+        }
         if known == 0 {
             crate::refuse!(
                 "'{shown}' is not a Claude Code or Codex CLI transcript: none of its last {lines} lines is one of their JSON lines; pass the session's .jsonl transcript"
