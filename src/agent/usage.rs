@@ -157,34 +157,41 @@ fn codex_model(line: &[u8]) -> Option<String> {
 /// user or assistant message. Such a transcript with no usage yet reads
 /// 0 %; any other without usage records none that can be read.
 pub fn is_claude_transcript(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
-        return false;
-    };
-    let mut head = Vec::new();
-    if file
-        .take(FIRST_BLOCK as u64)
-        .read_to_end(&mut head)
-        .is_err()
-    {
-        return false;
-    }
-    head.split(|b| *b == b'\n').any(|line| {
-        serde_json::from_slice::<Value>(line).is_ok_and(|v| {
-            matches!(
-                v.get("type").and_then(Value::as_str),
-                Some("user" | "assistant")
-            ) && v.get("message").is_some_and(Value::is_object)
+    head(path).is_some_and(|head| {
+        head.split(|b| *b == b'\n').any(|line| {
+            serde_json::from_slice::<Value>(line).is_ok_and(|v| {
+                matches!(
+                    v.get("type").and_then(Value::as_str),
+                    Some("user" | "assistant")
+                ) && v.get("message").is_some_and(Value::is_object)
+            })
         })
     })
+}
+
+/// The first [`FIRST_BLOCK`] bytes of the file at `path` (its first lines,
+/// the last one maybe cut); `None` when it cannot be read.
+pub fn head(path: &Path) -> Option<Vec<u8>> {
+    let file = File::open(path).ok()?;
+    let mut head = Vec::new();
+    file.take(FIRST_BLOCK as u64).read_to_end(&mut head).ok()?;
+    Some(head)
 }
 
 /// The most recent usage sample of the transcript at `path`, reading from
 /// the end; `None` when no line has one. A missing or unreadable file is an
 /// error.
 pub fn last_sample(path: &Path) -> Result<Option<Sample>> {
+    let (mut file, len) = open_transcript(path)?;
+    last_sample_of(&mut file, len)
+        .with_context(|| format!("cannot read the transcript '{}'", path.display()))
+}
+
+/// Open the transcript at `path` for reading, with its length. Anything but
+/// a regular file is refused before it is opened: opening a FIFO for
+/// reading blocks until a writer appears, and a device may never end.
+pub fn open_transcript(path: &Path) -> Result<(File, u64)> {
     let shown = path.display();
-    // Checked before opening: opening a FIFO for reading blocks until a
-    // writer appears, and a device may never end.
     if let Ok(meta) = std::fs::metadata(path)
         && !meta.is_file()
     {
@@ -197,7 +204,7 @@ pub fn last_sample(path: &Path) -> Result<Option<Sample>> {
             }
         ));
     }
-    let mut file = File::open(path).map_err(|e| {
+    let file = File::open(path).map_err(|e| {
         anyhow!("cannot read the transcript '{shown}': {e}; pass the session's .jsonl transcript")
     })?;
     let meta = file
@@ -208,20 +215,14 @@ pub fn last_sample(path: &Path) -> Result<Option<Sample>> {
             "'{shown}' is not a regular file; pass the session's .jsonl transcript"
         ));
     }
-    last_sample_of(&mut file, meta.len())
-        .with_context(|| format!("cannot read the transcript '{shown}'"))
+    Ok((file, meta.len()))
 }
 
 fn last_sample_of<R: Read + Seek>(reader: &mut R, len: u64) -> std::io::Result<Option<Sample>> {
-    let mut pos = len;
-    let mut block = FIRST_BLOCK;
-    // Bytes from `pos` to the first newline after it not yet parsed: the
-    // tail of a line whose start is not read yet.
-    let mut pending: Vec<u8> = Vec::new();
     // A Codex sample names no model: the nearest `turn_context` before it
     // does.
     let mut found: Option<Sample> = None;
-    let mut take = |line: &[u8]| match &mut found {
+    read_back(reader, len, u64::MAX, |line| match &mut found {
         None => match parse_any(line) {
             Some((sample, codex)) => {
                 found = Some(sample);
@@ -233,25 +234,71 @@ fn last_sample_of<R: Read + Seek>(reader: &mut R, len: u64) -> std::io::Result<O
             sample.model = codex_model(line);
             sample.model.is_some()
         }
-    };
+    })?;
+    Ok(found)
+}
+
+/// How far [`read_back`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadBack {
+    /// The bytes read, from the end.
+    pub bytes: u64,
+    /// Whether every line back to the start of the file was read.
+    pub whole: bool,
+}
+
+/// Give the lines of `reader` (`len` bytes) to `take`, newest first and
+/// without their newline, reading blocks from the end: the first block is
+/// [`FIRST_BLOCK`] bytes and each further one doubles, up to
+/// [`MAX_BLOCK`], so long lines cost linear time. Stops when `take` returns
+/// `true`, at the start of the file, or once `limit` bytes are read: a line
+/// whose start lies before the limit is not given, so memory stays within
+/// `limit` plus one block.
+pub fn read_back<R: Read + Seek>(
+    reader: &mut R,
+    len: u64,
+    limit: u64,
+    mut take: impl FnMut(&[u8]) -> bool,
+) -> std::io::Result<ReadBack> {
+    let mut pos = len;
+    let mut block = FIRST_BLOCK;
+    // Bytes from `pos` to the first newline after it not yet given: the
+    // tail of a line whose start is not read yet.
+    let mut pending: Vec<u8> = Vec::new();
     loop {
-        let n = (block as u64).min(pos) as usize;
+        let read = len - pos;
+        let n = (block as u64).min(pos).min(limit.saturating_sub(read)) as usize;
         pos -= n as u64;
         let mut buf = vec![0; n];
         reader.seek(SeekFrom::Start(pos))?;
         reader.read_exact(&mut buf)?;
         buf.extend_from_slice(&pending);
         pending = buf;
-        while let Some(i) = pending.iter().rposition(|&b| b == b'\n') {
+        // Only the block just read can hold a newline: the rest was split.
+        let mut scan = n;
+        while let Some(i) = pending[..scan].iter().rposition(|&b| b == b'\n') {
             let line = pending.split_off(i + 1);
             pending.truncate(i);
+            scan = i;
             if take(&line) {
-                return Ok(found);
+                return Ok(ReadBack {
+                    bytes: len - pos,
+                    whole: false,
+                });
             }
         }
         if pos == 0 {
             take(&pending);
-            return Ok(found);
+            return Ok(ReadBack {
+                bytes: len,
+                whole: true,
+            });
+        }
+        if len - pos >= limit {
+            return Ok(ReadBack {
+                bytes: len - pos,
+                whole: false,
+            });
         }
         block = (block * 2).min(MAX_BLOCK);
     }
@@ -514,6 +561,36 @@ mod tests {
             "y".repeat(FIRST_BLOCK + 5)
         );
         assert_eq!(last(&text).unwrap().tokens(), 42);
+    }
+
+    #[test]
+    fn reading_back_stops_at_the_limit_without_a_cut_line() {
+        let text = format!("first\n{}\nlast\n", "x".repeat(3 * FIRST_BLOCK));
+        let mut lines = Vec::new();
+        let mut c = Cursor::new(text.as_bytes().to_vec());
+        let back = read_back(&mut c, text.len() as u64, FIRST_BLOCK as u64, |l| {
+            lines.push(String::from_utf8_lossy(l).into_owned());
+            false
+        })
+        .unwrap();
+        // The long line starts before the limit: neither it nor any part of
+        // it is given.
+        assert_eq!(lines, ["", "last"]);
+        assert_eq!(
+            back,
+            ReadBack {
+                bytes: FIRST_BLOCK as u64,
+                whole: false
+            }
+        );
+        let mut lines = Vec::new();
+        let back = read_back(&mut c, text.len() as u64, u64::MAX, |l| {
+            lines.push(l.len());
+            false
+        })
+        .unwrap();
+        assert_eq!(lines, [0, 4, 3 * FIRST_BLOCK, 5]);
+        assert!(back.whole);
     }
 
     #[test]

@@ -35,7 +35,8 @@ pub struct Brief {
     pub key: String,
     /// When it was written, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
     pub timestamp: String,
-    /// `WRITE` or `RECOVER`.
+    /// `WRITE`, `RECOVER`, or `AUTO` (drafted from a session transcript,
+    /// not written by the session).
     pub mode: String,
     /// How to resume.
     pub resume: Resume,
@@ -257,7 +258,7 @@ impl Brief {
         self.schema_version == SCHEMA_VERSION
             && !self.key.is_empty()
             && timestamp_shape(&self.timestamp)
-            && matches!(self.mode.as_str(), "WRITE" | "RECOVER")
+            && matches!(self.mode.as_str(), "WRITE" | "RECOVER" | "AUTO")
             && !self.resume.done_when.is_empty()
             && !self.resume.resume_by.is_empty()
             && !self.state.branch.is_empty()

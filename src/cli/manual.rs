@@ -77,6 +77,11 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "utilization in percent from which `git handoff usage` says it is time to hand off",
     ),
     (
+        "handoff.autoDraft",
+        "true",
+        "the pre-compact and session-end hooks store a draft from the transcript (mode AUTO) when the session wrote no brief; false turns that off",
+    ),
+    (
         "merge.handoff-narrative.driver, .name",
         "unset; `git handoff init` sets them",
         "the narrative merge driver (git handoff merge-narrative %O %A %B %P)",
@@ -104,7 +109,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "CLAUDE_CONFIG_DIR",
-        "where `git handoff usage` looks for transcripts (~/.claude otherwise)",
+        "where `git handoff usage` and `draft` look for transcripts (~/.claude otherwise)",
     ),
     ("GIT_DIR, GIT_WORK_TREE", "honoured as git does"),
     (

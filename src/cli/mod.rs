@@ -42,7 +42,7 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parse the command line. The session hooks' two exact forms, which
+    /// Parse the command line. The session hooks' exact forms, which
     /// agent harnesses run at every session start, skip building the whole
     /// parser (every subcommand's arguments), which costs more than the
     /// hook's own work.
@@ -61,7 +61,8 @@ impl Cli {
         Cli::parse()
     }
 
-    /// `hook session-start` and `hook pre-compact`, exactly.
+    /// `hook session-start`, `hook pre-compact` and `hook session-end`,
+    /// exactly.
     fn hook_shortcut(args: &[std::ffi::OsString]) -> Option<Cli> {
         use commands::hook::{Args, Event};
         let [hook, event] = args else {
@@ -73,6 +74,7 @@ impl Cli {
         let event = match event.to_str()? {
             "session-start" => Event::SessionStart,
             "pre-compact" => Event::PreCompact,
+            "session-end" => Event::SessionEnd,
             _ => return None,
         };
         Some(Cli {
@@ -102,6 +104,8 @@ pub enum Command {
     Diff(commands::diff::Args),
     // Rebuild the brief for KEY from the stored one and the current git state
     Recover(Box<commands::recover::Args>),
+    // Draft a brief from the session's transcript and the git state
+    Draft(commands::draft::Args),
     // Fork the work into N self-contained briefs from a plan
     Split(commands::split::Args),
     // Split a side task off into an independent session
@@ -180,6 +184,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
     match command {
         Command::Write(args) => commands::write::run(*args),
         Command::Recover(args) => commands::recover::run(*args),
+        Command::Draft(args) => commands::draft::run(args),
         Command::Resume(args) => commands::resume::run(args),
         Command::Reground(args) => commands::reground::run(args),
         Command::Brief(args) => commands::brief::run(args),
@@ -222,7 +227,7 @@ mod tests {
 
     #[test]
     fn the_hook_shortcut_parses_as_clap_does() {
-        for event in ["session-start", "pre-compact"] {
+        for event in ["session-start", "pre-compact", "session-end"] {
             let args = ["hook", event].map(std::ffi::OsString::from);
             let fast = Cli::hook_shortcut(&args).expect("taken");
             let full = Cli::try_parse_from(["git-handoff", "hook", event]).unwrap();

@@ -149,6 +149,10 @@ pub struct Resumed<'a> {
     pub other_keys: &'a [String],
     /// The resume prompt.
     pub prompt: String,
+    /// Present for a brief of mode `AUTO`: drafted from the transcript, not
+    /// written by the session; verify before acting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto: Option<&'static str>,
     /// The brief itself.
     pub brief: &'a Brief,
 }

@@ -1,5 +1,5 @@
-//! `git handoff hook session-start|pre-compact`: agent-harness hooks. A hook
-//! never blocks a session: every failure is silent, exit 0.
+//! `git handoff hook session-start|pre-compact|session-end`: agent-harness
+//! hooks. A hook never blocks a session: every failure is silent, exit 0.
 
 use std::io::Read;
 
@@ -22,8 +22,10 @@ pub struct Args {
 pub enum Event {
     /// SessionStart: inject the brief after /clear or a compaction
     SessionStart,
-    /// PreCompact: remind to write a handoff before compaction
+    /// PreCompact: remind to write a handoff before compaction; store a draft from the transcript (mode AUTO) when no brief was written in this session
     PreCompact,
+    /// SessionEnd: store a draft from the transcript (mode AUTO) when no brief was written in this session
+    SessionEnd,
 }
 
 /// The most a hook reads from stdin.
@@ -43,6 +45,10 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
             .and_then(session_start)
             .map(|a| report::line(&a)),
         Event::PreCompact => Some(report::line(&pre_compact(parsed.as_ref()))),
+        Event::SessionEnd => {
+            crate::cli::commands::draft::safety_net(parsed.as_ref());
+            None
+        }
     };
     Ok(answer.unwrap_or_else(Output::empty))
 }
@@ -156,15 +162,19 @@ fn waiting(briefs: &[crate::cli::inventory::Waiting], current: &str) -> String {
 }
 
 fn pre_compact(input: Option<&Value>) -> report::HookMessage {
+    let drafted = crate::cli::commands::draft::safety_net(input);
     let key = open(input).and_then(|repo| {
         repo::head_state(&repo)
             .ok()
             .and_then(|h| repo::default_key(&h).ok())
     });
     let target = key.map(|k| format!(" (key '{k}')")).unwrap_or_default();
+    let draft = drafted
+        .map(|k| format!(" No brief was written in this session, so a draft of it from the transcript is stored as brief '{k}' (mode AUTO) until you write one."))
+        .unwrap_or_default();
     report::HookMessage {
         system_message: format!(
-            "Context is about to be compacted: run `git handoff write` now{target} with done_when, resume_by, next_acceptance_check, decisions and rejected paths, so the next session can resume."
+            "Context is about to be compacted: run `git handoff write` now{target} with done_when, resume_by, next_acceptance_check, decisions and rejected paths, so the next session can resume.{draft}"
         ),
     }
 }

@@ -32,7 +32,7 @@ pub struct Row {
     pub id: String,
     /// When it was written.
     pub timestamp: String,
-    /// WRITE or RECOVER.
+    /// WRITE, RECOVER or AUTO.
     pub mode: String,
     /// The branch it was written on.
     pub branch: String,

@@ -5,6 +5,7 @@ pub mod checks;
 pub mod completions;
 pub mod demo;
 pub mod diff;
+pub mod draft;
 pub mod drop;
 pub mod export;
 pub mod fetch;

@@ -31,6 +31,9 @@ pub struct Args {
     pub fields: FieldArgs,
     #[command(flatten)]
     pub checks: CheckArgs,
+    /// Also correct it from the session's transcript, as `draft` reads it: its tests replace the stored results of the same command; its commands, files, decisions, rejected paths and last error are added; its goal fills only what is missing (=TRANSCRIPT, default: the newest of this directory's sessions)
+    #[arg(long, value_name = "TRANSCRIPT", num_args = 0..=1, require_equals = true)]
+    pub from_transcript: Option<Option<std::path::PathBuf>>,
     /// Print the result as JSON
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
     pub format: Format,
@@ -108,6 +111,9 @@ fn recover(args: Args) -> Result<Recovered> {
         },
         None => Value::Object(Map::new()),
     };
+    if let Some(transcript) = &args.from_transcript {
+        crate::cli::commands::draft::ground(&repo, &mut value, transcript.as_deref())?;
+    }
     compose::merge(&mut value, input, Lists::Replace);
     args.fields.apply(&mut value)?;
     let checks = Checks::new(&repo, &args.checks);

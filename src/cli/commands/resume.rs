@@ -106,6 +106,7 @@ impl Resumed {
             worktree: &report.worktree,
             other_keys: &self.others,
             prompt: self.brief.continue_prompt(),
+            auto: (self.brief.mode == crate::agent::draft::MODE).then_some(render::AUTO_NOTE),
             brief: &self.brief,
         }
     }

@@ -143,8 +143,8 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
 }
 
 /// The newest transcript of a session started in this worktree's root or
-/// in the current directory.
-fn default_transcript(cwd: &Path, repo: Option<&gix::Repository>) -> Result<PathBuf> {
+/// in the current directory (also `draft`'s default).
+pub fn default_transcript(cwd: &Path, repo: Option<&gix::Repository>) -> Result<PathBuf> {
     let projects = usage::projects_dir().ok_or_else(|| {
         anyhow!("no TRANSCRIPT given and HOME is not set; pass the transcript path")
     })?;
@@ -159,7 +159,7 @@ fn default_transcript(cwd: &Path, repo: Option<&gix::Repository>) -> Result<Path
     dirs.push(repo::canonical(cwd));
     usage::find_transcript(&projects, &dirs).ok_or_else(|| {
         crate::refusal!(
-            "no TRANSCRIPT given and no session transcript found in {}; pass the transcript path (a .jsonl file) or use --hook",
+            "no TRANSCRIPT given and no session transcript found in {}; pass the transcript path (a .jsonl file)",
             projects.join(usage::project_folder(&dirs[0])).display()
         )
     })

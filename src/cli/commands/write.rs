@@ -48,6 +48,11 @@ pub struct Args {
     /// (the MCP server's `narrative` argument).
     #[arg(skip)]
     pub narrative_text: Option<String>,
+    /// The version the caller checked before asking for this write (`draft
+    /// --write` and the hooks: `None` inside for no brief); the write
+    /// replaces exactly that one or fails with a conflict.
+    #[arg(skip)]
+    pub expected: Option<Option<gix::ObjectId>>,
 }
 
 /// Build, validate, store and narrate the brief; report it.
@@ -88,8 +93,12 @@ fn write(args: Args) -> Result<Stored> {
         };
         value = edit_brief(&repo, &key, given, &git)?;
     }
-    // Compare-and-swap base: the version that exists as the write begins.
-    let expected = store::current_id(&repo, &key)?;
+    // Compare-and-swap base: the version that exists as the write begins,
+    // or the one the caller checked.
+    let expected = match args.expected {
+        Some(checked) => checked,
+        None => store::current_id(&repo, &key)?,
+    };
     let brief = composed(&key, expected.is_some(), value, &git)?;
     // What git recorded (the branch name, the diff summary) goes through
     // the same filter as what was given, before the brief and its

@@ -13,7 +13,9 @@ mod usage;
 
 pub use color::{Painter, color_wanted, remember};
 pub use list::{ListRow, line_width, list_text, waiting_text};
-pub use resume::{hook_context, reground_text, resume_lines, resume_text, subagent_text};
+pub use resume::{
+    AUTO_NOTE, draft_text, hook_context, reground_text, resume_lines, resume_text, subagent_text,
+};
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
 pub use sync::{fetch_text, push_text};

@@ -43,6 +43,17 @@ pub fn resume_lines(brief: &Brief) -> usize {
     resume_doc(brief, None).as_str().lines().count()
 }
 
+/// What `resume` and the session hook say of a brief of mode `AUTO`.
+pub const AUTO_NOTE: &str =
+    "drafted from the transcript, not written by the session: verify before acting";
+
+/// The `!! AUTO` line of a brief drafted from a transcript, if it is one.
+fn auto_line(out: &mut Doc, brief: &Brief) {
+    if brief.mode == crate::agent::draft::MODE {
+        out.styled_line(Style::Drift, &format!("!! AUTO: {AUTO_NOTE}"));
+    }
+}
+
 /// The resume render; without `drift`, the brief's own lines alone.
 fn resume_doc(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     let mut out = Doc::new();
@@ -52,7 +63,30 @@ fn resume_doc(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
             return out;
         }
     }
+    auto_line(&mut out, brief);
     out.styled_line(Style::Heading, &format!("# Resume — {}", brief.key));
+    out.append(resume_body(brief, drift));
+    out
+}
+
+/// A brief drafted from a transcript, before it is stored: where it was
+/// read (`source`, lines for people), then its fields as `resume` shows
+/// them.
+pub fn draft_text(brief: &Brief, source: &str) -> Doc {
+    let mut out = Doc::new();
+    out.styled_line(
+        Style::Heading,
+        &format!("# Draft — {} (mode AUTO, not stored)", brief.key),
+    );
+    out.push_str(source);
+    out.append(resume_body(brief, None));
+    out
+}
+
+/// The resume render below its heading: the next step, the summary, the
+/// lists.
+fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
+    let mut out = Doc::new();
     out.push_str(&format!("\nNext step: {}\n", brief.resume.resume_by.trim()));
     if let Some(prompt) = brief
         .resume
@@ -420,6 +454,9 @@ pub fn hook_context(brief: &Brief, source: &str, report: &Report) -> String {
     for w in &report.warnings {
         out.push_str(&w.line());
         out.push('\n');
+    }
+    if brief.mode == crate::agent::draft::MODE {
+        out.push_str(&format!("!! AUTO: {AUTO_NOTE}\n"));
     }
     out.push_str(&format!("- Next step: {}\n", brief.resume.resume_by.trim()));
     out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
