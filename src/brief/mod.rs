@@ -155,17 +155,11 @@ impl Brief {
         {
             return prompt.trim_end().to_string();
         }
-        format!(
-            "Resume '{key}': run `git handoff resume {key}`, then {next} Next acceptance check: {check}. Done when: {done}.",
-            key = self.key,
-            next = sentence(&lower_first_word(self.resume.resume_by.trim())),
-            check = self
-                .state
-                .next_acceptance_check
-                .trim()
-                .trim_end_matches('.'),
-            done = self.resume.done_when.trim().trim_end_matches('.'),
-        )
+        let next = sentence(&lower_first_word(self.resume.resume_by.trim()));
+        self.prompt_with(&format!(
+            "Resume '{key}': run `git handoff resume {key}`, then {next}",
+            key = self.key
+        ))
     }
 
     /// The prompt for a reader who has just resumed the brief: the generated
@@ -180,10 +174,17 @@ impl Brief {
         {
             return self.resume_prompt();
         }
+        self.prompt_with(&format!(
+            "Continue '{}': {}",
+            self.key,
+            sentence(self.resume.resume_by.trim())
+        ))
+    }
+
+    /// `start`, then the next acceptance check and the done-when.
+    fn prompt_with(&self, start: &str) -> String {
         format!(
-            "Continue '{key}': {next} Next acceptance check: {check}. Done when: {done}.",
-            key = self.key,
-            next = sentence(self.resume.resume_by.trim()),
+            "{start} Next acceptance check: {check}. Done when: {done}.",
             check = self
                 .state
                 .next_acceptance_check

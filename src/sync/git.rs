@@ -72,24 +72,9 @@ pub(super) fn ls_remote(
     Ok(out)
 }
 
-/// The most telling line of git's stderr: the first `fatal:` line (git
-/// dies with the specific reason first, "'x' does not appear to be a git
-/// repository", then the generic "Could not read from remote
-/// repository"), else the last `error:` line, else the last line; without
-/// its closing period, as it is followed by more of the sentence.
+/// The most telling line of git's stderr (`git::cmd::reason`).
 pub(super) fn git_reason(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    lines
-        .iter()
-        .find(|l| l.starts_with("fatal:"))
-        .or_else(|| lines.iter().rev().find(|l| l.starts_with("error:")))
-        .or(lines.last())
-        .map(|l| l.trim_end_matches('.').to_string())
-        .unwrap_or_else(|| "git exited with an error".into())
+    crate::git::cmd::reason(stderr)
 }
 
 /// The lock file git could not create because it exists (a git process
@@ -157,19 +142,6 @@ mod tests {
         assert_eq!(
             other,
             "git fetch from 'o' failed: fatal: no such remote; hint"
-        );
-    }
-
-    #[test]
-    fn the_reason_is_gits_first_fatal_line() {
-        let stderr = "fatal: '/tmp/dead' does not appear to be a git repository\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n";
-        assert_eq!(
-            git_reason(stderr),
-            "fatal: '/tmp/dead' does not appear to be a git repository"
-        );
-        assert_eq!(
-            git_reason("warning: x\nerror: failed to push some refs to 'o'.\n"),
-            "error: failed to push some refs to 'o'"
         );
     }
 
