@@ -11,6 +11,7 @@
 pub mod cmd;
 pub mod compose;
 pub mod config;
+pub mod index_refresh;
 pub mod measure;
 pub mod packs;
 pub mod refdb;

@@ -559,6 +559,7 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
         Some(tree) => tree,
         None => repo.find_commit(head).ok()?.tree_id().ok()?.detach(),
     };
+    let read_at = super::index_refresh::Stamp::of(&repo.index_path());
     let index = gix::index::File::at(
         repo.index_path(),
         repo.object_hash(),
@@ -573,7 +574,14 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
     {
         return None;
     }
-    if worktree_matches_by_stat(repo, &index) == Some(true) {
+    // Unchanged by stat, but for the racily clean entries (written in the
+    // same second as the index, as after a clone or checkout): those are
+    // read once and compared, as git does, and the index is written back
+    // so that the next reader trusts them by stat alone.
+    if let Some(racy) = worktree_matches_by_stat(repo, &index)
+        && super::index_refresh::unchanged(repo, &index, &racy)
+    {
+        super::index_refresh::write_back(repo, &index, &racy, read_at);
         return Some(Ok(BTreeMap::new()));
     }
     let mut recorder = gix::status::plumbing::index_as_worktree_with_renames::Recorder::default();
@@ -610,14 +618,19 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
 }
 
 /// Whether every tracked file is unchanged by its `lstat` alone: git's
-/// fast path (stat data equal to the index entry's, not racily clean),
-/// taken for every entry at the cost of one `lstat` per file and one per
-/// directory. `Some(false)` as soon as one entry needs a closer look, `None`
-/// where the shortcut is not trusted (`core.checkStat=minimal`, which
-/// compares no inode; case-folding or precomposing filesystems); the full
-/// comparison then decides. Entries git skips (skip-worktree, assume-valid)
+/// fast path (stat data equal to the index entry's), taken for every entry
+/// at the cost of one `lstat` per file and one per directory. `Some(racy)`
+/// when every entry's stat matches: `racy` are the indices of the entries
+/// whose stat cannot be trusted (racily clean: modified in the second the
+/// index was written), whose content must be compared. `None` as soon as
+/// one entry needs a closer look, and where the shortcut is not trusted
+/// (`core.checkStat=minimal`, which compares no inode; case-folding or
+/// precomposing filesystems); the full comparison then decides. Entries git skips (skip-worktree, assume-valid)
 /// and submodules, which `diff --stat` does not count, are skipped.
-fn worktree_matches_by_stat(repo: &gix::Repository, index: &gix::index::State) -> Option<bool> {
+fn worktree_matches_by_stat(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+) -> Option<Vec<usize>> {
     use gix::index::entry::Flags;
     let options = repo.stat_options().ok()?;
     let fs = repo.filesystem_options().ok()?;
@@ -632,14 +645,15 @@ fn worktree_matches_by_stat(repo: &gix::Repository, index: &gix::index::State) -
     let timestamp = index.timestamp();
     let mut verified_dirs: std::collections::HashSet<&[u8]> = Default::default();
     let mut last_dir: &[u8] = b"";
-    for entry in index.entries() {
+    let mut racy = Vec::new();
+    for (n, entry) in index.entries().iter().enumerate() {
         if entry.flags.intersects(
             Flags::UPTODATE | Flags::SKIP_WORKTREE | Flags::ASSUME_VALID | Flags::FSMONITOR_VALID,
         ) {
             continue;
         }
         if entry.stage_raw() != 0 || entry.flags.contains(Flags::INTENT_TO_ADD) {
-            return Some(false);
+            return None;
         }
         if entry.mode.is_submodule() {
             continue;
@@ -668,7 +682,7 @@ fn worktree_matches_by_stat(repo: &gix::Repository, index: &gix::index::State) -
                 path.extend_from_slice(prefix);
                 let meta = std::fs::symlink_metadata(gix::path::from_byte_slice(&path).ok()?);
                 if !meta.is_ok_and(|m| m.is_dir()) {
-                    return Some(false);
+                    return None;
                 }
                 verified_dirs.insert(prefix);
             }
@@ -679,7 +693,7 @@ fn worktree_matches_by_stat(repo: &gix::Repository, index: &gix::index::State) -
         let Ok(meta) =
             gix::index::fs::Metadata::from_path_no_follow(gix::path::from_byte_slice(&path).ok()?)
         else {
-            return Some(false);
+            return None;
         };
         if meta.is_dir()
             || entry
@@ -687,17 +701,18 @@ fn worktree_matches_by_stat(repo: &gix::Repository, index: &gix::index::State) -
                 .change_to_match_fs(&meta, fs.symlink, fs.executable_bit)
                 .is_some()
         {
-            return Some(false);
+            return None;
         }
         let stat = gix::index::entry::Stat::from_fs(&meta).ok()?;
-        if !stat.matches(&entry.stat, options)
-            || (entry.id.is_empty_blob() && entry.stat.size != 0)
-            || stat.is_racy(timestamp, options)
+        if !stat.matches(&entry.stat, options) || (entry.id.is_empty_blob() && entry.stat.size != 0)
         {
-            return Some(false);
+            return None;
+        }
+        if stat.is_racy(timestamp, options) {
+            racy.push(n);
         }
     }
-    Some(true)
+    Some(racy)
 }
 
 /// Submodules are reported unchanged: `diff --stat`'s line counts never

@@ -14,6 +14,7 @@ mod formats;
 mod history;
 mod hostile;
 mod import_export;
+mod index;
 mod init;
 mod lint;
 mod manual;

@@ -1,0 +1,121 @@
+//! The index as git treats it: racily clean entries (modified in the second
+//! the index was written, as every file of a fresh clone) are compared by
+//! content, never trusted by stat; the index is written back, as `git
+//! status` does, so that the next reader trusts them; never when its lock
+//! is held or it holds what this writer cannot write again.
+
+use std::path::Path;
+
+use crate::support::*;
+
+const PAST: &str = "2020-01-01 00:00:00";
+
+fn touch(sb: &Sandbox, dir: &Path, args: &[&str]) {
+    let out = sb
+        .command("touch", dir)
+        .args(["-h", "-d", PAST])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A repository with a brief and 20 files whose index entries are all
+/// racily clean: the files and the index share one (past) second.
+fn racy_repo(sb: &Sandbox) -> std::path::PathBuf {
+    let repo = sb.repo("r");
+    for n in 0..20 {
+        std::fs::write(repo.join(format!("f{n}.txt")), format!("file {n}\n")).unwrap();
+    }
+    sb.git(&repo, &["add", "."]);
+    sb.git(&repo, &["commit", "-q", "-m", "files"]);
+    sb.write_brief(
+        &repo,
+        None,
+        ["cargo test passes", "go", "cargo test"],
+        &["--no-narrative"],
+    )
+    .success();
+    let files: Vec<String> = (0..20)
+        .map(|n| format!("f{n}.txt"))
+        .chain(["README".into()])
+        .collect();
+    let names: Vec<&str> = files.iter().map(String::as_str).collect();
+    touch(sb, &repo, &names);
+    sb.git(&repo, &["update-index", "-q", "--refresh"]);
+    touch(sb, &repo, &[".git/index"]);
+    repo
+}
+
+fn index_mtime(repo: &Path) -> std::time::SystemTime {
+    std::fs::metadata(repo.join(".git/index"))
+        .unwrap()
+        .modified()
+        .unwrap()
+}
+
+#[test]
+fn racily_clean_entries_are_read_once_then_trusted() {
+    let sb = Sandbox::new();
+    let repo = racy_repo(&sb);
+    let before = sb.git(&repo, &["ls-files", "-s"]);
+    let stale = index_mtime(&repo);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("!! DIRTY"), "{out}");
+    // Written back: a newer index, the same entries, and git reads it.
+    assert!(index_mtime(&repo) > stale, "the index was written back");
+    assert_eq!(sb.git(&repo, &["ls-files", "-s"]), before);
+    let clean = sb.git_out(&repo, &["diff-index", "--quiet", "HEAD"]);
+    assert!(clean.status.success());
+    sb.git(&repo, &["status", "--porcelain"]);
+    let fsck = sb.git_out(&repo, &["fsck", "--no-progress"]);
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+}
+
+#[test]
+fn a_racy_file_changed_without_a_stat_trace_is_dirty() {
+    let sb = Sandbox::new();
+    let repo = racy_repo(&sb);
+    // Same size, same mtime, ctime not trusted: only the content tells.
+    sb.git(&repo, &["config", "core.trustctime", "false"]);
+    std::fs::write(repo.join("f3.txt"), "FILE 3\n").unwrap();
+    touch(&sb, &repo, &["f3.txt"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("!! DIRTY: uncommitted changes now in") && out.contains("f3.txt"),
+        "{out}"
+    );
+    // Nothing was marked clean that is not: git agrees.
+    let diff = sb.git(&repo, &["diff", "--name-only"]);
+    assert_eq!(diff, "f3.txt\n");
+}
+
+#[test]
+fn the_index_is_left_alone_when_locked_or_holding_what_cannot_be_rewritten() {
+    let sb = Sandbox::new();
+    let repo = racy_repo(&sb);
+    let lock = repo.join(".git/index.lock");
+    std::fs::write(&lock, "").unwrap();
+    let bytes = std::fs::read(repo.join(".git/index")).unwrap();
+    sb.handoff(&repo, &["resume"]).success();
+    assert_eq!(std::fs::read(repo.join(".git/index")).unwrap(), bytes);
+    assert_eq!(std::fs::read(&lock).unwrap(), b"", "the lock is another's");
+    std::fs::remove_file(&lock).unwrap();
+
+    // An untracked cache (which this writer would drop): never rewritten.
+    sb.git(&repo, &["config", "core.untrackedCache", "true"]);
+    sb.git(&repo, &["status", "--porcelain"]);
+    touch(&sb, &repo, &[".git/index"]);
+    let bytes = std::fs::read(repo.join(".git/index")).unwrap();
+    assert!(bytes.windows(4).any(|w| w == b"UNTR"), "an untracked cache");
+    sb.handoff(&repo, &["resume"]).success();
+    assert_eq!(std::fs::read(repo.join(".git/index")).unwrap(), bytes);
+}
