@@ -6,7 +6,7 @@
 //! The source is folders by layer, each depending only on those before it
 //! (see ARCHITECTURE.md; `layers_point_one_way` below enforces it):
 //! `support` ← `brief` ← `git` ← `store` ← `drift` / `narrative` / `sync` /
-//! `agent` ← `cli`. Only `cli` prints.
+//! `agent` ← `write` ← `cli`. Only `cli` prints.
 
 mod agent;
 pub mod brief;
@@ -17,6 +17,7 @@ pub mod narrative;
 pub mod store;
 mod support;
 mod sync;
+mod write;
 
 pub use brief::{lint, redact};
 pub use cli::hints::message as error_message;
@@ -35,32 +36,31 @@ pub fn exit_code_of(err: &anyhow::Error) -> u8 {
 mod tests {
     use std::path::Path;
 
-    /// Each folder of `src/` and the layers it may use (`support` ←
-    /// `brief` ← `git` ← `store` ← `drift`/`narrative`/`sync`/`agent` ←
-    /// `cli`).
-    const LAYERS: &[(&str, &[&str])] = &[
-        ("support", &[]),
-        ("brief", &["support"]),
-        ("git", &["support", "brief"]),
-        ("store", &["support", "brief", "git"]),
-        ("drift", &["support", "brief", "git", "store"]),
-        ("narrative", &["support", "brief", "git", "store"]),
-        ("sync", &["support", "brief", "git", "store"]),
-        ("agent", &["support", "brief", "git", "store"]),
-        (
-            "cli",
-            &[
-                "support",
-                "brief",
-                "git",
-                "store",
-                "drift",
-                "narrative",
-                "sync",
-                "agent",
-            ],
-        ),
+    /// The folders of `src/` by tier, lowest first: a layer may use every
+    /// layer of the tiers below its own, never a peer of its tier
+    /// (`support` ← `brief` ← `git` ← `store` ←
+    /// `drift`/`narrative`/`sync`/`agent` ← `write` ← `cli`).
+    const TIERS: &[&[&str]] = &[
+        &["support"],
+        &["brief"],
+        &["git"],
+        &["store"],
+        &["drift", "narrative", "sync", "agent"],
+        &["write"],
+        &["cli"],
     ];
+
+    /// Each layer and the layers it may use, from [`TIERS`].
+    fn layers() -> Vec<(&'static str, Vec<&'static str>)> {
+        TIERS
+            .iter()
+            .enumerate()
+            .flat_map(|(n, tier)| {
+                let below: Vec<&str> = TIERS[..n].iter().flat_map(|t| t.iter().copied()).collect();
+                tier.iter().map(move |layer| (*layer, below.clone()))
+            })
+            .collect()
+    }
 
     /// The layers a piece of source names as `crate::<layer>`, also inside
     /// `use crate::{a, b::c}` groups.
@@ -131,9 +131,10 @@ mod tests {
     #[test]
     fn layers_point_one_way() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let all: Vec<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+        let layers = layers();
+        let all: Vec<&str> = layers.iter().map(|(name, _)| *name).collect();
         let mut wrong = Vec::new();
-        for (layer, allowed) in LAYERS {
+        for (layer, allowed) in &layers {
             let mut paths = Vec::new();
             files(&src.join(layer), &mut paths);
             assert!(!paths.is_empty(), "src/{layer} is empty");
@@ -197,7 +198,7 @@ mod tests {
     fn nothing_below_cli_prints() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut wrong = Vec::new();
-        for (layer, _) in LAYERS.iter().filter(|(l, _)| *l != "cli") {
+        for (layer, _) in layers().into_iter().filter(|(l, _)| *l != "cli") {
             let mut paths = Vec::new();
             files(&root.join("src").join(layer), &mut paths);
             for path in paths {

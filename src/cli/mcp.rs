@@ -21,9 +21,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
-use crate::brief::Issue;
 use crate::cli::commands::{self, Selection};
-use crate::cli::{Output, report};
+use crate::cli::{Format, Output, report};
+use crate::write::{Failed, Outcome, Refusal};
 use crate::{cli::render, git::repo};
 
 /// What the server tells the agent when it connects: the method in brief.
@@ -372,18 +372,50 @@ fn subagent(args: &Map<String, Value>) -> Result<CallToolResult> {
     Ok(result(&output, Some(value), "brief"))
 }
 
-/// The tool error for an invalid brief: every schema error, one a line,
-/// and as `structuredContent.errors`.
-fn invalid(issues: &[Issue]) -> CallToolResult {
-    let mut result = error_text(format!(
-        "{}error: the brief is invalid; nothing was written (`git handoff schema` prints the schema)\n",
-        render::invalid(issues)
+/// A write's tool result, from the write path's outcome: the command's
+/// text followed by its notes (the warnings, findings and redactions the
+/// command line prints on stderr), and its `--json` (which carries
+/// `findings`, `redacted` and `warnings`) as the structured content. A
+/// failure is a tool error: a refusal's report, the error, the warnings,
+/// and for a refusal a structured value with every error and the notes.
+fn written(
+    computed: std::result::Result<Outcome, Failed>,
+    output: fn(&Outcome, Format) -> Output,
+) -> Result<CallToolResult> {
+    let failed = match computed {
+        Ok(outcome) => {
+            let text = output(&outcome, Format::Human);
+            let mut plain = text.plain();
+            let notes = render::notes_text(&outcome.notes, outcome.stored.is_some());
+            if !notes.is_empty() {
+                plain.push('\n');
+                plain.push_str(&notes);
+            }
+            let json = parsed(&output(&outcome, Format::Json))?;
+            return Ok(result(
+                &Output::human(plain).with_code(text.code),
+                Some(json),
+                "result",
+            ));
+        }
+        Err(failed) => failed,
+    };
+    let message =
+        crate::support::escape::clean(&crate::cli::hints::message(&failed.error)).into_owned();
+    let mut answer = error_text(format!(
+        "{}error: {message}\n{}",
+        render::refusal_text(&failed),
+        render::warnings_text(&failed.notes)
     ));
-    result.structured_content = Some(structured(&report::Validity {
-        valid: false,
-        errors: issues,
-    }));
-    result
+    if let Some(refusal) = failed.error.downcast_ref::<Refusal>() {
+        answer.structured_content = Some(structured(&report::Refused {
+            valid: false,
+            error: message,
+            errors: refusal.issues(),
+            checked: report::Checked::of(&failed.notes),
+        }));
+    }
+    Ok(answer)
 }
 
 /// `write`: the brief object (and narrative text) through `write`'s own
@@ -395,29 +427,26 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
         );
     };
     let mut parsed_args: commands::write::Args = parse(key_argv(args, false)?)?;
-    parsed_args.fields.value = Some(brief);
+    parsed_args.input.fields.value = Some(brief);
     parsed_args.narrative_text = text(args, "narrative")?;
     parsed_args.no_narrative = flag(args, "no_narrative")?;
     if parsed_args.no_narrative && parsed_args.narrative_text.is_some() {
         bail!("'narrative' and 'no_narrative' cannot be used together");
     }
-    // One composition: an invalid brief comes back as its issues.
-    let (text, json) = match commands::write::both(parsed_args) {
-        Ok(both) => both,
-        Err(e) => match e.downcast_ref::<commands::write::Invalid>() {
-            Some(invalid_brief) => return Ok(invalid(&invalid_brief.issues)),
-            None => return Err(e),
-        },
-    };
-    Ok(result(&text, Some(parsed(&json)?), "result"))
+    written(
+        commands::write::compute(parsed_args),
+        commands::write::output,
+    )
 }
 
 /// `recover`: the stored brief plus corrections, as `recover -F` takes them.
 fn recover(args: &Map<String, Value>) -> Result<CallToolResult> {
     let mut parsed_args: commands::recover::Args = parse(key_argv(args, false)?)?;
-    parsed_args.fields.value = object(args, "brief")?;
-    let (text, json) = commands::recover::both(parsed_args)?;
-    Ok(result(&text, Some(parsed(&json)?), "result"))
+    parsed_args.input.fields.value = object(args, "brief")?;
+    written(
+        commands::recover::compute(parsed_args),
+        commands::recover::output,
+    )
 }
 
 /// `lint`: a stored brief (`key`) or a given one (`brief`); the findings
@@ -503,8 +532,10 @@ fn split(args: &Map<String, Value>) -> Result<CallToolResult> {
     if flag(args, "yes")? {
         argv.push("--yes".into());
     }
-    let text = commands::split::run(parse(argv)?)?;
-    Ok(result(&text, None, "result"))
+    written(
+        commands::split::compute(parse(argv)?),
+        commands::split::output,
+    )
 }
 
 /// A tool's definition: name, description, input schema, hints.

@@ -29,15 +29,16 @@
 //! | `hook` | [`HookContext`], [`HookMessage`] (the harness's JSON) |
 //!
 //! The MCP server's structured results are the reports above, and for the
-//! tools without a `--json`: `validate` and an invalid `write`
-//! ([`Validity`]), `brief` ([`SubagentBrief`]).
+//! tools without a `--json`: `validate` ([`Validity`]), a refused `write`,
+//! `recover` or `split` ([`Refused`]), `brief` ([`SubagentBrief`]).
 
 use serde::Serialize;
 
 use crate::brief::{Brief, FilePointer, Issue, lint::Finding, redact::Counts};
 use crate::cli::Output;
-use crate::cli::render::{ListRow, SetupRow, SplitProposal};
+use crate::cli::render::{self, ListRow, SetupRow, SplitProposal};
 use crate::drift;
+use crate::write::{Keyed, Notes};
 
 /// `report` as pretty JSON with its keys sorted at every level.
 pub fn pretty<T: Serialize + ?Sized>(report: &T) -> Output {
@@ -89,12 +90,56 @@ impl<'a> Version<'a> {
     }
 }
 
+/// What the checks of a write found, as `write`, `recover` and `split`
+/// report it (`--json`, the MCP tools' structured content).
+#[derive(Debug, Serialize)]
+pub struct Checked<'a> {
+    /// Each lint finding: `key`, `rule`, `field`, `message`, `fix`.
+    pub findings: &'a [Keyed],
+    /// The secrets redacted, by kind (`{"github_token": 1}`), never the
+    /// values.
+    pub redacted: &'a Counts,
+    /// The warnings, in order.
+    pub warnings: Vec<WarningLine>,
+}
+
+impl<'a> Checked<'a> {
+    /// The report of `notes`.
+    pub fn of(notes: &'a Notes) -> Checked<'a> {
+        Checked {
+            findings: &notes.findings,
+            redacted: &notes.redacted,
+            warnings: notes
+                .warnings
+                .iter()
+                .map(|w| WarningLine {
+                    kind: render::warning_kind(w),
+                    message: render::warning(w).1,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One warning of a write.
+#[derive(Debug, Serialize)]
+pub struct WarningLine {
+    /// What it is about: `no-redact`, `key-choice`, `many-threads`,
+    /// `key-not-remembered`, `no-history`, `narrative-untracked`.
+    pub kind: &'static str,
+    /// What the command line prints after `warning: ` or `note: `.
+    pub message: String,
+}
+
 /// `write --json`: what was stored.
 #[derive(Debug, Serialize)]
 pub struct Written<'a> {
     /// Key, ref, id, previous version, history.
     #[serde(flatten)]
     pub version: Version<'a>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
     /// The narrative file's path, relative to the worktree root (`null`
     /// when `handoff.narrative` is false).
     pub narrative: Option<String>,
@@ -110,6 +155,9 @@ pub struct Recovered<'a> {
     /// Key, ref, id, previous version, history.
     #[serde(flatten)]
     pub version: Version<'a>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
     /// `RECOVER`.
     pub mode: &'a str,
     /// The resume prompt.
@@ -213,11 +261,14 @@ pub struct SplitProposed<'a> {
     pub proposal: &'a SplitProposal,
     /// The briefs that would be written.
     pub briefs: Vec<&'a Brief>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
 }
 
 /// `split --yes --json`: the briefs written in one transaction.
 #[derive(Debug, Serialize)]
-pub struct SplitWritten {
+pub struct SplitWritten<'a> {
     /// Always `true`.
     pub written: bool,
     /// Whether the history notes were written.
@@ -226,6 +277,9 @@ pub struct SplitWritten {
     pub narrative: Option<String>,
     /// One entry per brief written.
     pub threads: Vec<SplitThread>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
 }
 
 /// One brief written by `split`.
@@ -429,6 +483,21 @@ pub struct Validity<'a> {
     pub valid: bool,
     /// Each error: `path` and `message`.
     pub errors: &'a [Issue],
+}
+
+/// MCP `write`, `recover`, `split` refused: nothing was written; every
+/// error and what the checks found.
+#[derive(Debug, Serialize)]
+pub struct Refused<'a> {
+    /// Always `false`.
+    pub valid: bool,
+    /// The error line.
+    pub error: String,
+    /// Each schema error: `path` and `message` (none for strict lint).
+    pub errors: Vec<&'a Issue>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
 }
 
 /// MCP `brief`: the subagent brief and its length.

@@ -43,7 +43,6 @@ use std::io::Read;
 use anyhow::{Context, Result, anyhow};
 
 use crate::brief::MAX_BRIEF_BYTES;
-use crate::git::repo::HeadState;
 use crate::{brief::keys, git::sticky};
 
 /// Read a brief's bytes from FILE, or from stdin for `-`, refusing more
@@ -216,16 +215,6 @@ pub fn ambiguous_both(
     )
 }
 
-/// Remember `key` as this worktree's sticky key after a successful write.
-/// The brief is stored already, so a failure is a warning, not an error.
-pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
-    if let Err(e) = sticky::remember(repo, key, head) {
-        eprintln!(
-            "warning: the brief is stored, but this worktree's key could not be remembered: {e:#}"
-        );
-    }
-}
-
 /// Make `key` this worktree's sticky key after it was resumed (the method:
 /// "the selected key becomes the sticky session key"), so that a later
 /// keyless `write` continues that thread. It is remembered as the key of
@@ -268,34 +257,4 @@ pub fn redacted(text: &str, what: &str, options: crate::brief::redact::Options) 
 /// secret ends up in a file name.
 pub fn redacted_slug(text: &str) -> String {
     crate::support::slug::slug(&crate::brief::redact::redact_text(text).0)
-}
-
-/// The key a composing command (`write`, `recover`) targets: the KEY
-/// argument or the input's `key` (which must agree), else the sticky /
-/// branch rules of [`crate::git::sticky::choose`]. A branch-switch warning is
-/// printed on stderr.
-pub fn choose_key(
-    repo: &gix::Repository,
-    head: &crate::git::repo::HeadState,
-    arg: Option<&str>,
-    input: &serde_json::Value,
-    from_branch: bool,
-    verb: &str,
-) -> Result<crate::git::sticky::Choice> {
-    let inner = input.get("key").and_then(serde_json::Value::as_str);
-    let explicit = match (arg, inner) {
-        (Some(arg), Some(inner)) if arg != inner => {
-            return Err(crate::refusal!(
-                "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
-            ));
-        }
-        (Some(arg), _) => Some(arg),
-        (None, inner) => inner,
-    };
-    let choice = crate::git::sticky::choose(repo, head, explicit, from_branch, verb)?;
-    crate::store::refuse_secret_key(&choice.key, crate::brief::redact::Options::from_repo(repo))?;
-    if let Some(warning) = &choice.warning {
-        eprintln!("warning: {warning}");
-    }
-    Ok(choice)
 }

@@ -5,6 +5,7 @@
 
 mod color;
 mod list;
+mod notes;
 mod resume;
 mod setup;
 mod split;
@@ -13,11 +14,14 @@ mod usage;
 
 pub use color::{Painter, color_wanted, remember};
 pub use list::{ListRow, line_width, list_text, waiting_text};
+pub use notes::{failed_text, notes_text, refusal_text, warning, warning_kind, warnings_text};
 pub use resume::{hook_context, reground_text, resume_lines, resume_text, subagent_text};
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
 pub use sync::{fetch_text, push_text};
 pub use usage::usage_text;
+
+pub use crate::support::text::one_line;
 
 use serde::Serialize;
 
@@ -42,15 +46,4 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).expect("serializable");
     s.push('\n');
     s
-}
-
-/// Cut a text to its first line and at most `max` characters.
-pub fn one_line(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() > max {
-        let cut: String = line.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        line
-    }
 }
