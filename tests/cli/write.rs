@@ -480,15 +480,7 @@ fn outside_a_repository_and_in_a_bare_one_the_error_says_what_to_do() {
     );
     let mut cmd =
         assert_cmd::Command::from_std(sb.command(env!("CARGO_BIN_EXE_git-handoff"), &bare));
-    cmd.args([
-        "write",
-        "--done-when",
-        "d",
-        "--resume-by",
-        "r",
-        "--next-check",
-        "c",
-    ]);
+    cmd.args(write_args(None, ["d", "r", "c"], &[]));
     let out = cmd.assert().code(128);
     assert_stderr_has(&out, "bare repository");
     assert_eq!(sb.git(&bare, &["for-each-ref"]), "");

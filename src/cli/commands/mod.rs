@@ -43,6 +43,7 @@ use std::io::Read;
 use anyhow::{Context, Result, anyhow};
 
 use crate::brief::MAX_BRIEF_BYTES;
+use crate::cli::Format;
 use crate::{brief::keys, git::sticky};
 
 /// Read a brief's bytes from FILE, or from stdin for `-`, refusing more
@@ -77,6 +78,41 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
         .read_to_end(&mut data)
         .with_context(|| format!("cannot read '{shown}'"))?;
     Ok(data)
+}
+
+/// The arguments of a command on one named brief that answers with one
+/// line, or one JSON line (`drop`, `restore`).
+#[derive(Debug, clap::Args)]
+pub struct NamedKey {
+    /// The brief's key
+    pub key: String,
+    /// Print the result as JSON
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
+}
+
+impl NamedKey {
+    /// The key, checked, and the repository of the working directory.
+    pub fn open(&self) -> Result<(String, gix::Repository)> {
+        let key = checked_key(&self.key)?;
+        Ok((key, crate::git::repo::open_cwd()?))
+    }
+}
+
+/// Which brief a reading command reads: a stored one, by key, or a brief
+/// file (`lint`, `reground`).
+#[derive(Debug, clap::Args)]
+pub struct BriefSource {
+    /// The stored brief's key (default: the current branch's)
+    pub key: Option<String>,
+    /// Read the brief from FILE (or - for stdin) instead of a stored brief
+    #[arg(
+        short = 'F',
+        long = "file",
+        value_name = "FILE|-",
+        conflicts_with = "key"
+    )]
+    pub file: Option<String>,
 }
 
 /// Validate a key given on the command line, with a hint.
