@@ -13,8 +13,8 @@ use crate::git::sticky;
 use crate::store;
 use crate::write::checks::Checks;
 use crate::write::{
-    Composed, NotAnObject, Notes, Options, Outcome, Refusal, Single, Warning, after_store,
-    narrate, narrates, patch, refuse_strict, store_all,
+    Composed, NotAnObject, Notes, Options, Outcome, Refusal, Single, Warning, after_store, narrate,
+    narrates, patch, refuse_strict, store_all,
 };
 
 /// `write` and `recover`: one brief, from its input (and, for corrections,
@@ -173,4 +173,3 @@ fn missing_fields(issues: &[Issue]) -> Vec<String> {
         })
         .collect()
 }
-
