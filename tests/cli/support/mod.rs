@@ -164,6 +164,8 @@ pub fn hermetic(cmd: &mut Command, home: &Path) {
         "GIT_HANDOFF_STALE_HOURS",
         "NO_COLOR",
         "EMAIL",
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
     ] {
         cmd.env_remove(var);
     }
