@@ -33,7 +33,7 @@ const FIRST_BLOCK: usize = 64 * 1024;
 const MAX_BLOCK: usize = 8 * 1024 * 1024;
 
 /// The token counts of one assistant message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Sample {
     /// `message.model`, when given.
     pub model: Option<String>,
@@ -296,7 +296,7 @@ pub fn parse_tokens(s: &str) -> Result<u64, String> {
 }
 
 /// Where the window came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WindowSource {
     /// `--window`.
@@ -313,7 +313,7 @@ pub enum WindowSource {
 }
 
 /// The meter's reading.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Meter {
     /// Tokens in context.
     pub tokens: u64,

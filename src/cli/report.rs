@@ -57,7 +57,7 @@ fn sorted<T: Serialize + ?Sized>(report: &T) -> serde_json::Value {
 
 /// The version a write stored, as `write --json` and `recover --json`
 /// both begin.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Version<'a> {
     /// The key written.
     pub key: &'a str,
@@ -92,7 +92,7 @@ impl<'a> Version<'a> {
 
 /// What the checks of a write found, as `write`, `recover` and `split`
 /// report it (`--json`, the MCP tools' structured content).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Checked<'a> {
     /// Each lint finding: `key`, `rule`, `field`, `message`, `fix`.
     pub findings: &'a [Keyed],
@@ -122,7 +122,7 @@ impl<'a> Checked<'a> {
 }
 
 /// One warning of a write.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct WarningLine {
     /// What it is about: `no-redact`, `key-choice`, `many-threads`,
     /// `key-not-remembered`, `no-history`, `narrative-untracked`.
@@ -132,7 +132,7 @@ pub struct WarningLine {
 }
 
 /// `write --json`: what was stored.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Written<'a> {
     /// Key, ref, id, previous version, history.
     #[serde(flatten)]
@@ -150,7 +150,7 @@ pub struct Written<'a> {
 }
 
 /// `recover --json`: the rebuilt brief's version.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Recovered<'a> {
     /// Key, ref, id, previous version, history.
     #[serde(flatten)]
@@ -165,7 +165,7 @@ pub struct Recovered<'a> {
 }
 
 /// `resume --json`: the brief, structured warnings, commit drift.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Resumed<'a> {
     /// The key.
     pub key: &'a str,
@@ -224,7 +224,7 @@ impl<'a> Ambiguous<'a> {
 }
 
 /// `reground --json`: goal, first five decisions, files in view.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Reground<'a> {
     /// The key.
     pub key: &'a str,
@@ -379,7 +379,7 @@ pub struct Redacted<'a> {
 }
 
 /// `lint --json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Linted<'a> {
     /// Whether findings are errors.
     pub strict: bool,
@@ -477,7 +477,7 @@ pub struct HookMessage {
 
 /// MCP `validate` (and an invalid `write`): whether the brief is valid
 /// and every schema error.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Validity<'a> {
     /// Whether there is no error.
     pub valid: bool,
@@ -487,7 +487,7 @@ pub struct Validity<'a> {
 
 /// MCP `write`, `recover`, `split` refused: nothing was written; every
 /// error and what the checks found.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Refused<'a> {
     /// Always `false`.
     pub valid: bool,
@@ -500,8 +500,22 @@ pub struct Refused<'a> {
     pub checked: Checked<'a>,
 }
 
+/// MCP `list`: the rows `list --json` prints, under `briefs`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Listed<'a> {
+    /// One row per brief.
+    pub briefs: &'a [ListRow],
+}
+
+/// MCP `log`: the versions `log --json` prints, under `versions`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Logged<'a> {
+    /// One row per version, newest first.
+    pub versions: &'a [crate::cli::commands::log::Row],
+}
+
 /// MCP `brief`: the subagent brief and its length.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SubagentBrief {
     /// The brief's text.
     pub brief: String,

@@ -171,7 +171,7 @@ pub struct Notes {
 }
 
 /// A lint finding and the key of its brief.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Keyed {
     /// The brief's key.
     pub key: String,

@@ -14,17 +14,17 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// `git handoff mcp ARGS` in `dir`, hermetic, with a connected client.
-async fn connect(sb: &Sandbox, dir: &Path, args: &[&str]) -> Client {
+pub(crate) async fn connect(sb: &Sandbox, dir: &Path, args: &[&str]) -> Client {
     let mut cmd = sb.command("git", dir);
     cmd.arg("handoff").arg("mcp").args(args);
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).expect("spawn");
     ().serve(transport).await.expect("initialize")
 }
 
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
     let Value::Object(map) = args else {
         panic!("arguments are an object")
     };
@@ -34,7 +34,7 @@ async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
         .expect("the call is answered")
 }
 
-fn text(result: &CallToolResult) -> String {
+pub(crate) fn text(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -42,11 +42,11 @@ fn text(result: &CallToolResult) -> String {
         .collect()
 }
 
-fn is_error(result: &CallToolResult) -> bool {
+pub(crate) fn is_error(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
 }
 
-fn example() -> Value {
+pub(crate) fn example() -> Value {
     serde_json::from_str(EXAMPLE).unwrap()
 }
 
@@ -417,7 +417,7 @@ async fn a_strict_refusal_over_mcp_lists_every_finding() {
         "{said}"
     );
     assert!(
-        said.contains("error: brief 'feat' has 3 lint findings and lint is strict; nothing was written (fix them, or --no-lint)"),
+        said.contains("error: brief 'feat' has 3 lint findings and lint is strict; nothing was written (fix them; lint is strict by git config handoff.strict)"),
         "{said}"
     );
     let structured = answer.structured_content.unwrap();
@@ -492,7 +492,7 @@ async fn repo_pins_the_served_repository() {
 
 /// Run the server on raw bytes; its stdout and how it ended, with the
 /// wait bounded.
-fn raw(sb: &Sandbox, dir: &Path, input: Vec<u8>) -> (String, std::process::ExitStatus) {
+pub(crate) fn raw(sb: &Sandbox, dir: &Path, input: Vec<u8>) -> (String, std::process::ExitStatus) {
     let mut child = sb
         .command("git", dir)
         .args(["handoff", "mcp"])
@@ -526,7 +526,7 @@ fn raw(sb: &Sandbox, dir: &Path, input: Vec<u8>) -> (String, std::process::ExitS
     (reader.join().unwrap(), status)
 }
 
-fn line(v: Value) -> Vec<u8> {
+pub(crate) fn line(v: Value) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(&v).unwrap();
     bytes.push(b'\n');
     bytes
