@@ -6,7 +6,7 @@
 //! The source is folders by layer, each depending only on those before it
 //! (see ARCHITECTURE.md; `layers_point_one_way` below enforces it):
 //! `support` ← `brief` ← `git` ← `store` ← `drift` / `narrative` / `sync` /
-//! `agent` ← `cli`. Only `cli` prints.
+//! `agent` ← `write` ← `cli`. Only `cli` prints.
 
 mod agent;
 pub mod brief;
@@ -17,6 +17,7 @@ pub mod narrative;
 pub mod store;
 mod support;
 mod sync;
+mod write;
 
 pub use brief::{lint, redact};
 pub use cli::hints::message as error_message;
@@ -35,32 +36,31 @@ pub fn exit_code_of(err: &anyhow::Error) -> u8 {
 mod tests {
     use std::path::Path;
 
-    /// Each folder of `src/` and the layers it may use (`support` ←
-    /// `brief` ← `git` ← `store` ← `drift`/`narrative`/`sync`/`agent` ←
-    /// `cli`).
-    const LAYERS: &[(&str, &[&str])] = &[
-        ("support", &[]),
-        ("brief", &["support"]),
-        ("git", &["support", "brief"]),
-        ("store", &["support", "brief", "git"]),
-        ("drift", &["support", "brief", "git", "store"]),
-        ("narrative", &["support", "brief", "git", "store"]),
-        ("sync", &["support", "brief", "git", "store"]),
-        ("agent", &["support", "brief", "git", "store"]),
-        (
-            "cli",
-            &[
-                "support",
-                "brief",
-                "git",
-                "store",
-                "drift",
-                "narrative",
-                "sync",
-                "agent",
-            ],
-        ),
+    /// The folders of `src/` by tier, lowest first: a layer may use every
+    /// layer of the tiers below its own, never a peer of its tier
+    /// (`support` ← `brief` ← `git` ← `store` ←
+    /// `drift`/`narrative`/`sync`/`agent` ← `write` ← `cli`).
+    const TIERS: &[&[&str]] = &[
+        &["support"],
+        &["brief"],
+        &["git"],
+        &["store"],
+        &["drift", "narrative", "sync", "agent"],
+        &["write"],
+        &["cli"],
     ];
+
+    /// Each layer and the layers it may use, from [`TIERS`].
+    fn layers() -> Vec<(&'static str, Vec<&'static str>)> {
+        TIERS
+            .iter()
+            .enumerate()
+            .flat_map(|(n, tier)| {
+                let below: Vec<&str> = TIERS[..n].iter().flat_map(|t| t.iter().copied()).collect();
+                tier.iter().map(move |layer| (*layer, below.clone()))
+            })
+            .collect()
+    }
 
     /// The layers a piece of source names as `crate::<layer>`, also inside
     /// `use crate::{a, b::c}` groups.
@@ -131,9 +131,10 @@ mod tests {
     #[test]
     fn layers_point_one_way() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let all: Vec<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+        let layers = layers();
+        let all: Vec<&str> = layers.iter().map(|(name, _)| *name).collect();
         let mut wrong = Vec::new();
-        for (layer, allowed) in LAYERS {
+        for (layer, allowed) in &layers {
             let mut paths = Vec::new();
             files(&src.join(layer), &mut paths);
             assert!(!paths.is_empty(), "src/{layer} is empty");
@@ -150,6 +151,71 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "layer rule broken:\n{}", wrong.join("\n"));
+    }
+
+    /// The files below `cli/` allowed to print, and why: the test-only
+    /// crash point says on stderr that it was reached, at that moment (the
+    /// crash tests wait for the line before they kill the process).
+    const PRINTS_BELOW_CLI: &[&str] = &["src/support/failpoint.rs"];
+
+    /// Where `text` prints: a print macro (`println`, `eprintln`, `print`,
+    /// `eprint`, `dbg`) or a handle on stdout or stderr, as `line: what`.
+    fn prints(text: &str) -> Vec<String> {
+        let macros = ["println", "eprintln", "print", "eprint", "dbg"].map(|m| format!("{m}!"));
+        let handles = ["stdout", "stderr"].map(|h| format!("io::{h}("));
+        let mut found = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            for m in &macros {
+                for (i, _) in line.match_indices(m.as_str()) {
+                    let before = line[..i].chars().next_back();
+                    if !before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                        found.push(format!("{}: {m}", n + 1));
+                    }
+                }
+            }
+            for h in &handles {
+                if line.contains(h.as_str()) {
+                    found.push(format!("{}: {h}", n + 1));
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn prints_finds_macros_and_handles_not_their_names() {
+        let text = "let a = 1;\n    eprintln!(\"x\");\n// println!(\"doc\")\nlet w = std::io::stderr();\nmy_print!(x);";
+        assert_eq!(prints(text), ["2: eprintln!", "4: io::stderr("]);
+    }
+
+    /// Only `cli/` prints: no layer below it uses a print macro or stdout
+    /// and stderr (but [`PRINTS_BELOW_CLI`]); they return values.
+    #[test]
+    fn nothing_below_cli_prints() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut wrong = Vec::new();
+        for (layer, _) in layers().into_iter().filter(|(l, _)| *l != "cli") {
+            let mut paths = Vec::new();
+            files(&root.join("src").join(layer), &mut paths);
+            for path in paths {
+                let rel = path.strip_prefix(root).unwrap().display().to_string();
+                let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
+                if PRINTS_BELOW_CLI.contains(&rel.as_str()) {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                wrong.extend(prints(&text).into_iter().map(|p| format!("{rel}:{p}")));
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "printing below cli/:\n{}",
+            wrong.join("\n")
+        );
     }
 
     /// Functions allowed over 100 lines: none.

@@ -33,7 +33,7 @@ const FIRST_BLOCK: usize = 64 * 1024;
 const MAX_BLOCK: usize = 8 * 1024 * 1024;
 
 /// The token counts of one assistant message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Sample {
     /// `message.model`, when given.
     pub model: Option<String>,
@@ -343,7 +343,7 @@ pub fn parse_tokens(s: &str) -> Result<u64, String> {
 }
 
 /// Where the window came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WindowSource {
     /// `--window`.
@@ -360,7 +360,7 @@ pub enum WindowSource {
 }
 
 /// The meter's reading.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Meter {
     /// Tokens in context.
     pub tokens: u64,
@@ -458,6 +458,69 @@ pub fn find_transcript(projects: &Path, dirs: &[PathBuf]) -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// Where Codex CLI keeps its session files: `$CODEX_HOME/sessions`, else
+/// `~/.codex/sessions`.
+pub fn codex_sessions_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir).join("sessions"));
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".codex").join("sessions"))
+}
+
+/// The most sessions files looked into for their working directory.
+const MAX_ROLLOUTS: usize = 2_000;
+
+/// The newest Codex CLI session file (`YYYY/MM/DD/rollout-*.jsonl` under
+/// `sessions`) of a session started in one of `dirs`: the working
+/// directory its first line (`session_meta`) records. The newest by
+/// modification time first, at most [`MAX_ROLLOUTS`] of them.
+pub fn find_codex_rollout(sessions: &Path, dirs: &[PathBuf]) -> Option<PathBuf> {
+    let mut rollouts = Vec::new();
+    let mut folders = vec![(sessions.to_path_buf(), 0)];
+    while let Some((folder, depth)) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() && depth < 3 {
+                folders.push((path, depth + 1));
+            } else if meta.is_file() && depth == 3 && is_rollout(&path) {
+                rollouts.extend(meta.modified().ok().map(|t| (t, path)));
+            }
+        }
+    }
+    rollouts.sort_by(|a, b| b.cmp(a));
+    rollouts
+        .into_iter()
+        .take(MAX_ROLLOUTS)
+        .map(|(_, path)| path)
+        .find(|path| codex_cwd(path).is_some_and(|cwd| dirs.contains(&cwd)))
+}
+
+fn is_rollout(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("rollout-") && n.ends_with(".jsonl"))
+}
+
+/// The working directory a Codex session file records on its first line.
+fn codex_cwd(path: &Path) -> Option<PathBuf> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut first = Vec::new();
+    std::io::BufReader::new(file.take(64 * 1024))
+        .read_until(b'\n', &mut first)
+        .ok()?;
+    let meta: Value = serde_json::from_slice(&first).ok()?;
+    (meta.get("type")? == "session_meta")
+        .then(|| meta.pointer("/payload/cwd")?.as_str().map(PathBuf::from))
+        .flatten()
 }
 
 /// `1M`, `200k`, or the number with thousands separators.

@@ -17,7 +17,7 @@ pub const MAX_LIST_ENTRIES: usize = 12;
 pub const MAX_RENDER_LINES: usize = 200;
 
 /// One finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// The rule's name, e.g. `vague-check`.
     pub rule: &'static str,

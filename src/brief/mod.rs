@@ -26,7 +26,7 @@ pub const SCHEMA_VERSION: &str = "1";
 pub const MAX_BRIEF_BYTES: usize = 1024 * 1024;
 
 /// A brief, schema version "1". Optional fields are omitted when empty.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Brief {
     /// Always `"1"`.
@@ -42,7 +42,8 @@ pub struct Brief {
     pub resume: Resume,
     /// The state of the work and of the repository when written.
     pub state: State,
-    /// Files the next session should read first.
+    /// Files the next session should read first: where (a path, with
+    /// `:lines`) and why, never their content.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files_read_first: Vec<FilePointer>,
     /// Files the next session can skip.
@@ -51,10 +52,11 @@ pub struct Brief {
 }
 
 /// The `resume` object of a brief.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Resume {
-    /// One verifiable check that says the work is done.
+    /// One verifiable check that says the work is done: a command or test
+    /// and its expected result.
     pub done_when: String,
     /// The next step, one sentence.
     pub resume_by: String,
@@ -67,12 +69,12 @@ pub struct Resume {
 }
 
 /// The `state` object of a brief.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct State {
     /// The branch the brief was written on (`HEAD` when detached).
     pub branch: String,
-    /// The next check to run.
+    /// The next check to run: a command or test and its expected result.
     pub next_acceptance_check: String,
     /// Where the brief was written.
     pub worktree: Worktree,
@@ -88,10 +90,10 @@ pub struct State {
     /// Useful commands.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<String>,
-    /// Locked decisions.
+    /// Locked decisions, each with its reason (`decision — why`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<String>,
-    /// Paths tried and rejected, so nobody retries them.
+    /// Paths tried and rejected (and why), so nobody retries them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected_paths: Vec<String>,
     /// Known risks.
@@ -100,7 +102,7 @@ pub struct State {
 }
 
 /// `state.worktree`: where the brief was written.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Worktree {
     /// The worktree's root directory.
@@ -112,7 +114,7 @@ pub struct Worktree {
 }
 
 /// One entry of `state.tests`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestResult {
     /// The command that runs the test.
@@ -122,7 +124,7 @@ pub struct TestResult {
 }
 
 /// One entry of `files_read_first` or `files_skip`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilePointer {
     /// A path relative to the worktree root (may carry `:lines`).
@@ -321,7 +323,7 @@ fn sentence(s: &str) -> String {
 }
 
 /// One schema violation: where and what.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Issue {
     /// The path of the offending value, like `state.tests[0].result`, or `(root)`.
     pub path: String,
@@ -373,23 +375,28 @@ pub const FILLED_BY_WRITE: (&[&str], &[&str]) = (
     &["branch", "worktree"],
 );
 
-/// The schema of a partial brief: the brief schema with the fields `write`
-/// fills in ([`FILLED_BY_WRITE`]) no longer required. Every other rule
-/// (types, unknown fields, non-empty strings) is the same.
+/// The schema of a partial brief — what `write -F` takes: the brief schema
+/// with the fields `write` fills in ([`FILLED_BY_WRITE`]) no longer
+/// required. Every other rule (types, unknown fields, non-empty strings) is
+/// the same.
+pub fn partial_schema() -> Value {
+    let mut schema: Value = serde_json::from_str(SCHEMA_JSON).expect("embedded schema is JSON");
+    let unrequire = |node: &mut Value, filled: &[&str]| {
+        if let Some(Value::Array(required)) = node.get_mut("required") {
+            required.retain(|r| !r.as_str().is_some_and(|r| filled.contains(&r)));
+        }
+    };
+    unrequire(&mut schema, FILLED_BY_WRITE.0);
+    if let Some(state) = schema.pointer_mut("/properties/state") {
+        unrequire(state, FILLED_BY_WRITE.1);
+    }
+    schema
+}
+
 fn partial_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let mut schema: Value = serde_json::from_str(SCHEMA_JSON).expect("embedded schema is JSON");
-        let unrequire = |node: &mut Value, filled: &[&str]| {
-            if let Some(Value::Array(required)) = node.get_mut("required") {
-                required.retain(|r| !r.as_str().is_some_and(|r| filled.contains(&r)));
-            }
-        };
-        unrequire(&mut schema, FILLED_BY_WRITE.0);
-        if let Some(state) = schema.pointer_mut("/properties/state") {
-            unrequire(state, FILLED_BY_WRITE.1);
-        }
-        jsonschema::draft7::new(&schema).expect("partial schema compiles")
+        jsonschema::draft7::new(&partial_schema()).expect("partial schema compiles")
     })
 }
 

@@ -16,7 +16,8 @@ pub const NO: u8 = 1;
 pub const FATAL: u8 = 128;
 
 /// The exit code of an error: [`NO`] when anything in its chain is a
-/// refusal — a [`Refused`], an invalid key, a version argument that names
+/// refusal — a [`Refused`], a write path's refusal (an invalid brief,
+/// invalid threads, strict lint), an invalid key, a version argument that names
 /// nothing, an unusable fork file, a resolve with nothing to resolve, a lost
 /// compare-and-swap or a key holding a secret — else [`FATAL`].
 pub fn code_of(err: &anyhow::Error) -> u8 {
@@ -25,7 +26,7 @@ pub fn code_of(err: &anyhow::Error) -> u8 {
             || e.is::<InvalidKey>()
             || e.is::<VersionError>()
             || e.is::<ResolveError>()
-            || e.is::<crate::cli::commands::write::Invalid>()
+            || e.is::<crate::write::Refusal>()
             || matches!(
                 e.downcast_ref::<ForkError>(),
                 Some(f) if !matches!(f, ForkError::TooMany { .. })

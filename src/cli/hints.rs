@@ -8,6 +8,7 @@ use crate::store::remotes::{CannotMigrate, NoRemote};
 use crate::store::{StoreError, Unreadable};
 use crate::sync::gate::ReturningSecrets;
 use crate::sync::{Held, HistoryPush, PushError, PushReport, ResolveError};
+use crate::write::{NotAnObject, Refusal};
 
 /// The one line `main` and the MCP server print for an error: the error
 /// and its causes, then — when the root cause is a typed error of a lower
@@ -58,6 +59,14 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
             err.key
         ));
     }
+    if let Some(err) = err.downcast_ref::<Refusal>() {
+        return Some(refusal_next(err));
+    }
+    if let Some(NotAnObject { key, .. }) = err.downcast_ref::<NotAnObject>() {
+        return Some(format!(
+            "; give the whole brief with `git handoff recover {key} -F FILE`, or `git handoff drop {key}` first"
+        ));
+    }
     if err.is::<CannotMigrate>() {
         return Some(" (the next `git handoff fetch` rebuilds it)".to_string());
     }
@@ -74,6 +83,31 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
         ResolveError::NotABrief { key, .. } => Some(format!(
             ". Keep yours with `git handoff resolve {key} --keep-local` (the next push replaces it there)"
         )),
+    }
+}
+
+/// What to do after the write path refused: how to correct the brief.
+fn refusal_next(err: &Refusal) -> String {
+    match err {
+        Refusal::Invalid {
+            key, stored: true, ..
+        } => format!(
+            ". `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
+        ),
+        Refusal::Invalid { .. } => " (`git handoff schema` prints the schema)".to_string(),
+        Refusal::Unrecoverable {
+            stored: false,
+            missing,
+            ..
+        } if !missing.is_empty() => {
+            " (give them with -F or flags such as --done-when, --resume-by, --next-check)"
+                .to_string()
+        }
+        Refusal::Unrecoverable { .. } => {
+            " (correct the fields listed above with -F or flags)".to_string()
+        }
+        Refusal::Threads { .. } => " (fix the plan and run again)".to_string(),
+        Refusal::Strict { .. } => " (fix them, or --no-lint)".to_string(),
     }
 }
 

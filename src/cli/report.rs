@@ -29,15 +29,16 @@
 //! | `hook` | [`HookContext`], [`HookMessage`] (the harness's JSON) |
 //!
 //! The MCP server's structured results are the reports above, and for the
-//! tools without a `--json`: `validate` and an invalid `write`
-//! ([`Validity`]), `brief` ([`SubagentBrief`]).
+//! tools without a `--json`: `validate` ([`Validity`]), a refused `write`,
+//! `recover` or `split` ([`Refused`]), `brief` ([`SubagentBrief`]).
 
 use serde::Serialize;
 
 use crate::brief::{Brief, FilePointer, Issue, lint::Finding, redact::Counts};
 use crate::cli::Output;
-use crate::cli::render::{ListRow, SetupRow, SplitProposal};
+use crate::cli::render::{self, ListRow, SetupRow, SplitProposal};
 use crate::drift;
+use crate::write::{Keyed, Notes};
 
 /// `report` as pretty JSON with its keys sorted at every level.
 pub fn pretty<T: Serialize + ?Sized>(report: &T) -> Output {
@@ -56,7 +57,7 @@ fn sorted<T: Serialize + ?Sized>(report: &T) -> serde_json::Value {
 
 /// The version a write stored, as `write --json` and `recover --json`
 /// both begin.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Version<'a> {
     /// The key written.
     pub key: &'a str,
@@ -89,12 +90,56 @@ impl<'a> Version<'a> {
     }
 }
 
+/// What the checks of a write found, as `write`, `recover` and `split`
+/// report it (`--json`, the MCP tools' structured content).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Checked<'a> {
+    /// Each lint finding: `key`, `rule`, `field`, `message`, `fix`.
+    pub findings: &'a [Keyed],
+    /// The secrets redacted, by kind (`{"github_token": 1}`), never the
+    /// values.
+    pub redacted: &'a Counts,
+    /// The warnings, in order.
+    pub warnings: Vec<WarningLine>,
+}
+
+impl<'a> Checked<'a> {
+    /// The report of `notes`.
+    pub fn of(notes: &'a Notes) -> Checked<'a> {
+        Checked {
+            findings: &notes.findings,
+            redacted: &notes.redacted,
+            warnings: notes
+                .warnings
+                .iter()
+                .map(|w| WarningLine {
+                    kind: render::warning_kind(w),
+                    message: render::warning(w).1,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One warning of a write.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct WarningLine {
+    /// What it is about: `no-redact`, `key-choice`, `many-threads`,
+    /// `key-not-remembered`, `no-history`, `narrative-untracked`.
+    pub kind: &'static str,
+    /// What the command line prints after `warning: ` or `note: `.
+    pub message: String,
+}
+
 /// `write --json`: what was stored.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Written<'a> {
     /// Key, ref, id, previous version, history.
     #[serde(flatten)]
     pub version: Version<'a>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
     /// The narrative file's path, relative to the worktree root (`null`
     /// when `handoff.narrative` is false).
     pub narrative: Option<String>,
@@ -105,11 +150,14 @@ pub struct Written<'a> {
 }
 
 /// `recover --json`: the rebuilt brief's version.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Recovered<'a> {
     /// Key, ref, id, previous version, history.
     #[serde(flatten)]
     pub version: Version<'a>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
     /// `RECOVER`.
     pub mode: &'a str,
     /// The resume prompt.
@@ -117,7 +165,7 @@ pub struct Recovered<'a> {
 }
 
 /// `resume --json`: the brief, structured warnings, commit drift.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Resumed<'a> {
     /// The key.
     pub key: &'a str,
@@ -180,7 +228,7 @@ impl<'a> Ambiguous<'a> {
 }
 
 /// `reground --json`: goal, first five decisions, files in view.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Reground<'a> {
     /// The key.
     pub key: &'a str,
@@ -217,11 +265,14 @@ pub struct SplitProposed<'a> {
     pub proposal: &'a SplitProposal,
     /// The briefs that would be written.
     pub briefs: Vec<&'a Brief>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
 }
 
 /// `split --yes --json`: the briefs written in one transaction.
 #[derive(Debug, Serialize)]
-pub struct SplitWritten {
+pub struct SplitWritten<'a> {
     /// Always `true`.
     pub written: bool,
     /// Whether the history notes were written.
@@ -230,6 +281,9 @@ pub struct SplitWritten {
     pub narrative: Option<String>,
     /// One entry per brief written.
     pub threads: Vec<SplitThread>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
 }
 
 /// One brief written by `split`.
@@ -329,7 +383,7 @@ pub struct Redacted<'a> {
 }
 
 /// `lint --json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Linted<'a> {
     /// Whether findings are errors.
     pub strict: bool,
@@ -427,7 +481,7 @@ pub struct HookMessage {
 
 /// MCP `validate` (and an invalid `write`): whether the brief is valid
 /// and every schema error.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Validity<'a> {
     /// Whether there is no error.
     pub valid: bool,
@@ -435,8 +489,37 @@ pub struct Validity<'a> {
     pub errors: &'a [Issue],
 }
 
+/// MCP `write`, `recover`, `split` refused: nothing was written; every
+/// error and what the checks found.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Refused<'a> {
+    /// Always `false`.
+    pub valid: bool,
+    /// The error line.
+    pub error: String,
+    /// Each schema error: `path` and `message` (none for strict lint).
+    pub errors: Vec<&'a Issue>,
+    /// Findings, redactions, warnings.
+    #[serde(flatten)]
+    pub checked: Checked<'a>,
+}
+
+/// MCP `list`: the rows `list --json` prints, under `briefs`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Listed<'a> {
+    /// One row per brief.
+    pub briefs: &'a [ListRow],
+}
+
+/// MCP `log`: the versions `log --json` prints, under `versions`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Logged<'a> {
+    /// One row per version, newest first.
+    pub versions: &'a [crate::cli::commands::log::Row],
+}
+
 /// MCP `brief`: the subagent brief and its length.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SubagentBrief {
     /// The brief's text.
     pub brief: String,

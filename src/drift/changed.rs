@@ -69,14 +69,25 @@ impl Since {
 
     /// A commit's parents, in order.
     fn parents(&self, node: Node) -> Option<Vec<Node>> {
-        match node {
-            Node::Graph(pos) => self
-                .graph_commit(pos)
-                .iter_parents()
-                .map(|p| p.ok().map(|p| Node::Graph(p.0)))
-                .collect(),
-            Node::Object(id) => Some(self.objects.get(&id)?.parents.clone()),
-        }
+        parents_of(self.graph.as_deref(), &self.objects, node)
+    }
+}
+
+/// A commit's parents, in order: from the commit-graph, or from the
+/// commits decoded outside it (`None` when it was not decoded).
+fn parents_of(
+    graph: Option<&gix::commitgraph::Graph>,
+    objects: &FastMap<ObjectId, ObjectCommit>,
+    node: Node,
+) -> Option<Vec<Node>> {
+    match node {
+        Node::Graph(pos) => graph
+            .expect("graph nodes come from the graph")
+            .commit_at(gix::commitgraph::Position(pos))
+            .iter_parents()
+            .map(|p| p.ok().map(|p| Node::Graph(p.0)))
+            .collect(),
+        Node::Object(id) => Some(objects.get(&id)?.parents.clone()),
     }
 }
 
@@ -317,14 +328,7 @@ impl<'a> Walk<'a> {
     }
 
     fn parents(&self, node: Node) -> Option<Vec<Node>> {
-        match node {
-            Node::Graph(pos) => self
-                .graph_commit(pos)
-                .iter_parents()
-                .map(|p| p.ok().map(|p| Node::Graph(p.0)))
-                .collect(),
-            Node::Object(id) => Some(self.objects.get(&id)?.parents.clone()),
-        }
+        parents_of(self.graph, &self.objects, node)
     }
 
     /// Decode a commit outside the commit-graph. `Some(false)` when it is

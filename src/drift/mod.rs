@@ -26,7 +26,7 @@ use crate::{git::measure, store, support::clock};
 pub const DEFAULT_STALE_HOURS: i64 = 24;
 
 /// How the brief relates to this repository.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Origin {
     /// Written in this repository (same common git dir): any of its worktrees.
@@ -46,7 +46,7 @@ pub enum Origin {
 }
 
 /// One drift warning.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Warning {
     /// Written for a different repository.
@@ -209,7 +209,7 @@ impl Warning {
 }
 
 /// A commit as one line: short id and subject.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CommitLine {
     /// The short id.
     pub sha7: String,
@@ -287,7 +287,7 @@ pub struct Report {
 }
 
 /// The branch and tip drift is measured on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct MeasuredOn {
     /// The branch: the brief's, its remote-tracking branch
     /// (`origin/feat/x`), or the current one (`HEAD` when detached).

@@ -1,5 +1,5 @@
 //! Support: small leaf utilities with no knowledge of briefs or git —
-//! atomic file writes, the clock, slugs, terminal-safe text, the
+//! atomic file writes, the clock, slugs, terminal-safe text, text cut to one line, the
 //! test-only crash points and (in unit tests) the real git binary.
 //! Depends on nothing else in the crate.
 
@@ -12,3 +12,4 @@ pub mod shared;
 pub mod slug;
 #[cfg(test)]
 pub mod test_git;
+pub mod text;

@@ -31,34 +31,6 @@ const PATHS: &[&str] = &[
     "noise/n1.txt",
 ];
 
-fn put_brief(sb: &Sandbox, dir: &Path, key: &str, sha: &str) {
-    let root = sb.git(dir, &["rev-parse", "--show-toplevel"]);
-    let common = sb.git(
-        dir,
-        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
-    );
-    let files: Vec<Value> = PATHS
-        .iter()
-        .map(|p| serde_json::json!({"path": p, "why": "w"}))
-        .collect();
-    let brief = serde_json::json!({
-        "schema_version": "1", "key": key, "timestamp": "2026-11-30T11:00:00Z", "mode": "WRITE",
-        "resume": {"done_when": "d", "resume_by": "r"},
-        "state": {"branch": "main", "next_acceptance_check": "c", "head_sha": sha,
-                  "diff_summary": "1 file changed",
-                  "worktree": {"root": root.trim(), "is_linked": false,
-                               "git_common_dir": common.trim()}},
-        "files_read_first": files
-    });
-    let path = dir.join(".git").join("brief.json");
-    std::fs::write(&path, brief.to_string()).unwrap();
-    let blob = sb.git(dir, &["hash-object", "-w", path.to_str().unwrap()]);
-    sb.git(
-        dir,
-        &["update-ref", &format!("refs/handoffs/{key}"), blob.trim()],
-    );
-}
-
 fn write(dir: &Path, file: &str, content: &str) {
     let path = dir.join(file);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -339,7 +311,7 @@ fn changed_counts_are_git_logs_with_and_without_bloom_filters() {
     let sb = Sandbox::new();
     let dir = sb.repo("r");
     let brief = history(&sb, &dir);
-    put_brief(&sb, &dir, "k", &brief);
+    sb.put_brief(&dir, "k", &brief, PATHS, Some("1 file changed"));
     let want: Vec<(usize, bool)> = PATHS
         .iter()
         .map(|p| git_count(&sb, &dir, &brief, p))
@@ -505,7 +477,7 @@ fn damaged_bloom_chunks_fall_back_to_trees_with_the_same_answers() {
     let sb = Sandbox::new();
     let dir = sb.repo("r");
     let brief = history(&sb, &dir);
-    put_brief(&sb, &dir, "k", &brief);
+    sb.put_brief(&dir, "k", &brief, PATHS, Some("1 file changed"));
     let want: Vec<Option<u64>> = PATHS
         .iter()
         .map(|p| {
@@ -617,7 +589,7 @@ fn changed_counts_hold_in_packs_whatever_their_delta_order_and_cache() {
         );
         let brief = brief.trim();
         assert_eq!(brief.len(), 40, "the brief's commit in {repo:?}");
-        put_brief(&sb, repo, "k", brief);
+        sb.put_brief(repo, "k", brief, PATHS, Some("1 file changed"));
         write_graph(&sb, repo, plain);
         let ours = our_counts(&sb, repo);
         for path in PATHS {

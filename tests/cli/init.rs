@@ -17,6 +17,19 @@ fn snapshot(path: &Path) -> (Vec<u8>, SystemTime) {
     )
 }
 
+/// The merge driver as the repository's own config sets it.
+fn local_driver(sb: &Sandbox, dir: &Path) -> String {
+    sb.git(
+        dir,
+        &[
+            "config",
+            "--local",
+            "--get",
+            "merge.handoff-narrative.driver",
+        ],
+    )
+}
+
 fn attr(sb: &Sandbox, dir: &Path, path: &str) -> String {
     sb.git(dir, &["check-attr", "merge", "--", path])
         .rsplit(": ")
@@ -56,18 +69,7 @@ fn init_sets_up_the_driver_and_running_it_twice_changes_nothing() {
     let text = stdout(&out);
     assert_eq!(text.matches("set  ").count(), 5, "{text}");
     assert!(text.contains("Commit .gitattributes"), "{text}");
-    assert_eq!(
-        sb.git(
-            &repo,
-            &[
-                "config",
-                "--local",
-                "--get",
-                "merge.handoff-narrative.driver"
-            ]
-        ),
-        format!("{DRIVER}\n")
-    );
+    assert_eq!(local_driver(&sb, &repo), format!("{DRIVER}\n"));
     assert!(
         sb.git(
             &repo,
@@ -211,18 +213,7 @@ fn init_in_a_linked_worktree_configures_the_whole_repository() {
         LINE
     );
     // The config is shared; the attribute is a file to commit.
-    assert_eq!(
-        sb.git(
-            &repo,
-            &[
-                "config",
-                "--local",
-                "--get",
-                "merge.handoff-narrative.driver"
-            ]
-        ),
-        format!("{DRIVER}\n")
-    );
+    assert_eq!(local_driver(&sb, &repo), format!("{DRIVER}\n"));
     let out = sb.handoff(&repo, &["init", "--check"]).code(1);
     let text = stdout(&out);
     assert!(text.contains("missing  .gitattributes"), "{text}");

@@ -19,6 +19,7 @@ mod init;
 mod lint;
 mod manual;
 mod mcp;
+mod mcp_conformance;
 mod method;
 mod narrative_merge;
 mod pipeline;

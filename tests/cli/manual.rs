@@ -580,11 +580,11 @@ fn the_readme_walkthrough_runs_as_written() {
     }
 }
 
-/// The shipped skill and `/resume` command teach the whole method (issue
+/// The shipped skill and `/handoff-resume` command teach the whole method (issue
 /// 16, item 8): every mode, the key rules, READ's six steps, the PIPELINE
 /// rules, the gates and continue-or-fork — and what they show runs: each
 /// `git handoff <command>` they name exists, the method's pipeline stage
-/// format is accepted, and `/resume`'s command resumes and makes the key
+/// format is accepted, and `/handoff-resume`'s command resumes and makes the key
 /// the session's.
 #[test]
 fn the_skill_and_resume_command_teach_the_method_as_shipped() {
@@ -592,7 +592,7 @@ fn the_skill_and_resume_command_teach_the_method_as_shipped() {
     let repo = sb.repo("r");
     let read = |p: &str| std::fs::read_to_string(Path::new(ROOT).join(p)).unwrap();
     let skill = read("contrib/claude/skills/git-handoff/SKILL.md");
-    let command = read("contrib/claude/commands/resume.md");
+    let command = read("contrib/claude/commands/handoff-resume.md");
     for needle in [
         "WRITE",
         "READ",
@@ -636,7 +636,10 @@ fn the_skill_and_resume_command_teach_the_method_as_shipped() {
         "offer to `cd` there",
         "session key",
     ] {
-        assert!(command.contains(needle), "/resume does not say {needle:?}");
+        assert!(
+            command.contains(needle),
+            "/handoff-resume does not say {needle:?}"
+        );
     }
     // Every subcommand the skill names exists.
     let named = regex::Regex::new(r"git handoff ([a-z][a-z-]+)").unwrap();
@@ -656,7 +659,7 @@ fn the_skill_and_resume_command_teach_the_method_as_shipped() {
     assert!(skill.contains("`1. **<stage-name>** (parallel | sequential | background)`"));
     sb.handoff_with(&repo, &["pipeline", "save", "p", "-F", "-"], Some(template))
         .success();
-    // `/resume`'s command, as shipped, with a split thread as its argument.
+    // `/handoff-resume`'s command, as shipped, with a split thread as its argument.
     let plan = r#"{"why":"w","threads":[{"key":"api-docs","resume":{"done_when":"make docs passes","resume_by":"r"},"state":{"next_acceptance_check":"make docs"}}]}"#;
     sb.handoff_with(&repo, &["split", "--plan", "-", "--yes"], Some(plan))
         .success();

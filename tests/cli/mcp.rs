@@ -14,17 +14,17 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// `git handoff mcp ARGS` in `dir`, hermetic, with a connected client.
-async fn connect(sb: &Sandbox, dir: &Path, args: &[&str]) -> Client {
+pub(crate) async fn connect(sb: &Sandbox, dir: &Path, args: &[&str]) -> Client {
     let mut cmd = sb.command("git", dir);
     cmd.arg("handoff").arg("mcp").args(args);
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).expect("spawn");
     ().serve(transport).await.expect("initialize")
 }
 
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
     let Value::Object(map) = args else {
         panic!("arguments are an object")
     };
@@ -34,7 +34,7 @@ async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
         .expect("the call is answered")
 }
 
-fn text(result: &CallToolResult) -> String {
+pub(crate) fn text(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -42,11 +42,11 @@ fn text(result: &CallToolResult) -> String {
         .collect()
 }
 
-fn is_error(result: &CallToolResult) -> bool {
+pub(crate) fn is_error(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
 }
 
-fn example() -> Value {
+pub(crate) fn example() -> Value {
     serde_json::from_str(EXAMPLE).unwrap()
 }
 
@@ -281,6 +281,154 @@ async fn an_invalid_brief_is_a_tool_error_listing_every_error_and_writes_nothing
     client.cancel().await.unwrap();
 }
 
+/// The `kind`s of a structured result's warnings.
+fn warning_kinds(structured: &Value) -> Vec<String> {
+    structured["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue 32: what the checks of a write found reaches the agent, not the
+/// server's stderr: findings, redactions and warnings in the text and as
+/// `findings`, `redacted` and `warnings`, equal to `--json`'s.
+#[tokio::test]
+async fn write_recover_and_split_results_carry_findings_redactions_and_warnings() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let client = connect(&sb, &repo, &["--allow", "split"]).await;
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let mut vague = example();
+    vague["resume"]["done_when"] = json!("tests pass");
+    vague["state"]["commands"] = json!([format!("GITHUB_TOKEN={token} cargo test")]);
+    let wrote = call(
+        &client,
+        "write",
+        json!({"key": "feat", "brief": vague.clone()}),
+    )
+    .await;
+    assert!(!is_error(&wrote), "{}", text(&wrote));
+    let said = text(&wrote);
+    assert!(said.starts_with("Wrote brief 'feat'"), "{said}");
+    assert!(
+        said.contains("\nwarning: [feat] resume.done_when: vague-check: 'tests pass'"),
+        "{said}"
+    );
+    assert!(
+        said.contains("note: 1 secret redacted (1 github_token) before writing\n"),
+        "{said}"
+    );
+    assert!(!said.contains(&token));
+    let structured = wrote.structured_content.clone().unwrap();
+    let findings = structured["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["key"] == "feat" && f["rule"] == "vague-check"),
+        "{structured}"
+    );
+    assert_eq!(structured["redacted"], json!({"github_token": 1}));
+    assert_eq!(warning_kinds(&structured), ["narrative-untracked"]);
+    // The same input on the command line: the same findings, redactions
+    // and warnings in `--json`, and the same lines on stderr.
+    let out = sb
+        .handoff_with(
+            &repo,
+            &["write", "feat", "--json", "-F", "-"],
+            Some(&vague.to_string()),
+        )
+        .success();
+    let cli: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for field in ["findings", "redacted", "warnings"] {
+        assert_eq!(cli[field], structured[field], "{field}");
+    }
+    let err = crate::support::stderr(&out);
+    assert!(said.ends_with(&err), "{said:?} ends with {err:?}");
+
+    // A keyless write after a branch switch: the warning.
+    sb.git(&repo, &["switch", "-q", "-c", "other"]);
+    let wrote = call(&client, "write", json!({"brief": example()})).await;
+    let structured = wrote.structured_content.clone().unwrap();
+    assert!(
+        warning_kinds(&structured).contains(&"key-choice".to_string()),
+        "{structured}"
+    );
+    assert!(
+        text(&wrote).contains("warning: branch switched: this write targets 'other'"),
+        "{}",
+        text(&wrote)
+    );
+
+    // recover: the redaction of a correction.
+    let recovered = call(
+        &client,
+        "recover",
+        json!({"key": "feat", "brief": {"state": {"decisions": [format!("rotate {token}")]}}}),
+    )
+    .await;
+    assert!(!is_error(&recovered), "{}", text(&recovered));
+    let structured = recovered.structured_content.clone().unwrap();
+    assert_eq!(structured["redacted"], json!({"github_token": 1}));
+    assert!(!structured["findings"].as_array().unwrap().is_empty());
+    assert!(text(&recovered).contains("note: 1 secret redacted (1 github_token)"));
+
+    // split: the proposal and the written briefs carry them too.
+    let plan = json!({"why": "two threads", "threads": [
+        {"key": "t-a", "resume": {"done_when": "tests pass", "resume_by": "a"}, "state": {"next_acceptance_check": "cargo test a", "decisions": [format!("use {token}")]}},
+        {"key": "t-b", "resume": {"done_when": "cargo test b passes", "resume_by": "b"}, "state": {"next_acceptance_check": "cargo test b"}}]});
+    std::fs::write(sb.path("plan.json"), plan.to_string()).unwrap();
+    let plan_path = sb.path("plan.json").to_str().unwrap().to_string();
+    for yes in [false, true] {
+        let split = call(&client, "split", json!({"plan": plan_path, "yes": yes})).await;
+        assert!(!is_error(&split), "{}", text(&split));
+        let structured = split.structured_content.clone().expect("structured");
+        assert_eq!(structured["written"], yes);
+        assert!(
+            structured["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["key"] == "t-a" && f["rule"] == "vague-check"),
+            "{structured}"
+        );
+        assert_eq!(structured["redacted"], json!({"github_token": 1}));
+        assert!(text(&split).contains("warning: [t-a] resume.done_when: vague-check"));
+    }
+    client.cancel().await.unwrap();
+}
+
+/// Strict lint over MCP: a tool error listing every finding, in the text
+/// and as structured `findings`; nothing written.
+#[tokio::test]
+async fn a_strict_refusal_over_mcp_lists_every_finding() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.git(&repo, &["config", "handoff.strict", "true"]);
+    let client = connect(&sb, &repo, &[]).await;
+    let mut vague = example();
+    vague["resume"]["done_when"] = json!("tests pass");
+    vague["state"]["next_acceptance_check"] = json!("works");
+    let answer = call(&client, "write", json!({"key": "feat", "brief": vague})).await;
+    assert!(is_error(&answer));
+    let said = text(&answer);
+    assert!(
+        said.contains("error: [feat] resume.done_when: vague-check")
+            && said.contains("error: [feat] state.next_acceptance_check: vague-check"),
+        "{said}"
+    );
+    assert!(
+        said.contains("error: brief 'feat' has 3 lint findings and lint is strict; nothing was written (fix them; lint is strict by git config handoff.strict)"),
+        "{said}"
+    );
+    let structured = answer.structured_content.unwrap();
+    assert_eq!(structured["valid"], false);
+    assert_eq!(structured["findings"].as_array().unwrap().len(), 3);
+    assert_eq!(handoff_refs(&sb, &repo), "");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn opt_in_tools_are_absent_unless_allowed() {
     let sb = Sandbox::new();
@@ -346,7 +494,7 @@ async fn repo_pins_the_served_repository() {
 
 /// Run the server on raw bytes; its stdout and how it ended, with the
 /// wait bounded.
-fn raw(sb: &Sandbox, dir: &Path, input: Vec<u8>) -> (String, std::process::ExitStatus) {
+pub(crate) fn raw(sb: &Sandbox, dir: &Path, input: Vec<u8>) -> (String, std::process::ExitStatus) {
     let mut child = sb
         .command("git", dir)
         .args(["handoff", "mcp"])
@@ -380,7 +528,7 @@ fn raw(sb: &Sandbox, dir: &Path, input: Vec<u8>) -> (String, std::process::ExitS
     (reader.join().unwrap(), status)
 }
 
-fn line(v: Value) -> Vec<u8> {
+pub(crate) fn line(v: Value) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(&v).unwrap();
     bytes.push(b'\n');
     bytes

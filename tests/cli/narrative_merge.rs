@@ -36,6 +36,13 @@ fn set_up(sb: &Sandbox) -> std::path::PathBuf {
     repo
 }
 
+/// A repository [`set_up`] with one committed entry, "base".
+fn with_base(sb: &Sandbox) -> std::path::PathBuf {
+    let repo = set_up(sb);
+    handoff_commit(sb, &repo, "2026-11-01", "base");
+    repo
+}
+
 fn narrative(dir: &Path) -> String {
     std::fs::read_to_string(dir.join(NARRATIVE)).unwrap()
 }
@@ -113,8 +120,7 @@ fn without_the_driver_config_git_merges_the_narrative_as_text_and_conflicts() {
 #[test]
 fn rebase_replays_each_commit_through_the_driver() {
     let sb = Sandbox::new();
-    let repo = set_up(&sb);
-    handoff_commit(&sb, &repo, "2026-11-01", "base");
+    let repo = with_base(&sb);
     two_branches(&sb, &repo);
     // On b: replay b's two commits onto a.
     sb.git(&repo, &["rebase", "-q", "a"]);
@@ -134,8 +140,7 @@ fn rebase_replays_each_commit_through_the_driver() {
 #[test]
 fn cherry_pick_brings_only_the_picked_commits_entry() {
     let sb = Sandbox::new();
-    let repo = set_up(&sb);
-    handoff_commit(&sb, &repo, "2026-11-01", "base");
+    let repo = with_base(&sb);
     two_branches(&sb, &repo);
     sb.git(&repo, &["switch", "-q", "a"]);
     sb.git(&repo, &["cherry-pick", "b"]);
@@ -145,34 +150,24 @@ fn cherry_pick_brings_only_the_picked_commits_entry() {
     assert_eq!(sb.git(&repo, &["status", "--porcelain"]), "");
 }
 
-/// On `branch` (new, from main), replace `from` by `to` in the narrative
-/// and commit.
-fn edit_commit(sb: &Sandbox, dir: &Path, branch: &str, from: &str, to: &str) {
+/// The done-when line of the entry "base" that [`with_base`] commits.
+const DONE_WHEN: &str = "- Done when: tests pass";
+
+/// On `branch` (new, from main), replace the base entry's [`DONE_WHEN`]
+/// line by `to` in the narrative and commit.
+fn edit_commit(sb: &Sandbox, dir: &Path, branch: &str, to: &str) {
     sb.git(dir, &["switch", "-q", "-c", branch, "main"]);
     let text = narrative(dir);
-    assert!(text.contains(from));
-    sb.commit(dir, NARRATIVE, &text.replacen(from, to, 1), "edit");
+    assert!(text.contains(DONE_WHEN));
+    sb.commit(dir, NARRATIVE, &text.replacen(DONE_WHEN, to, 1), "edit");
 }
 
 #[test]
 fn an_entry_edited_differently_on_both_sides_is_kept_twice_and_marked() {
     let sb = Sandbox::new();
-    let repo = set_up(&sb);
-    handoff_commit(&sb, &repo, "2026-11-01", "base");
-    edit_commit(
-        &sb,
-        &repo,
-        "a",
-        "- Done when: tests pass",
-        "- Done when: tests pass on a",
-    );
-    edit_commit(
-        &sb,
-        &repo,
-        "b",
-        "- Done when: tests pass",
-        "- Done when: tests pass on b",
-    );
+    let repo = with_base(&sb);
+    edit_commit(&sb, &repo, "a", "- Done when: tests pass on a");
+    edit_commit(&sb, &repo, "b", "- Done when: tests pass on b");
     handoff_commit(&sb, &repo, "2026-11-02", "b new");
     sb.git(&repo, &["switch", "-q", "a"]);
     sb.git(&repo, &["merge", "-q", "--no-edit", "b"]);
@@ -193,15 +188,8 @@ fn an_entry_edited_differently_on_both_sides_is_kept_twice_and_marked() {
 #[test]
 fn an_entry_edited_on_one_side_only_is_taken_from_that_side() {
     let sb = Sandbox::new();
-    let repo = set_up(&sb);
-    handoff_commit(&sb, &repo, "2026-11-01", "base");
-    edit_commit(
-        &sb,
-        &repo,
-        "a",
-        "- Done when: tests pass",
-        "- Done when: tests pass, edited",
-    );
+    let repo = with_base(&sb);
+    edit_commit(&sb, &repo, "a", "- Done when: tests pass, edited");
     handoff_commit(&sb, &repo, "2026-11-03", "a new");
     sb.git(&repo, &["switch", "-q", "-c", "b", "main"]);
     handoff_commit(&sb, &repo, "2026-11-02", "b new");
@@ -215,8 +203,7 @@ fn an_entry_edited_on_one_side_only_is_taken_from_that_side() {
 #[test]
 fn a_file_the_driver_cannot_parse_is_a_normal_conflict_and_loses_no_text() {
     let sb = Sandbox::new();
-    let repo = set_up(&sb);
-    handoff_commit(&sb, &repo, "2026-11-01", "base");
+    let repo = with_base(&sb);
     sb.git(&repo, &["switch", "-q", "-c", "a"]);
     handoff_commit(&sb, &repo, "2026-11-02", "a new");
     sb.git(&repo, &["switch", "-q", "-c", "b", "main"]);

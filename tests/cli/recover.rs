@@ -7,16 +7,13 @@ fn brief(sb: &Sandbox, dir: &std::path::Path, key: &str) -> Value {
     json(&sb.git(dir, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
 }
 
-/// Placeholder values: lint would warn about them, which these tests do not check.
-const FLAGS: [&str; 7] = [
-    "--done-when",
-    "d",
-    "--resume-by",
-    "r",
-    "--next-check",
-    "c",
-    "--no-lint",
-];
+/// `VERB --done-when d --resume-by r --next-check c --no-lint`: placeholder
+/// values, which lint would warn about and these tests do not check.
+fn placeholders(verb: &str) -> Vec<&str> {
+    let mut args = write_args(None, ["d", "r", "c"], &["--no-lint"]);
+    args[0] = verb;
+    args
+}
 
 #[test]
 fn recover_after_commits_refreshes_head_sha_and_keeps_decisions_without_touching_the_narrative() {
@@ -133,9 +130,7 @@ fn recover_without_a_stored_brief_needs_the_required_fields() {
     assert_eq!(handoff_refs(&sb, &repo), "");
     assert!(!repo.join(".git/handoff-key").exists());
 
-    let mut args = vec!["recover"];
-    args.extend(FLAGS);
-    let out = sb.handoff(&repo, &args).success();
+    let out = sb.handoff(&repo, &placeholders("recover")).success();
     assert!(stdout(&out).contains("from the current git state"));
     assert_eq!(brief(&sb, &repo, "main")["mode"], "RECOVER");
     assert!(
@@ -148,9 +143,7 @@ fn recover_without_a_stored_brief_needs_the_required_fields() {
 fn recover_bad_input_writes_nothing() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let mut args = vec!["write"];
-    args.extend(FLAGS);
-    sb.handoff(&repo, &args).success();
+    sb.handoff(&repo, &placeholders("write")).success();
     let refs = handoff_refs(&sb, &repo);
     let id = sb.git(&repo, &["rev-parse", "refs/handoffs/main"]);
     let cases: Vec<(Vec<&str>, &str, &str)> = vec![
@@ -195,8 +188,7 @@ fn recover_bad_input_writes_nothing() {
 fn the_sticky_key_follows_a_branch_switch_and_says_so() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let mut write = vec!["write"];
-    write.extend(FLAGS);
+    let write = placeholders("write");
     sb.handoff(&repo, &write).success();
     assert_eq!(
         std::fs::read_to_string(repo.join(".git/handoff-key")).unwrap(),
@@ -275,8 +267,7 @@ fn each_worktree_has_its_own_sticky_key_and_split_and_import_do_not_set_it() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let wt = sb.worktree(&repo, "wt", "feat/y");
-    let mut write = vec!["write"];
-    write.extend(FLAGS);
+    let write = placeholders("write");
     sb.handoff(&wt, &write).success();
     let wt_git = sb.git(&wt, &["rev-parse", "--absolute-git-dir"]);
     let wt_git = std::path::PathBuf::from(wt_git.trim());

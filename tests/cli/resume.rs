@@ -1114,22 +1114,8 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
         ("b", "2026-11-30T09:00:00Z"),
         ("c", "2026-11-30T10:00:00Z"),
     ] {
-        sb.handoff_env(
-            &repo,
-            &[("GIT_HANDOFF_NOW", t)],
-            &[
-                "write",
-                k,
-                "--done-when",
-                "d",
-                "--resume-by",
-                "r",
-                "--next-check",
-                "c",
-            ],
-            None,
-        )
-        .success();
+        sb.write_brief_at(&repo, t, Some(k), ["d", "r", "c"], &[])
+            .success();
     }
     sb.git(&repo, &["switch", "-q", "-c", "other"]);
     let answer = hook(&sb, &repo, "session-start", &input("startup"));

@@ -297,3 +297,50 @@ fn a_fifo_is_refused_at_once_never_read() {
     );
     assert_eq!(stdout(&out), "");
 }
+
+/// Issue 33: on a Codex session, `usage` finds the rollout file by itself:
+/// the newest under `~/.codex/sessions/YYYY/MM/DD/` (or `$CODEX_HOME`)
+/// whose first line records this directory as its working directory.
+#[test]
+fn without_a_transcript_the_newest_codex_rollout_of_this_directory_is_read() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let root = std::fs::canonicalize(&repo).unwrap();
+    let fixture = std::fs::read_to_string(fixture("codex-session.jsonl")).unwrap();
+    let day = sb.home().join(".codex/sessions/2026/11/30");
+    std::fs::create_dir_all(&day).unwrap();
+    let at = |name: &str, cwd: &str, secs: u64| {
+        let path = day.join(name);
+        std::fs::write(&path, fixture.replace("/home/dev/app", cwd)).unwrap();
+        let file = std::fs::File::options().append(true).open(&path).unwrap();
+        file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+            .unwrap();
+    };
+    // Another project's session is newer; this one's is the one read.
+    at(
+        "rollout-2026-11-30T11-00-00-a.jsonl",
+        &root.display().to_string(),
+        2_000_000_000,
+    );
+    at(
+        "rollout-2026-11-30T12-00-00-b.jsonl",
+        "/elsewhere",
+        2_000_000_100,
+    );
+    let v = json_of(&sb, &repo, &[]);
+    assert_eq!(v["model"], "gpt-5.1-codex", "{v}");
+    assert!(
+        v["transcript"].as_str().unwrap().ends_with("-a.jsonl"),
+        "{v}"
+    );
+    // $CODEX_HOME moves the folder.
+    let out = sb
+        .handoff_env(
+            &repo,
+            &[("CODEX_HOME", sb.path("nowhere").to_str().unwrap())],
+            &["usage"],
+            None,
+        )
+        .code(1);
+    assert_stderr_has(&out, "Codex CLI");
+}

@@ -481,15 +481,7 @@ fn outside_a_repository_and_in_a_bare_one_the_error_says_what_to_do() {
     );
     let mut cmd =
         assert_cmd::Command::from_std(sb.command(env!("CARGO_BIN_EXE_git-handoff"), &bare));
-    cmd.args([
-        "write",
-        "--done-when",
-        "d",
-        "--resume-by",
-        "r",
-        "--next-check",
-        "c",
-    ]);
+    cmd.args(write_args(None, ["d", "r", "c"], &[]));
     let out = cmd.assert().code(128);
     assert_stderr_has(&out, "bare repository");
     assert_eq!(sb.git(&bare, &["for-each-ref"]), "");
@@ -924,4 +916,50 @@ fn list_rows_fit_the_line() {
     let v: Value =
         serde_json::from_str(&stdout(&sb.handoff(&repo, &["list", "--json"]).success())).unwrap();
     assert_eq!(v[0]["done_when"], long.as_str());
+}
+
+/// Issue 32: `--json` of `write`, `recover` and `split` carries what the
+/// checks found (`findings`, `redacted`, `warnings`), while stderr says it
+/// as it always has.
+#[test]
+fn json_reports_carry_findings_redactions_and_warnings() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let brief = r#"{"resume":{"done_when":"tests pass","resume_by":"mail bob@example.com"},"state":{"next_acceptance_check":"cargo test x","rejected_paths":["r"]}}"#;
+    let out = sb
+        .handoff_with(&repo, &["write", "k", "--json", "-F", "-"], Some(brief))
+        .success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["findings"][0]["key"], "k");
+    assert_eq!(v["findings"][0]["rule"], "vague-check");
+    assert_eq!(v["findings"][0]["field"], "resume.done_when");
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["redacted"], serde_json::json!({"email": 1}));
+    assert_eq!(v["warnings"][0]["kind"], "narrative-untracked");
+    assert_eq!(
+        stderr(&out),
+        "warning: [k] resume.done_when: vague-check: 'tests pass' names no command, test, file or observable result; fix: name the exact command or test and its expected result, e.g. 'cargo test auth::expiry passes'\nnote: 1 secret redacted (1 email) before writing\n"
+    );
+    // No findings, nothing redacted: the fields are there, empty.
+    let out = sb
+        .handoff(
+            &repo,
+            &["recover", "k", "--json", "--no-lint", "--no-redact"],
+        )
+        .success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["findings"], serde_json::json!([]));
+    assert_eq!(v["redacted"], serde_json::json!({}));
+    assert_eq!(v["warnings"][0]["kind"], "no-redact");
+    assert_eq!(
+        stderr(&out),
+        "warning: --no-redact: secrets are stored as given; `git handoff push` will refuse to send them\n"
+    );
+    let plan = r#"{"why":"w","threads":[{"key":"a","resume":{"done_when":"done","resume_by":"r"},"state":{"next_acceptance_check":"cargo test a","rejected_paths":["x"]}}]}"#;
+    let out = sb
+        .handoff_with(&repo, &["split", "--plan", "-", "--json"], Some(plan))
+        .success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["written"], false);
+    assert_eq!(v["findings"][0]["key"], "a");
 }

@@ -205,7 +205,7 @@ fn store_draft(
     }
     let command = write::Args::augment_args(clap::Command::new("write").no_binary_name(true));
     let mut args = write::Args::from_arg_matches(&command.try_get_matches_from(argv)?)?;
-    args.fields.value = Some(draft.partial());
+    args.input.fields.value = Some(draft.partial());
     args.expected = Some(expected);
     write::run(args)
 }

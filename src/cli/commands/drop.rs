@@ -2,9 +2,9 @@
 
 use anyhow::Result;
 
-use crate::cli::commands::{checked_key, no_brief};
-use crate::cli::{Format, Output, report};
-use crate::{git::repo, store};
+use crate::cli::commands::{NamedKey, no_brief};
+use crate::cli::{Output, report};
+use crate::store;
 
 /// Delete a brief (its history in refs/notes/handoffs stays)
 ///
@@ -12,20 +12,17 @@ use crate::{git::repo, store};
 /// so a brief rewritten meanwhile is not dropped by mistake.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief's key
-    pub key: String,
-    /// Print the result as JSON
-    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
-    pub format: Format,
+    /// The brief, and whether to answer in JSON.
+    #[command(flatten)]
+    pub target: NamedKey,
 }
 
 /// Drop the brief.
 pub fn run(args: Args) -> Result<Output> {
-    let key = checked_key(&args.key)?;
-    let repo = repo::open_cwd()?;
+    let (key, repo) = args.target.open()?;
     let id = store::current_id(&repo, &key)?.ok_or_else(|| no_brief(&key))?;
     store::delete(&repo, &key, id)?;
-    if args.format.is_json() {
+    if args.target.format.is_json() {
         return Ok(report::line(&report::Dropped {
             key: &key,
             dropped: id.to_string(),

@@ -1,14 +1,42 @@
-//! The brief input shared by `write` and `recover`: `-F FILE|-` and the
-//! field flags, flattened into each command's `Args`.
+//! The brief input shared by `write` and `recover`: the key, `-F FILE|-`
+//! and the field flags, and the checks, flattened into each command's
+//! `Args` as [`Composing`].
 
 use anyhow::Result;
 use serde_json::{Map, Value, json};
 
+use crate::cli::commands::checks::CheckArgs;
 use crate::cli::commands::read_input;
 use crate::git::compose;
+use crate::write::Single;
 
-/// A partial brief from `-F` and the field flags.
-/// Which brief a composing command targets; shared by `write` and `recover`.
+/// The input of a composing command (`write`, `recover`): the key it
+/// targets, the partial brief and the checks.
+#[derive(Debug, Default, clap::Args)]
+pub struct Composing {
+    #[command(flatten)]
+    pub target: KeyArgs,
+    #[command(flatten)]
+    pub fields: FieldArgs,
+    #[command(flatten)]
+    pub checks: CheckArgs,
+}
+
+impl Composing {
+    /// The write path's input for one brief: the partial brief, the field
+    /// flags as its patch, the key asked for.
+    pub fn single(&self) -> Result<Single<'static>> {
+        Ok(Single {
+            brief: self.fields.input()?,
+            patch: Some(self.fields.patch()?),
+            key: self.target.key.clone(),
+            key_from_branch: self.target.key_from_branch,
+            ..Single::default()
+        })
+    }
+}
+
+/// Which brief a composing command targets.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct KeyArgs {
     /// The key (default: GIT_HANDOFF_KEY, else this worktree's sticky key, else the branch with / as -, else HANDOFF)
@@ -18,6 +46,7 @@ pub struct KeyArgs {
     pub key_from_branch: bool,
 }
 
+/// A partial brief from `-F` and the field flags.
 #[derive(Debug, Default, clap::Args)]
 pub struct FieldArgs {
     /// Read a partial brief (JSON) from FILE, or - for stdin
@@ -82,94 +111,72 @@ impl FieldArgs {
             || !self.skip.is_empty()
     }
 
-    /// The JSON given with `-F` or as [`FieldArgs::value`] (an empty object
-    /// without either).
-    pub fn input(&self) -> Result<Value> {
-        if let Some(value) = &self.value {
-            return compose::parse_partial(&serde_json::to_vec(value)?);
-        }
-        match &self.file {
-            Some(source) => compose::parse_partial(&read_input(source)?),
-            None => Ok(Value::Object(Map::new())),
+    /// The JSON object given with `-F` or as [`FieldArgs::value`] (an
+    /// empty object without either).
+    pub fn input(&self) -> Result<Map<String, Value>> {
+        let value = match (&self.value, &self.file) {
+            (Some(value), _) => compose::parse_partial(&serde_json::to_vec(value)?)?,
+            (None, Some(source)) => compose::parse_partial(&read_input(source)?)?,
+            (None, None) => Value::Object(Map::new()),
+        };
+        match value {
+            Value::Object(map) => Ok(map),
+            _ => unreachable!("parse_partial returns objects"),
         }
     }
 
-    /// Merge the field flags into a partial brief: scalars replace, lists
-    /// append.
-    pub fn apply(&self, value: &mut Value) -> Result<()> {
-        {
-            let resume = object(value, "resume")?;
-            for (field, flag) in [
-                ("done_when", &self.done_when),
-                ("resume_by", &self.resume_by),
-                ("prompt", &self.prompt),
-            ] {
-                if let Some(text) = flag {
-                    resume.insert(field.into(), Value::String(text.clone()));
-                }
+    /// The field flags as a patch for the write path ([`crate::write::patch`]):
+    /// scalars replace, lists append. `resume` and `state` are always in it
+    /// (so that a brief where they are not objects is refused); a list only
+    /// when its flag was given.
+    pub fn patch(&self) -> Result<Value> {
+        let mut resume = Map::new();
+        for (field, flag) in [
+            ("done_when", &self.done_when),
+            ("resume_by", &self.resume_by),
+            ("prompt", &self.prompt),
+        ] {
+            if let Some(text) = flag {
+                resume.insert(field.into(), Value::String(text.clone()));
             }
         }
-        {
-            let state = object(value, "state")?;
-            if let Some(check) = &self.next_check {
-                state.insert("next_acceptance_check".into(), Value::String(check.clone()));
-            }
-            let strings =
-                |v: &Vec<String>| v.iter().cloned().map(Value::String).collect::<Vec<_>>();
-            push_all(state, "decisions", strings(&self.decisions))?;
-            push_all(state, "rejected_paths", strings(&self.rejected))?;
-            push_all(state, "open_risks", strings(&self.risks))?;
-            push_all(state, "commands", strings(&self.commands))?;
-            let mut tests = Vec::new();
-            for spec in &self.tests {
-                match spec.rsplit_once('=') {
-                    Some((cmd, result @ ("pass" | "fail"))) if !cmd.trim().is_empty() => {
-                        tests.push(json!({"cmd": cmd.trim(), "result": result}))
-                    }
-                    _ => crate::refuse!(
-                        "--test '{spec}' needs the form CMD=pass or CMD=fail, like --test 'cargo test auth=pass'"
-                    ),
-                }
-            }
-            push_all(state, "tests", tests)?;
+        let mut state = Map::new();
+        if let Some(check) = &self.next_check {
+            state.insert("next_acceptance_check".into(), Value::String(check.clone()));
         }
-        let map = value.as_object_mut().expect("the brief is an object");
-        let read = self
-            .read
-            .iter()
-            .map(|s| pointer("read", s))
-            .collect::<Result<Vec<_>>>()?;
-        push_all(map, "files_read_first", read)?;
-        let skip = self
-            .skip
-            .iter()
-            .map(|s| pointer("skip", s))
-            .collect::<Result<Vec<_>>>()?;
-        push_all(map, "files_skip", skip)?;
-        Ok(())
+        let strings = |v: &Vec<String>| v.iter().cloned().map(Value::String).collect::<Vec<_>>();
+        list(&mut state, "decisions", strings(&self.decisions));
+        list(&mut state, "rejected_paths", strings(&self.rejected));
+        list(&mut state, "open_risks", strings(&self.risks));
+        list(&mut state, "commands", strings(&self.commands));
+        let mut tests = Vec::new();
+        for spec in &self.tests {
+            match spec.rsplit_once('=') {
+                Some((cmd, result @ ("pass" | "fail"))) if !cmd.trim().is_empty() => {
+                    tests.push(json!({"cmd": cmd.trim(), "result": result}))
+                }
+                _ => crate::refuse!(
+                    "--test '{spec}' needs the form CMD=pass or CMD=fail, like --test 'cargo test auth=pass'"
+                ),
+            }
+        }
+        list(&mut state, "tests", tests);
+        let mut patch = Map::new();
+        patch.insert("resume".into(), Value::Object(resume));
+        patch.insert("state".into(), Value::Object(state));
+        let read = self.read.iter().map(|s| pointer("read", s));
+        list(&mut patch, "files_read_first", read.collect::<Result<_>>()?);
+        let skip = self.skip.iter().map(|s| pointer("skip", s));
+        list(&mut patch, "files_skip", skip.collect::<Result<_>>()?);
+        Ok(Value::Object(patch))
     }
 }
 
-fn object<'a>(value: &'a mut Value, field: &str) -> Result<&'a mut Map<String, Value>> {
-    let map = value.as_object_mut().expect("the brief is an object");
-    let entry = map
-        .entry(field)
-        .or_insert_with(|| Value::Object(Map::new()));
-    entry.as_object_mut().ok_or_else(|| {
-        crate::refusal!("'{field}' in the brief must be an object; nothing was written")
-    })
-}
-
-fn push_all(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) -> Result<()> {
-    if items.is_empty() {
-        return Ok(());
+/// Add a list to a patch, unless it is empty.
+fn list(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) {
+    if !items.is_empty() {
+        map.insert(field.into(), Value::Array(items));
     }
-    let slot = map.entry(field).or_insert_with(|| Value::Array(Vec::new()));
-    let list = slot.as_array_mut().ok_or_else(|| {
-        crate::refusal!("'{field}' in the brief must be an array; nothing was written")
-    })?;
-    list.extend(items);
-    Ok(())
 }
 
 fn pointer(flag: &str, spec: &str) -> Result<Value> {

@@ -8,8 +8,9 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::brief::{Brief, BriefError};
-use crate::cli::commands::read_file;
+use crate::cli::commands::{checks, read_file};
 use crate::cli::{Format, Output};
+use crate::write::{self, Source};
 use crate::{brief::keys, git::repo, store, support::clock};
 
 /// The folders `import` reads without DIR, relative to the main worktree.
@@ -178,32 +179,15 @@ fn classify_all(
     Ok((rows, updates))
 }
 
-/// Store the updates in one transaction, secrets redacted (briefs are
-/// stored as recorded otherwise).
-fn store_all(
-    repo: &gix::Repository,
-    mut updates: Vec<store::Update>,
-    no_redact: bool,
-) -> Result<()> {
-    // Briefs are stored as recorded, except that secrets never land in a ref.
-    let checks = crate::cli::commands::checks::Checks::new(
-        repo,
-        &crate::cli::commands::checks::CheckArgs {
-            no_redact,
-            no_lint: true,
-            strict: false,
-        },
-    );
-    for update in updates.iter_mut() {
-        update.brief = checks.redact_brief(update.brief.clone());
-    }
-    let written = store::write(repo, &updates, "handoff: import")?;
-    checks.report();
-    if !written.history {
-        eprintln!(
-            "note: no commit here yet; the briefs are stored but their history notes are skipped"
-        );
-    }
+/// Store the updates in one transaction through the write path: as
+/// recorded, except that secrets never land in a ref (unless `no_redact`).
+fn store_all(repo: &gix::Repository, updates: Vec<store::Update>, no_redact: bool) -> Result<()> {
+    let options = write::Options {
+        redact: !no_redact,
+        lint: false,
+        ..write::Options::default()
+    };
+    checks::reported(write::write(repo, Source::Recorded(updates), &options))?;
     Ok(())
 }
 

@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use crate::cli::commands::checks::{check, findings_text, strict, summary};
-use crate::cli::commands::{Selection, read_input, refuse_ambiguous, select};
+use crate::cli::commands::{BriefSource, Selection, read_input, refuse_ambiguous, select};
 use crate::cli::{Format, Output, report};
 use crate::{brief, git::repo};
 
@@ -14,19 +14,13 @@ use crate::{brief, git::repo};
 /// dangling-pointer, placeholder, secret (README, "Lint rules", has a bad and a
 /// good example of each). Findings are warnings (exit 0); with --strict or
 /// `git config handoff.strict true` they are errors (exit 1). `write` runs
-/// the same checks (--strict, --no-lint).
+/// the same checks (--strict, --no-lint). A brief file (-F) may be a
+/// partial brief.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The stored brief to check (default: the current branch's)
-    pub key: Option<String>,
-    /// Check a brief file (or - for stdin) instead; partial briefs are fine
-    #[arg(
-        short = 'F',
-        long = "file",
-        value_name = "FILE|-",
-        conflicts_with = "key"
-    )]
-    pub file: Option<String>,
+    /// The stored brief (KEY) or a brief file (-F).
+    #[command(flatten)]
+    pub source: BriefSource,
     /// Treat findings as errors (exit 1)
     #[arg(long)]
     pub strict: bool,
@@ -38,7 +32,7 @@ pub struct Args {
 /// Lint and report.
 pub fn run(args: Args) -> Result<Output> {
     let repo = repo::open_cwd_for_reading().ok();
-    let value = match &args.file {
+    let value = match &args.source.file {
         Some(source) => match brief::parse_json(&read_input(source)?) {
             Ok(v @ Value::Object(_)) => v,
             Ok(_) => bail!("the brief must be a JSON object"),
@@ -50,7 +44,7 @@ pub fn run(args: Args) -> Result<Output> {
                     "not a git repository: `git handoff lint` checks a stored brief; use -F FILE outside a repository"
                 )
             };
-            match select(repo, args.key.as_deref())? {
+            match select(repo, args.source.key.as_deref())? {
                 Selection::Found { stored, .. } => serde_json::from_slice(&stored.data)
                     .map_err(|e| anyhow::anyhow!("brief '{}' is not JSON: {e}", stored.key))?,
                 Selection::Ambiguous(rows) => {

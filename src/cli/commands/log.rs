@@ -24,7 +24,7 @@ pub struct Args {
 }
 
 /// One version as `log --json` prints it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Row {
     /// `N` of `KEY@{N}`.
     pub index: usize,

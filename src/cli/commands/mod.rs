@@ -44,7 +44,7 @@ use std::io::Read;
 use anyhow::{Context, Result, anyhow};
 
 use crate::brief::MAX_BRIEF_BYTES;
-use crate::git::repo::HeadState;
+use crate::cli::Format;
 use crate::{brief::keys, git::sticky};
 
 /// Read a brief's bytes from FILE, or from stdin for `-`, refusing more
@@ -79,6 +79,41 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
         .read_to_end(&mut data)
         .with_context(|| format!("cannot read '{shown}'"))?;
     Ok(data)
+}
+
+/// The arguments of a command on one named brief that answers with one
+/// line, or one JSON line (`drop`, `restore`).
+#[derive(Debug, clap::Args)]
+pub struct NamedKey {
+    /// The brief's key
+    pub key: String,
+    /// Print the result as JSON
+    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
+    pub format: Format,
+}
+
+impl NamedKey {
+    /// The key, checked, and the repository of the working directory.
+    pub fn open(&self) -> Result<(String, gix::Repository)> {
+        let key = checked_key(&self.key)?;
+        Ok((key, crate::git::repo::open_cwd()?))
+    }
+}
+
+/// Which brief a reading command reads: a stored one, by key, or a brief
+/// file (`lint`, `reground`).
+#[derive(Debug, clap::Args)]
+pub struct BriefSource {
+    /// The stored brief's key (default: the current branch's)
+    pub key: Option<String>,
+    /// Read the brief from FILE (or - for stdin) instead of a stored brief
+    #[arg(
+        short = 'F',
+        long = "file",
+        value_name = "FILE|-",
+        conflicts_with = "key"
+    )]
+    pub file: Option<String>,
 }
 
 /// Validate a key given on the command line, with a hint.
@@ -248,16 +283,6 @@ pub fn ambiguous_both(
     )
 }
 
-/// Remember `key` as this worktree's sticky key after a successful write.
-/// The brief is stored already, so a failure is a warning, not an error.
-pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
-    if let Err(e) = sticky::remember(repo, key, head) {
-        eprintln!(
-            "warning: the brief is stored, but this worktree's key could not be remembered: {e:#}"
-        );
-    }
-}
-
 /// Make `key` this worktree's sticky key after it was resumed (the method:
 /// "the selected key becomes the sticky session key"), so that a later
 /// keyless `write` continues that thread. It is remembered as the key of
@@ -300,34 +325,4 @@ pub fn redacted(text: &str, what: &str, options: crate::brief::redact::Options) 
 /// secret ends up in a file name.
 pub fn redacted_slug(text: &str) -> String {
     crate::support::slug::slug(&crate::brief::redact::redact_text(text).0)
-}
-
-/// The key a composing command (`write`, `recover`) targets: the KEY
-/// argument or the input's `key` (which must agree), else the sticky /
-/// branch rules of [`crate::git::sticky::choose`]. A branch-switch warning is
-/// printed on stderr.
-pub fn choose_key(
-    repo: &gix::Repository,
-    head: &crate::git::repo::HeadState,
-    arg: Option<&str>,
-    input: &serde_json::Value,
-    from_branch: bool,
-    verb: &str,
-) -> Result<crate::git::sticky::Choice> {
-    let inner = input.get("key").and_then(serde_json::Value::as_str);
-    let explicit = match (arg, inner) {
-        (Some(arg), Some(inner)) if arg != inner => {
-            return Err(crate::refusal!(
-                "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
-            ));
-        }
-        (Some(arg), _) => Some(arg),
-        (None, inner) => inner,
-    };
-    let choice = crate::git::sticky::choose(repo, head, explicit, from_branch, verb)?;
-    crate::store::refuse_secret_key(&choice.key, crate::brief::redact::Options::from_repo(repo))?;
-    if let Some(warning) = &choice.warning {
-        eprintln!("warning: {warning}");
-    }
-    Ok(choice)
 }

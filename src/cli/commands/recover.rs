@@ -1,15 +1,12 @@
 //! `git handoff recover [KEY]`: rebuild a brief from the stored one plus
 //! the current git state, without a narrative entry.
 
-use anyhow::{Result, bail};
-use serde_json::{Map, Value};
+use anyhow::Result;
 
-use crate::brief::{self, Issue};
-use crate::cli::commands::checks::{CheckArgs, Checks};
-use crate::cli::commands::fields::{FieldArgs, KeyArgs};
-use crate::cli::commands::{choose_key, remember};
-use crate::cli::{Format, Output, render, report};
-use crate::git::compose::{self, GitFacts, Lists, Mode};
+use crate::cli::commands::checks;
+use crate::cli::commands::fields::Composing;
+use crate::cli::{Format, Output, report};
+use crate::write::{self, Failed, Outcome, Source};
 use crate::{git::repo, store};
 
 /// Rebuild the brief for KEY from the stored one and the current git state
@@ -24,13 +21,10 @@ use crate::{git::repo, store};
 /// for `write`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The key, the corrections and additions (-F and the field flags),
+    /// the checks.
     #[command(flatten)]
-    pub target: KeyArgs,
-    /// Corrections and additions: -F and the field flags.
-    #[command(flatten)]
-    pub fields: FieldArgs,
-    #[command(flatten)]
-    pub checks: CheckArgs,
+    pub input: Composing,
     /// Also correct it from the session's transcript, as `draft` reads it: its tests replace the stored results of the same command; its commands, files, decisions, rejected paths and last error are added; its goal fills only what is missing (=TRANSCRIPT, default: the newest of this directory's sessions)
     #[arg(long, value_name = "TRANSCRIPT", num_args = 0..=1, require_equals = true)]
     pub from_transcript: Option<Option<std::path::PathBuf>>,
@@ -41,130 +35,48 @@ pub struct Args {
 
 /// Rebuild, validate and store the brief; report it.
 pub fn run(args: Args) -> Result<Output> {
-    let format = args.format;
-    Ok(recover(args)?.output(format))
+    checks::run(args.format, compute(args), output)
 }
 
-/// [`run`] reported as text and as JSON (for the MCP server, which
-/// answers with both).
-pub fn both(args: Args) -> Result<(Output, Output)> {
-    let recovered = recover(args)?;
-    Ok((
-        recovered.output(Format::Human),
-        recovered.output(Format::Json),
-    ))
-}
-
-/// A recovered brief, as `recover` reports it.
-struct Recovered {
-    key: String,
-    id: gix::ObjectId,
-    previous: Option<gix::ObjectId>,
-    history: bool,
-    mode: String,
-    prompt: String,
-}
-
-impl Recovered {
-    /// Where the brief went and what it started from, as text or JSON.
-    fn output(&self, format: Format) -> Output {
-        match format {
-            Format::Json => report::pretty(&report::Recovered {
-                version: report::Version::new(&self.key, self.id, self.previous, self.history),
-                mode: &self.mode,
-                prompt: &self.prompt,
-            }),
-            Format::Human => Output::human(recovered_text(
-                &self.key,
-                &self.id,
-                self.previous.as_ref(),
-                &self.prompt,
-            )),
-        }
+/// The recovery, through the write path: its outcome, nothing printed (the
+/// MCP server reports it its own way).
+pub fn compute(args: Args) -> Result<Outcome, Failed> {
+    let mut single = args.input.single()?;
+    if let Some(transcript) = args.from_transcript {
+        single.ground = Some(Box::new(move |repo, value| {
+            crate::cli::commands::draft::ground(repo, value, transcript.as_deref())
+        }));
     }
-}
-
-/// Rebuild, validate and store the brief.
-fn recover(args: Args) -> Result<Recovered> {
-    let input = args.fields.input()?;
     let repo = repo::open_cwd()?;
-    let git = GitFacts::read(&repo)?;
-    let choice = choose_key(
-        &repo,
-        &git.head,
-        args.target.key.as_deref(),
-        &input,
-        args.target.key_from_branch,
-        "recover",
-    )?;
-    let key = choice.key.clone();
+    let options = args.input.checks.options(false);
+    write::write(&repo, Source::Corrections(single), &options)
+}
 
-    // The stored version is both the base and the compare-and-swap value.
-    let stored = store::read(&repo, &key)?;
-    let mut value = match &stored {
-        Some(s) => match brief::parse_json(&s.data) {
-            Ok(Value::Object(map)) => Value::Object(map),
-            _ => bail!(
-                "brief '{key}' ({}) is not a JSON object, so recover cannot start from it; give the whole brief with `git handoff recover {key} -F FILE`, or `git handoff drop {key}` first",
-                store::short(&s.id)
-            ),
-        },
-        None => Value::Object(Map::new()),
-    };
-    if let Some(transcript) = &args.from_transcript {
-        crate::cli::commands::draft::ground(&repo, &mut value, transcript.as_deref())?;
+/// Where the brief went and what it started from, as text or JSON (with
+/// what the checks found).
+pub fn output(outcome: &Outcome, format: Format) -> Output {
+    let composed = &outcome.briefs[0];
+    let stored = outcome
+        .stored
+        .as_ref()
+        .expect("a recovery stores its brief");
+    let brief = &composed.brief;
+    let id = stored.ids[0];
+    let prompt = brief.resume_prompt();
+    match format {
+        Format::Json => report::pretty(&report::Recovered {
+            version: report::Version::new(&brief.key, id, composed.previous, stored.history),
+            checked: report::Checked::of(&outcome.notes),
+            mode: &brief.mode,
+            prompt: &prompt,
+        }),
+        Format::Human => Output::human(recovered_text(
+            &brief.key,
+            &id,
+            composed.previous.as_ref(),
+            &prompt,
+        )),
     }
-    compose::merge(&mut value, input, Lists::Replace);
-    args.fields.apply(&mut value)?;
-    let checks = Checks::new(&repo, &args.checks);
-    checks.redact_value(&mut value);
-
-    let brief = match compose::compose(value, &key, Mode::Recover, &git) {
-        Ok(brief) => brief,
-        Err(issues) => {
-            eprint!("{}", render::invalid(&issues));
-            let missing = missing_fields(&issues);
-            match (&stored, missing.is_empty()) {
-                (None, false) => crate::refuse!(
-                    "no stored brief for '{key}', and the fields given leave {} missing; nothing was written (give them with -F or flags such as --done-when, --resume-by, --next-check)",
-                    missing.join(", ")
-                ),
-                _ => crate::refuse!(
-                    "the recovered brief '{key}' is invalid; nothing was written (correct the fields listed above with -F or flags)"
-                ),
-            }
-        }
-    };
-    let brief = checks.redact_brief(brief);
-    checks.lint(&repo, &brief)?;
-    let expected = stored.as_ref().map(|s| s.id);
-    let written = store::write(
-        &repo,
-        &[store::Update {
-            expected,
-            brief: brief.clone(),
-        }],
-        &format!("handoff: recover {key}"),
-    )?;
-    checks.report();
-    if choice.remember {
-        remember(&repo, &key, &git.head);
-    }
-    let id = written.ids[0].1;
-    if !written.history {
-        eprintln!(
-            "note: no commit on '{}' yet; the brief is stored but its history note is skipped until the first commit",
-            git.head.branch_label()
-        );
-    }
-    Ok(Recovered {
-        prompt: brief.resume_prompt(),
-        mode: brief.mode,
-        key,
-        id,
-        previous: expected,
-        history: written.history,
-    })
 }
 
 /// What `recover` prints for a stored brief: where it went and what it
@@ -184,20 +96,4 @@ fn recovered_text(
         store::ref_name(key),
         store::short(id),
     )
-}
-
-/// The required fields the schema reports missing, as `resume.done_when`.
-fn missing_fields(issues: &[Issue]) -> Vec<String> {
-    issues
-        .iter()
-        .filter_map(|i| {
-            let name = i.message.strip_suffix(" is a required property")?;
-            let name = name.trim_matches('"');
-            Some(if i.path == "(root)" {
-                name.to_string()
-            } else {
-                format!("{}.{name}", i.path)
-            })
-        })
-        .collect()
 }

@@ -3,7 +3,9 @@
 use anyhow::Result;
 
 use crate::brief::Brief;
-use crate::cli::commands::{Selection, ambiguous_both, read_input, refuse_ambiguous, select};
+use crate::cli::commands::{
+    BriefSource, Selection, ambiguous_both, read_input, refuse_ambiguous, select,
+};
 use crate::cli::render::ListRow;
 use crate::cli::{Format, Output, render, report};
 use crate::git::repo;
@@ -15,16 +17,9 @@ use crate::git::repo;
 /// handoff's JSON) instead of a stored brief.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief's key (default: the current branch's)
-    pub key: Option<String>,
-    /// Re-ground from a brief file (or - for stdin) instead of a stored brief
-    #[arg(
-        short = 'F',
-        long = "file",
-        value_name = "FILE|-",
-        conflicts_with = "key"
-    )]
-    pub file: Option<String>,
+    /// The stored brief (KEY) or a brief file (-F).
+    #[command(flatten)]
+    pub source: BriefSource,
     /// Print the brief's goal fields as JSON
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
     pub format: Format,
@@ -53,14 +48,14 @@ pub fn both(args: Args) -> Result<(Output, Output)> {
 /// The brief to reground; `Err` holds the listing of an ambiguous keyless
 /// selection.
 fn compute(args: &Args) -> Result<std::result::Result<Brief, Vec<ListRow>>> {
-    Ok(Ok(match &args.file {
+    Ok(Ok(match &args.source.file {
         Some(source) => Brief::from_slice(&read_input(source)?).map_err(|e| {
             crate::refusal!("'{source}' is not a valid brief: {e}; `git handoff validate {source}` lists every problem")
         })?,
         None => {
             let repo = repo::open_cwd_for_reading()?;
             render::remember(&repo);
-            match select(&repo, args.key.as_deref())? {
+            match select(&repo, args.source.key.as_deref())? {
                 Selection::Found { stored, .. } => stored.brief()?,
                 Selection::Ambiguous(rows) => return Ok(Err(rows)),
             }

@@ -2,28 +2,25 @@
 
 use anyhow::Result;
 
-use crate::cli::commands::checked_key;
-use crate::cli::{Format, Output, report};
-use crate::git::repo;
+use crate::cli::commands::NamedKey;
+use crate::cli::{Output, report};
 use crate::store::{self, Move, StoreError};
 
 /// Bring an archived brief back to refs/handoffs/<KEY>
 ///
 /// Moves refs/handoff-archive/<KEY> back in one ref transaction; refused
-/// when a live brief exists for KEY.
+/// when a live brief exists for KEY. `git handoff list --archived` shows
+/// the archived briefs.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The archived brief's key (`git handoff list --archived` shows them)
-    pub key: String,
-    /// Print the result as JSON
-    #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
-    pub format: Format,
+    /// The archived brief, and whether to answer in JSON.
+    #[command(flatten)]
+    pub target: NamedKey,
 }
 
 /// Restore the brief.
 pub fn run(args: Args) -> Result<Output> {
-    let key = checked_key(&args.key)?;
-    let repo = repo::open_cwd()?;
+    let (key, repo) = args.target.open()?;
     let id = store::archived_id(&repo, &key)?.ok_or_else(|| {
         crate::refusal!("no archived brief '{key}'; `git handoff list --archived` shows them")
     })?;
@@ -49,7 +46,7 @@ pub fn run(args: Args) -> Result<Output> {
         }
         other => other.into(),
     })?;
-    if args.format.is_json() {
+    if args.target.format.is_json() {
         return Ok(report::line(&report::Restored {
             key: &key,
             restored: id.to_string(),

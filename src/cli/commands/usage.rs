@@ -21,8 +21,8 @@ use crate::git::repo;
 /// to hand off. A transcript that records no token counts is an error.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The transcript; default: the newest of this directory's sessions
-    /// in ~/.claude/projects
+    /// The transcript; default: this directory's newest session, Claude
+    /// Code's (~/.claude/projects) or Codex CLI's (~/.codex/sessions)
     #[arg(value_name = "TRANSCRIPT", conflicts_with = "hook")]
     pub transcript: Option<PathBuf>,
     /// The context window in tokens (200000, 200k, 1M)
@@ -143,11 +143,9 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
 }
 
 /// The newest transcript of a session started in this worktree's root or
-/// in the current directory (also `draft`'s default).
+/// in the current directory, Claude Code's or Codex CLI's, whichever was
+/// written last (also `draft`'s default).
 pub fn default_transcript(cwd: &Path, repo: Option<&gix::Repository>) -> Result<PathBuf> {
-    let projects = usage::projects_dir().ok_or_else(|| {
-        anyhow!("no TRANSCRIPT given and HOME is not set; pass the transcript path")
-    })?;
     let mut dirs = Vec::new();
     if let Some(root) = repo
         .and_then(|r| repo::worktree_info(r).ok())
@@ -157,10 +155,27 @@ pub fn default_transcript(cwd: &Path, repo: Option<&gix::Repository>) -> Result<
     }
     dirs.push(cwd.to_path_buf());
     dirs.push(repo::canonical(cwd));
-    usage::find_transcript(&projects, &dirs).ok_or_else(|| {
-        crate::refusal!(
-            "no TRANSCRIPT given and no session transcript found in {}; pass the transcript path (a .jsonl file)",
-            projects.join(usage::project_folder(&dirs[0])).display()
-        )
-    })
+    let projects = usage::projects_dir();
+    let sessions = usage::codex_sessions_dir();
+    let (Some(projects), Some(sessions)) = (projects, sessions) else {
+        return Err(anyhow!(
+            "no TRANSCRIPT given and HOME is not set; pass the transcript path"
+        ));
+    };
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let found = [
+        usage::find_transcript(&projects, &dirs),
+        usage::find_codex_rollout(&sessions, &dirs),
+    ];
+    found
+        .into_iter()
+        .flatten()
+        .max_by_key(modified)
+        .ok_or_else(|| {
+            crate::refusal!(
+                "no TRANSCRIPT given and no session transcript found for this directory in {} (Claude Code) or {} (Codex CLI); pass the transcript path (a .jsonl file)",
+                projects.join(usage::project_folder(&dirs[0])).display(),
+                sessions.display()
+            )
+        })
 }

@@ -6,12 +6,12 @@ use std::io::IsTerminal;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::cli::commands::checks::{CheckArgs, Checks};
-use crate::cli::commands::fields::{FieldArgs, KeyArgs};
-use crate::cli::commands::{choose_key, remember};
-use crate::cli::{Format, Output, editor, render, report};
+use crate::cli::commands::checks;
+use crate::cli::commands::fields::Composing;
+use crate::cli::{Format, Output, editor, report};
 use crate::git::compose::{self, GitFacts, Mode};
-use crate::{git::repo, narrative, store};
+use crate::write::{self, Failed, Narrated, Outcome, Source};
+use crate::{git::repo, store};
 
 /// Write a brief for KEY from JSON and flags, with the git state filled in
 ///
@@ -25,13 +25,9 @@ use crate::{git::repo, narrative, store};
 /// the branch has switched since.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The key, the partial brief (-F and the field flags), the checks.
     #[command(flatten)]
-    pub target: KeyArgs,
-    /// The partial brief: -F and the field flags.
-    #[command(flatten)]
-    pub fields: FieldArgs,
-    #[command(flatten)]
-    pub checks: CheckArgs,
+    pub input: Composing,
     /// Take the narrative entry's sections from a markdown FILE (### sections)
     #[arg(long, value_name = "FILE", conflicts_with = "no_narrative")]
     pub narrative: Option<String>,
@@ -57,239 +53,70 @@ pub struct Args {
 
 /// Build, validate, store and narrate the brief; report it.
 pub fn run(args: Args) -> Result<Output> {
-    let format = args.format;
-    Ok(write(args)?.output(format))
+    checks::run(args.format, compute(args), output)
 }
 
-/// [`run`] reported as text and as JSON (for the MCP server, which
-/// answers with both).
-pub fn both(args: Args) -> Result<(Output, Output)> {
-    let stored = write(args)?;
-    Ok((stored.output(Format::Human), stored.output(Format::Json)))
-}
-
-/// Build, validate, store and narrate the brief.
-fn write(args: Args) -> Result<Stored> {
-    let (mut value, narrative_md, interactive) = input(&args)?;
+/// The write, through the write path: its outcome, nothing printed (the
+/// MCP server reports it its own way).
+pub fn compute(args: Args) -> Result<Outcome, Failed> {
+    let interactive = interactive(&args)?;
+    let mut single = args.input.single()?;
+    single.narrative = narrative(&args)?;
     let repo = repo::open_cwd()?;
-    let checks = Checks::new(&repo, &args.checks);
-    checks.redact_value(&mut value);
-    let narrative_md = narrative_md.map(|md| checks.redact_text(&md));
-    let git = GitFacts::read(&repo)?;
-    let choice = choose_key(
-        &repo,
-        &git.head,
-        args.target.key.as_deref(),
-        &value,
-        args.target.key_from_branch,
-        "write",
-    )?;
-    let key = choice.key.clone();
+    let given = !args.input.fields.is_empty();
     if args.edit || interactive {
-        let given = if args.fields.is_empty() {
-            editor::empty()
-        } else {
-            value
-        };
-        value = edit_brief(&repo, &key, given, &git)?;
+        single.edit = Some(Box::new(move |repo, key, value, git| {
+            edit_brief(repo, key, if given { value } else { editor::empty() }, git)
+        }));
     }
-    // Compare-and-swap base: the version that exists as the write begins,
-    // or the one the caller checked.
-    let expected = match args.expected {
-        Some(checked) => checked,
-        None => store::current_id(&repo, &key)?,
-    };
-    let brief = composed(&key, expected.is_some(), value, &git)?;
-    // What git recorded (the branch name, the diff summary) goes through
-    // the same filter as what was given, before the brief and its
-    // narrative entry are written.
-    let brief = checks.redact_brief(brief);
-    checks.lint(&repo, &brief)?;
-    let pending = if args.no_narrative || narrative::disabled(&repo) {
-        None
-    } else {
-        let entry = NarrativeEntry {
-            key: &key,
-            brief: &brief,
-            expected,
-            markdown: narrative_md.as_deref(),
-        };
-        Some(entry.prepare(&repo, &git.worktree.root, &checks)?)
-    };
-    let written = store::write(
-        &repo,
-        &[store::Update {
-            expected,
-            brief: brief.clone(),
-        }],
-        &format!("handoff: write {key}"),
-    )?;
-    let narrative_file = pending.map(narrative::Pending::commit).transpose()?;
-    checks.report();
-    if choice.remember {
-        remember(&repo, &key, &git.head);
-    }
-    if !written.history {
-        eprintln!(
-            "note: no commit on '{}' yet; the brief is stored but its history note is skipped until the first commit",
-            git.head.branch_label()
-        );
-    }
-    let narrative = narrative_file.map(|file| {
-        file.strip_prefix(&git.worktree.root)
-            .unwrap_or(&file)
-            .to_string_lossy()
-            .replace(std::path::MAIN_SEPARATOR, "/")
-    });
-    Ok(Stored {
-        tracked: narrative
-            .as_deref()
-            .is_none_or(|rel| narrative::tracked(&repo, rel)),
-        narrative,
-        key,
-        id: written.ids[0].1,
-        previous: expected,
-        history: written.history,
-        prompt: brief.resume_prompt(),
-    })
+    single.expected = args.expected;
+    let options = args.input.checks.options(!args.no_narrative);
+    write::write(&repo, Source::Brief(single), &options)
 }
 
-/// The partial brief (JSON and field flags), the narrative markdown, and
-/// whether to open the editor because nothing was given on a terminal.
-fn input(args: &Args) -> Result<(Value, Option<String>, bool)> {
+/// Whether to open the editor because nothing was given on a terminal;
+/// refused when nothing was given elsewhere.
+fn interactive(args: &Args) -> Result<bool> {
+    let fields = &args.input.fields;
     let interactive =
-        args.fields.is_empty() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    if args.fields.is_empty() && !args.edit && !interactive {
+        fields.is_empty() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if fields.is_empty() && !args.edit && !interactive {
         crate::refuse!(
             "nothing to write: give a brief with -F FILE (or -F - for stdin), field flags such as --done-when, --resume-by, --next-check, or --edit"
         );
     }
-    let mut value = args.fields.input()?;
-    let narrative_md = match &args.narrative {
-        None if args.narrative_text.is_some() => args.narrative_text.clone(),
+    Ok(interactive)
+}
+
+/// The narrative markdown: from `--narrative FILE`, or given as text.
+fn narrative(args: &Args) -> Result<Option<String>> {
+    Ok(match &args.narrative {
+        None => args.narrative_text.clone(),
         Some(path) => Some(
             std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read narrative file '{path}'"))?,
         ),
-        None => None,
-    };
-    args.fields.apply(&mut value)?;
-    Ok((value, narrative_md, interactive))
-}
-
-/// The brief composed from `value` and the git facts, or the reasons it is
-/// invalid on stderr and an error saying how to go on.
-fn composed(key: &str, stored: bool, value: Value, git: &GitFacts) -> Result<crate::brief::Brief> {
-    compose::compose(value, key, Mode::Write, git).map_err(|issues| {
-        eprint!("{}", render::invalid(&issues));
-        anyhow::Error::new(Invalid {
-            key: key.to_string(),
-            stored,
-            issues,
-        })
     })
 }
 
-/// The composed brief is invalid: nothing was written. A refusal (exit 1);
-/// the MCP server answers with its issues.
-#[derive(Debug, thiserror::Error)]
-#[error("{}", invalid_message(.key, *.stored))]
-pub struct Invalid {
-    /// The key written.
-    pub key: String,
-    /// Whether a brief is stored under it (then `recover` is the way to
-    /// change some fields).
-    pub stored: bool,
-    /// Every schema error.
-    pub issues: Vec<crate::brief::Issue>,
-}
-
-fn invalid_message(key: &str, stored: bool) -> String {
-    if stored {
-        format!(
-            "brief '{key}' is invalid; nothing was written. `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
-        )
-    } else {
-        format!(
-            "brief '{key}' is invalid; nothing was written (`git handoff schema` prints the schema)"
-        )
-    }
-}
-
-/// The narrative entry of a write, before it is locked into place.
-struct NarrativeEntry<'a> {
-    key: &'a str,
-    brief: &'a crate::brief::Brief,
-    expected: Option<gix::ObjectId>,
-    markdown: Option<&'a str>,
-}
-
-impl NarrativeEntry<'_> {
-    /// Lock the narrative first so that a stored brief always gets its
-    /// entry: the entry, with the commits since this key's previous entry
-    /// ("what was done"), staged under the narrative's lock file.
-    fn prepare(
-        &self,
-        repo: &gix::Repository,
-        root: &std::path::Path,
-        checks: &Checks,
-    ) -> Result<narrative::Pending> {
-        let narrative_path = narrative::path(repo, root)?;
-        // The version this write replaces, as read when it began.
-        let previous_head = match self.expected {
-            Some(id) => store::load(repo, &store::ref_name(self.key), self.key, id)
-                .ok()
-                .and_then(|stored| stored.brief().ok())
-                .and_then(|b| b.state.head_sha),
-            None => None,
-        };
-        let commits = narrative::Commits::since(repo, previous_head.as_deref());
-        let mut entry = narrative::entry_from_brief(self.brief, None, &commits);
-        if let Some(md) = self.markdown {
-            narrative::apply_markdown(&mut entry, md)?;
-        }
-        // The entry holds commit subjects too: it passes the filter as a whole.
-        narrative::Pending::prepare(
-            &narrative_path,
-            &checks.redact_text(&entry.render()),
-            narrative::lock_wait(repo),
-        )
-    }
-}
-
-/// A stored brief, as `write` reports it.
-struct Stored {
-    key: String,
-    id: gix::ObjectId,
-    previous: Option<gix::ObjectId>,
-    history: bool,
-    /// The narrative file, relative to the worktree root; `None` without
-    /// an entry.
-    narrative: Option<String>,
-    /// Whether git tracks the narrative file (true without one).
-    tracked: bool,
-    prompt: String,
-}
-
-impl Stored {
-    /// Where the brief and its narrative entry went, and the resume prompt,
-    /// as text or JSON.
-    fn output(&self, format: Format) -> Output {
-        match format {
-            Format::Json => report::pretty(&report::Written {
-                version: report::Version::new(&self.key, self.id, self.previous, self.history),
-                narrative: self.narrative.clone(),
-                narrative_tracked: self.narrative.as_ref().map(|_| self.tracked),
-                prompt: self.prompt.clone(),
-            }),
-            Format::Human => Output::human(written_text(
-                &self.key,
-                &self.id,
-                self.narrative.as_deref(),
-                self.tracked,
-                &self.prompt,
-            )),
-        }
+/// Where the brief and its narrative entry went, and the resume prompt,
+/// as text or JSON (with what the checks found).
+pub fn output(outcome: &Outcome, format: Format) -> Output {
+    let composed = &outcome.briefs[0];
+    let stored = outcome.stored.as_ref().expect("a write stores its brief");
+    let key = &composed.brief.key;
+    let id = stored.ids[0];
+    let narrative = stored.narrative.as_ref();
+    let prompt = composed.brief.resume_prompt();
+    match format {
+        Format::Json => report::pretty(&report::Written {
+            version: report::Version::new(key, id, composed.previous, stored.history),
+            checked: report::Checked::of(&outcome.notes),
+            narrative: narrative.map(|n| n.path.clone()),
+            narrative_tracked: narrative.map(|n| n.tracked),
+            prompt,
+        }),
+        Format::Human => Output::human(written_text(key, &id, narrative, &prompt)),
     }
 }
 
@@ -299,14 +126,16 @@ impl Stored {
 fn written_text(
     key: &str,
     id: &gix::ObjectId,
-    narrative: Option<&str>,
-    tracked: bool,
+    narrative: Option<&Narrated>,
     prompt: &str,
 ) -> String {
-    let narrated = match (narrative, tracked) {
-        (None, _) => "; no narrative entry".to_string(),
-        (Some(rel), true) => format!("; narrative entry added to {rel}"),
-        (Some(rel), false) => format!(
+    let narrated = match narrative {
+        None => "; no narrative entry".to_string(),
+        Some(Narrated {
+            path: rel,
+            tracked: true,
+        }) => format!("; narrative entry added to {rel}"),
+        Some(Narrated { path: rel, .. }) => format!(
             "; narrative entry added to {rel}.\n{rel} is not tracked yet: commit it with your work (`git add {rel}`)"
         ),
     };

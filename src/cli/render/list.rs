@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::cli::output::{Doc, Style};
 
 /// One row of `git handoff list`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ListRow {
     /// The key.
     pub key: String,

@@ -5,6 +5,7 @@
 
 mod color;
 mod list;
+mod notes;
 mod resume;
 mod setup;
 mod split;
@@ -13,6 +14,7 @@ mod usage;
 
 pub use color::{Painter, color_wanted, remember};
 pub use list::{ListRow, line_width, list_text, waiting_text};
+pub use notes::{failed_text, notes_text, refusal_text, warning, warning_kind, warnings_text};
 pub use resume::{
     AUTO_NOTE, draft_text, hook_context, reground_text, resume_lines, resume_text, subagent_text,
 };
@@ -20,6 +22,8 @@ pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
 pub use sync::{fetch_text, push_text};
 pub use usage::usage_text;
+
+pub use crate::support::text::one_line;
 
 use serde::Serialize;
 
@@ -44,15 +48,4 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).expect("serializable");
     s.push('\n');
     s
-}
-
-/// Cut a text to its first line and at most `max` characters.
-pub fn one_line(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() > max {
-        let cut: String = line.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        line
-    }
 }

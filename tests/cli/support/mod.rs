@@ -164,6 +164,8 @@ pub fn hermetic(cmd: &mut Command, home: &Path) {
         "GIT_HANDOFF_STALE_HOURS",
         "NO_COLOR",
         "EMAIL",
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
     ] {
         cmd.env_remove(var);
     }
@@ -268,6 +270,48 @@ pub fn write_args<'a>(
 }
 
 impl Sandbox {
+    /// Store a brief written at `sha` in this repository, the way `write`
+    /// stores one (blob + ref), without touching HEAD: `files` to read
+    /// first, and the `diff_summary` it recorded.
+    pub fn put_brief(
+        &self,
+        dir: &Path,
+        key: &str,
+        sha: &str,
+        files: &[&str],
+        diff_summary: Option<&str>,
+    ) {
+        let root = self.git(dir, &["rev-parse", "--show-toplevel"]);
+        let common = self.git(
+            dir,
+            &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+        );
+        let mut brief = serde_json::json!({
+            "schema_version": "1", "key": key, "timestamp": "2026-11-30T11:00:00Z", "mode": "WRITE",
+            "resume": {"done_when": "d", "resume_by": "r"},
+            "state": {"branch": "main", "next_acceptance_check": "c", "head_sha": sha,
+                      "worktree": {"root": root.trim(), "is_linked": false,
+                                   "git_common_dir": common.trim()}}
+        });
+        if let Some(diff) = diff_summary {
+            brief["state"]["diff_summary"] = diff.into();
+        }
+        if !files.is_empty() {
+            let files: Vec<serde_json::Value> = files
+                .iter()
+                .map(|p| serde_json::json!({"path": p, "why": "w"}))
+                .collect();
+            brief["files_read_first"] = files.into();
+        }
+        let path = dir.join(".git").join("brief.json");
+        std::fs::write(&path, brief.to_string()).unwrap();
+        let blob = self.git(dir, &["hash-object", "-w", path.to_str().unwrap()]);
+        self.git(
+            dir,
+            &["update-ref", &format!("refs/handoffs/{key}"), blob.trim()],
+        );
+    }
+
     /// A linked worktree of `repo` at `name` on a new branch `branch`.
     pub fn worktree(&self, repo: &Path, name: &str, branch: &str) -> PathBuf {
         let path = self.path(name);

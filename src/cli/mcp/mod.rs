@@ -9,21 +9,23 @@
 //! calls is seen. Only protocol messages go to stdout; the commands'
 //! warnings and notes go to stderr, as on the command line.
 
+mod edge;
+mod tools;
+
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
-use crate::brief::Issue;
 use crate::cli::commands::{self, Selection};
-use crate::cli::{Output, report};
+use crate::cli::{Format, Output, report};
+use crate::write::{Failed, Outcome, Refusal};
 use crate::{cli::render, git::repo};
 
 /// What the server tells the agent when it connects: the method in brief.
@@ -75,7 +77,10 @@ impl Server {
 
     /// The tool definitions this server lists.
     pub fn tools(&self) -> Vec<Tool> {
-        self.tools.iter().map(|name| definition(name)).collect()
+        self.tools
+            .iter()
+            .map(|name| tools::definition(name))
+            .collect()
     }
 
     /// Run one tool: its result, or a tool error with the CLI's message.
@@ -90,11 +95,7 @@ impl Server {
                 }
             ));
         }
-        let spec = SPECS.iter().find(|s| s.name == name);
-        if let Some(unknown) = args
-            .keys()
-            .find(|k| !spec.is_some_and(|s| s.props.iter().any(|(p, _, _)| p == k)))
-        {
+        if let Some(unknown) = args.keys().find(|k| !tools::takes(name, k)) {
             return error_text(format!(
                 "error: '{name}' takes no argument '{}'; its arguments are in tools/list",
                 crate::support::escape::clean(unknown)
@@ -123,11 +124,21 @@ impl ServerHandler for Server {
             .with_instructions(INSTRUCTIONS)
     }
 
+    /// Every tool in one page: any cursor is one this server never gave.
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown cursor '{}': tools/list answers in one page; call it without a cursor",
+                    crate::support::escape::clean(&cursor)
+                ),
+                None,
+            ));
+        }
         Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
@@ -144,7 +155,7 @@ impl ServerHandler for Server {
         self.tools
             .iter()
             .find(|t| **t == name)
-            .map(|name| definition(name))
+            .map(|name| tools::definition(name))
     }
 }
 
@@ -157,8 +168,7 @@ pub fn serve(server: Server) -> Result<()> {
     runtime.block_on(async move {
         use rmcp::ServiceExt;
         let (stdin, stdout) = rmcp::transport::stdio();
-        let transport = rmcp::transport::async_rw::AsyncRwTransport::new(stdin, stdout)
-            .with_max_line_length(MAX_LINE);
+        let transport = edge::Edge::new(stdin, stdout, MAX_LINE);
         let running = server
             .serve(transport)
             .await
@@ -340,8 +350,16 @@ fn show(args: &Map<String, Value>) -> Result<CallToolResult> {
     }
     positional(&mut argv, Some(key));
     let output = commands::show::run(parse(argv)?)?;
-    let value = serde_json::from_str(&output.raw()).ok();
-    Ok(result(&output, value, "brief"))
+    // The structured value is the brief its output schema describes; stored
+    // bytes that are not one are shown, as a tool error.
+    match crate::brief::Brief::from_slice(output.raw().as_bytes()) {
+        Ok(brief) => Ok(result(&output, Some(structured(&brief)), "brief")),
+        Err(e) => Ok(error_text(format!(
+            "{}error: the stored brief is not a valid brief ({}); above as stored\n",
+            output.plain(),
+            crate::support::escape::clean(&e.to_string())
+        ))),
+    }
 }
 
 /// `brief`: the subagent brief; structured as its text and line count.
@@ -372,18 +390,73 @@ fn subagent(args: &Map<String, Value>) -> Result<CallToolResult> {
     Ok(result(&output, Some(value), "brief"))
 }
 
-/// The tool error for an invalid brief: every schema error, one a line,
-/// and as `structuredContent.errors`.
-fn invalid(issues: &[Issue]) -> CallToolResult {
-    let mut result = error_text(format!(
-        "{}error: the brief is invalid; nothing was written (`git handoff schema` prints the schema)\n",
-        render::invalid(issues)
+/// A write's tool result, from the write path's outcome: the command's
+/// text followed by its notes (the warnings, findings and redactions the
+/// command line prints on stderr), and its `--json` (which carries
+/// `findings`, `redacted` and `warnings`) as the structured content. A
+/// failure is a tool error: a refusal's report, the error, the warnings,
+/// and for a refusal a structured value with every error and the notes.
+fn written(
+    computed: std::result::Result<Outcome, Failed>,
+    output: fn(&Outcome, Format) -> Output,
+) -> Result<CallToolResult> {
+    let failed = match computed {
+        Ok(outcome) => {
+            let text = output(&outcome, Format::Human);
+            let mut plain = text.plain();
+            let notes = render::notes_text(&outcome.notes, outcome.stored.is_some());
+            if !notes.is_empty() {
+                plain.push('\n');
+                plain.push_str(&notes);
+            }
+            let json = parsed(&output(&outcome, Format::Json))?;
+            return Ok(result(
+                &Output::human(plain).with_code(text.code),
+                Some(json),
+                "result",
+            ));
+        }
+        Err(failed) => failed,
+    };
+    let message = crate::support::escape::clean(&tool_message(&failed.error)).into_owned();
+    let mut answer = error_text(format!(
+        "{}error: {message}\n{}",
+        render::refusal_text(&failed),
+        render::warnings_text(&failed.notes)
     ));
-    result.structured_content = Some(structured(&report::Validity {
-        valid: false,
-        errors: issues,
-    }));
-    result
+    if let Some(refusal) = failed.error.downcast_ref::<Refusal>() {
+        answer.structured_content = Some(structured(&report::Refused {
+            valid: false,
+            error: message,
+            errors: refusal.issues(),
+            checked: report::Checked::of(&failed.notes),
+        }));
+    }
+    Ok(answer)
+}
+
+/// A failed write's one line, worded for the tools: what the command line
+/// says, but where it names flags, the tool and argument to use.
+fn tool_message(error: &anyhow::Error) -> String {
+    match error.downcast_ref::<Refusal>() {
+        Some(refusal @ Refusal::Invalid { key, stored, .. }) => {
+            let next = if *stored {
+                format!(
+                    "`write` replaces the whole brief: to change some fields of the stored one, call `recover` with \"key\": \"{key}\" and them"
+                )
+            } else {
+                "the schema of `write`'s `brief` in tools/list says what it takes".to_string()
+            };
+            format!("{refusal} ({next})")
+        }
+        Some(refusal @ Refusal::Unrecoverable { .. }) => {
+            format!("{refusal} (correct the fields listed above in `brief`)")
+        }
+        Some(refusal @ Refusal::Strict { .. }) => {
+            format!("{refusal} (fix them; lint is strict by git config handoff.strict)")
+        }
+        _ => crate::cli::hints::message(error),
+    }
 }
 
 /// `write`: the brief object (and narrative text) through `write`'s own
@@ -395,29 +468,26 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
         );
     };
     let mut parsed_args: commands::write::Args = parse(key_argv(args, false)?)?;
-    parsed_args.fields.value = Some(brief);
+    parsed_args.input.fields.value = Some(brief);
     parsed_args.narrative_text = text(args, "narrative")?;
     parsed_args.no_narrative = flag(args, "no_narrative")?;
     if parsed_args.no_narrative && parsed_args.narrative_text.is_some() {
         bail!("'narrative' and 'no_narrative' cannot be used together");
     }
-    // One composition: an invalid brief comes back as its issues.
-    let (text, json) = match commands::write::both(parsed_args) {
-        Ok(both) => both,
-        Err(e) => match e.downcast_ref::<commands::write::Invalid>() {
-            Some(invalid_brief) => return Ok(invalid(&invalid_brief.issues)),
-            None => return Err(e),
-        },
-    };
-    Ok(result(&text, Some(parsed(&json)?), "result"))
+    written(
+        commands::write::compute(parsed_args),
+        commands::write::output,
+    )
 }
 
 /// `recover`: the stored brief plus corrections, as `recover -F` takes them.
 fn recover(args: &Map<String, Value>) -> Result<CallToolResult> {
     let mut parsed_args: commands::recover::Args = parse(key_argv(args, false)?)?;
-    parsed_args.fields.value = object(args, "brief")?;
-    let (text, json) = commands::recover::both(parsed_args)?;
-    Ok(result(&text, Some(parsed(&json)?), "result"))
+    parsed_args.input.fields.value = object(args, "brief")?;
+    written(
+        commands::recover::compute(parsed_args),
+        commands::recover::output,
+    )
 }
 
 /// `lint`: a stored brief (`key`) or a given one (`brief`); the findings
@@ -487,6 +557,12 @@ fn structured<T: serde::Serialize>(report: &T) -> Value {
 /// `usage`: the context meter of a transcript.
 fn usage(args: &Map<String, Value>) -> Result<CallToolResult> {
     let mut argv = Vec::new();
+    match args.get("window") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(w)) => argv.push(format!("--window={w}")),
+        Some(Value::Number(n)) => argv.push(format!("--window={n}")),
+        Some(_) => bail!("'window' must be a number of tokens (200000) or a string (200k, 1M)"),
+    }
     positional(&mut argv, text(args, "transcript")?);
     read_both(argv, commands::usage::both, "usage")
 }
@@ -503,245 +579,15 @@ fn split(args: &Map<String, Value>) -> Result<CallToolResult> {
     if flag(args, "yes")? {
         argv.push("--yes".into());
     }
-    let text = commands::split::run(parse(argv)?)?;
-    Ok(result(&text, None, "result"))
+    written(
+        commands::split::compute(parse(argv)?),
+        commands::split::output,
+    )
 }
-
-/// A tool's definition: name, description, input schema, hints.
-fn definition(name: &str) -> Tool {
-    let spec = SPECS
-        .iter()
-        .find(|s| s.name == name)
-        .expect("every served tool has a spec");
-    let mut properties = Map::new();
-    for (prop, kind, description) in spec.props {
-        let mut schema = match *kind {
-            "string[]" => json!({"type": "array", "items": {"type": "string"}}),
-            kind => json!({ "type": kind }),
-        };
-        schema["description"] = json!(description);
-        properties.insert(prop.to_string(), schema);
-    }
-    let mut schema = Map::new();
-    schema.insert("type".into(), json!("object"));
-    schema.insert("properties".into(), Value::Object(properties));
-    schema.insert("required".into(), json!(spec.required));
-    schema.insert("additionalProperties".into(), json!(false));
-    let mut hints = ToolAnnotations::default();
-    hints.read_only_hint = Some(spec.read_only);
-    hints.destructive_hint = Some(matches!(name, "drop" | "prune" | "push"));
-    hints.open_world_hint = Some(matches!(name, "push" | "fetch"));
-    Tool::new(spec.name, spec.description, Arc::new(schema)).with_annotations(hints)
-}
-
-/// A tool as listed: name, description, whether it only reads, its
-/// arguments (name, JSON type, description) and which are required.
-struct Spec {
-    name: &'static str,
-    description: &'static str,
-    read_only: bool,
-    props: &'static [(&'static str, &'static str, &'static str)],
-    required: &'static [&'static str],
-}
-
-const KEY: (&str, &str, &str) = (
-    "key",
-    "string",
-    "The brief's key (default: the current branch's); KEY@{N} for an earlier version, KEY@REMOTE for a remote's",
-);
-const WRITE_KEY: (&str, &str, &str) = (
-    "key",
-    "string",
-    "The key (default: this worktree's sticky key, else the branch's)",
-);
-const PARTIAL: (&str, &str, &str) = (
-    "brief",
-    "object",
-    "A partial brief (JSON object): resume.done_when, resume.resume_by, state.next_acceptance_check, state.decisions, state.rejected_paths, files_read_first, …; the git state, key, timestamp and mode are filled in",
-);
-const REMOTE: (&str, &str, &str) = (
-    "remote",
-    "string",
-    "The remote (default: handoff.remote, else the branch's upstream remote, else origin)",
-);
-
-const SPECS: &[Spec] = &[
-    Spec {
-        name: "resume",
-        description: "Show the brief for this branch (or KEY) with what drifted since it was written: call this first in a session",
-        read_only: true,
-        props: &[KEY],
-        required: &[],
-    },
-    Spec {
-        name: "reground",
-        description: "Print the goal, the first five locked decisions and the files to keep in view",
-        read_only: true,
-        props: &[KEY],
-        required: &[],
-    },
-    Spec {
-        name: "brief",
-        description: "Print a subagent brief (## Task …) of at most 30 lines, never stored",
-        read_only: true,
-        props: &[
-            KEY,
-            ("task", "string", "The subagent's task"),
-            ("scope", "string[]", "What the subagent may touch"),
-        ],
-        required: &["task"],
-    },
-    Spec {
-        name: "list",
-        description: "List the stored briefs: key, age, branch, head, done-when",
-        read_only: true,
-        props: &[("archived", "boolean", "List the archived briefs instead")],
-        required: &[],
-    },
-    Spec {
-        name: "show",
-        description: "Print a stored brief as JSON, exactly as stored",
-        read_only: true,
-        props: &[
-            KEY,
-            (
-                "version",
-                "string",
-                "A version id (or a unique prefix) from `log`",
-            ),
-        ],
-        required: &["key"],
-    },
-    Spec {
-        name: "log",
-        description: "List every version of a brief, newest first",
-        read_only: true,
-        props: &[KEY],
-        required: &[],
-    },
-    Spec {
-        name: "write",
-        description: "Hand off: store a brief (git state filled in, secrets redacted, linted, compare-and-swap) and add its narrative entry; replaces the whole brief",
-        read_only: false,
-        props: &[
-            PARTIAL,
-            WRITE_KEY,
-            (
-                "narrative",
-                "string",
-                "The narrative entry's sections as markdown (### sections)",
-            ),
-            (
-                "no_narrative",
-                "boolean",
-                "Add no narrative entry (as `write --no-narrative`)",
-            ),
-        ],
-        required: &["brief"],
-    },
-    Spec {
-        name: "recover",
-        description: "Rebuild the brief from the stored one plus the current git state (mode RECOVER), with optional corrections; the narrative is untouched",
-        read_only: false,
-        props: &[WRITE_KEY, PARTIAL],
-        required: &[],
-    },
-    Spec {
-        name: "lint",
-        description: "Check a stored brief (key) or a given one (brief) for the method's anti-patterns",
-        read_only: true,
-        props: &[KEY, PARTIAL, ("strict", "boolean", "Findings are errors")],
-        required: &[],
-    },
-    Spec {
-        name: "validate",
-        description: "Check a brief against the schema; with partial, a partial brief as `write` takes it (key, timestamp, mode and git state may be absent)",
-        read_only: true,
-        props: &[
-            ("brief", "object", "The brief to check"),
-            (
-                "partial",
-                "boolean",
-                "Check it as a partial brief for `write`",
-            ),
-        ],
-        required: &["brief"],
-    },
-    Spec {
-        name: "usage",
-        description: "Report how full the agent session's context window is, from its transcript (Claude Code or Codex CLI)",
-        read_only: true,
-        props: &[(
-            "transcript",
-            "string",
-            "The transcript (.jsonl); default: this directory's newest Claude Code session",
-        )],
-        required: &[],
-    },
-    Spec {
-        name: "push",
-        description: "Send the briefs and their history to a remote, each key with a lease",
-        read_only: false,
-        props: &[REMOTE],
-        required: &[],
-    },
-    Spec {
-        name: "fetch",
-        description: "Fetch briefs and their history from a remote and reconcile them",
-        read_only: false,
-        props: &[REMOTE],
-        required: &[],
-    },
-    Spec {
-        name: "split",
-        description: "Fork the work into self-contained briefs from a plan file; writes only with yes",
-        read_only: false,
-        props: &[
-            ("plan", "string", "The plan (JSON) file's path"),
-            ("yes", "boolean", "Write the briefs"),
-        ],
-        required: &["plan"],
-    },
-    Spec {
-        name: "drop",
-        description: "Delete a brief (its history stays)",
-        read_only: false,
-        props: &[("key", "string", "The brief's key")],
-        required: &["key"],
-    },
-    Spec {
-        name: "prune",
-        description: "Archive briefs not written for 30 days; delete archived ones not written for 90",
-        read_only: false,
-        props: &[(
-            "dry_run",
-            "boolean",
-            "Say what would be done; change nothing",
-        )],
-        required: &[],
-    },
-];
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_tool_has_a_spec_and_a_closed_schema() {
-        for name in DEFAULT_TOOLS.iter().chain(OPT_IN) {
-            let tool = definition(name);
-            assert_eq!(tool.name, *name);
-            assert_eq!(tool.input_schema["additionalProperties"], false);
-            for required in tool.input_schema["required"].as_array().unwrap() {
-                let required = required.as_str().unwrap();
-                assert!(
-                    tool.input_schema["properties"].get(required).is_some(),
-                    "{name}: {required}"
-                );
-            }
-        }
-        assert_eq!(SPECS.len(), DEFAULT_TOOLS.len() + OPT_IN.len());
-    }
 
     #[test]
     fn allow_takes_only_opt_in_tools() {

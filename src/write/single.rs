@@ -1,0 +1,179 @@
+//! `write` and `recover`: one brief, from its input (and, for
+//! corrections, the stored brief), with its key chosen as the sticky and
+//! branch rules say.
+
+use anyhow::Result;
+use serde_json::{Map, Value};
+
+use crate::brief::redact;
+use crate::brief::{self, Issue};
+use crate::git::compose::{self, GitFacts, Lists, Mode};
+use crate::git::repo::HeadState;
+use crate::git::sticky;
+use crate::store;
+use crate::write::checks::Checks;
+use crate::write::{
+    Composed, NotAnObject, Notes, Options, Outcome, Refusal, Single, Warning, after_store, narrate,
+    narrates, patch, refuse_strict, store_all,
+};
+
+/// `write` and `recover`: one brief, from its input (and, for corrections,
+/// the stored brief).
+pub(crate) fn write(
+    repo: &gix::Repository,
+    mut single: Single,
+    mode: Mode,
+    options: &Options,
+    checks: &mut Checks,
+) -> Result<Outcome> {
+    let git = GitFacts::read(repo)?;
+    let input = Value::Object(std::mem::take(&mut single.brief));
+    let verb = match mode {
+        Mode::Write => "write",
+        Mode::Recover => "recover",
+    };
+    let choice = choose_key(repo, &git.head, &single, &input, verb)?;
+    if let Some(warning) = &choice.warning {
+        checks
+            .notes
+            .warnings
+            .push(Warning::KeyChoice(warning.clone()));
+    }
+    let key = choice.key.clone();
+    // Corrections start from the stored version, which is also their
+    // compare-and-swap value.
+    let stored = match mode {
+        Mode::Recover => store::read(repo, &key)?,
+        Mode::Write => None,
+    };
+    let mut value = base(&key, stored.as_ref())?;
+    if let Some(ground) = single.ground.take() {
+        ground(repo, &mut value)?;
+    }
+    compose::merge(&mut value, input, Lists::Replace);
+    if let Some(flags) = &single.patch {
+        patch::apply(&mut value, flags)?;
+    }
+    checks.redact_value(&mut value);
+    let markdown = single.narrative.as_deref().map(|md| checks.redact_text(md));
+    if let Some(edit) = single.edit.take() {
+        value = edit(repo, &key, value, &git)?;
+    }
+    let previous = match (mode, single.expected) {
+        (_, Some(checked)) => checked,
+        (Mode::Recover, None) => stored.map(|s| s.id),
+        (Mode::Write, None) => store::current_id(repo, &key)?,
+    };
+    let brief = compose::compose(value, &key, mode, &git)
+        .map_err(|issues| refused_composition(&key, previous.is_some(), mode, issues))?;
+    // What git recorded (the branch name, the diff summary) goes through
+    // the same filter as what was given.
+    let brief = checks.redact_brief(brief);
+    checks.lint(repo, &brief);
+    refuse_strict(checks)?;
+    let composed = vec![Composed {
+        brief,
+        previous,
+        owns: Vec::new(),
+    }];
+    let pending = if mode == Mode::Write && narrates(repo, options) {
+        let entry = narrate::brief_entry(repo, &composed[0].brief, previous, markdown.as_deref())?;
+        Some(narrate::stage(repo, &git.worktree.root, &entry, checks)?)
+    } else {
+        None
+    };
+    let reflog = format!("handoff: {verb} {key}");
+    let stored = store_all(repo, &composed, &reflog, pending, Some(&git.worktree.root))?;
+    if choice.remember
+        && let Err(e) = sticky::remember(repo, &key, &git.head)
+    {
+        let why = format!("{e:#}");
+        checks.notes.warnings.push(Warning::NotRemembered(why));
+    }
+    after_store(checks, &stored, Some(&git.head), 1);
+    Ok(Outcome {
+        briefs: composed,
+        stored: Some(stored),
+        plan: None,
+        notes: Notes::default(),
+    })
+}
+
+/// The key a single write targets: the key asked for or the input's `key`
+/// (which must agree), else the sticky / branch rules of
+/// [`sticky::choose`] (`verb` names the command in its warning). A key
+/// holding a secret is refused.
+fn choose_key(
+    repo: &gix::Repository,
+    head: &HeadState,
+    single: &Single,
+    input: &Value,
+    verb: &str,
+) -> Result<sticky::Choice> {
+    let inner = input.get("key").and_then(Value::as_str);
+    let explicit = match (single.key.as_deref(), inner) {
+        (Some(arg), Some(inner)) if arg != inner => {
+            return Err(crate::refusal!(
+                "the KEY argument '{arg}' differs from the brief's key '{inner}'; drop one of them"
+            ));
+        }
+        (Some(arg), _) => Some(arg),
+        (None, inner) => inner,
+    };
+    let choice = sticky::choose(repo, head, explicit, single.key_from_branch, verb)?;
+    store::refuse_secret_key(&choice.key, redact::Options::from_repo(repo))?;
+    Ok(choice)
+}
+
+/// What corrections start from: the stored brief's object, or an empty
+/// one when none is stored.
+fn base(key: &str, stored: Option<&store::Stored>) -> Result<Value> {
+    Ok(match stored {
+        Some(s) => match brief::parse_json(&s.data) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            _ => {
+                return Err(NotAnObject {
+                    key: key.to_string(),
+                    short: store::short(&s.id),
+                }
+                .into());
+            }
+        },
+        None => Value::Object(Map::new()),
+    })
+}
+
+/// The refusal for a brief that did not compose.
+fn refused_composition(key: &str, stored: bool, mode: Mode, issues: Vec<Issue>) -> anyhow::Error {
+    let key = key.to_string();
+    match mode {
+        Mode::Write => Refusal::Invalid {
+            key,
+            stored,
+            issues,
+        },
+        Mode::Recover => Refusal::Unrecoverable {
+            key,
+            stored,
+            missing: missing_fields(&issues),
+            issues,
+        },
+    }
+    .into()
+}
+
+/// The required fields the schema reports missing, as `resume.done_when`.
+fn missing_fields(issues: &[Issue]) -> Vec<String> {
+    issues
+        .iter()
+        .filter_map(|i| {
+            let name = i.message.strip_suffix(" is a required property")?;
+            let name = name.trim_matches('"');
+            Some(if i.path == "(root)" {
+                name.to_string()
+            } else {
+                format!("{}.{name}", i.path)
+            })
+        })
+        .collect()
+}
