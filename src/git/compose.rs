@@ -95,6 +95,29 @@ pub fn merge(base: &mut Value, overlay: Value, lists: Lists) {
     }
 }
 
+/// Apply `patch` to `target` as a JSON Merge Patch (RFC 7386): objects
+/// merge key by key, `null` removes a key, anything else (a list included)
+/// replaces what was there.
+pub fn merge_patch(target: &mut Value, patch: Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch;
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(serde_json::Map::new());
+    }
+    let Value::Object(map) = target else {
+        unreachable!("made an object above")
+    };
+    for (name, value) in patch {
+        if value.is_null() {
+            map.remove(&name);
+        } else {
+            merge_patch(map.entry(name).or_insert(Value::Null), value);
+        }
+    }
+}
+
 /// Fill what the tool owns: `schema_version` (when absent), `key`,
 /// `timestamp` and `mode` (as [`Mode`] says), and the git state always —
 /// `state.branch`, `state.worktree`, `state.head_sha`, `state.diff_summary`
@@ -187,6 +210,52 @@ pub fn compose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merge_patch_is_rfc_7386() {
+        // The RFC's own examples (appendix A), a few of them.
+        let cases = [
+            (json!({"a": "b"}), json!({"a": "c"}), json!({"a": "c"})),
+            (
+                json!({"a": "b"}),
+                json!({"b": "c"}),
+                json!({"a": "b", "b": "c"}),
+            ),
+            (json!({"a": "b"}), json!({"a": null}), json!({})),
+            (json!({"a": ["b"]}), json!({"a": "c"}), json!({"a": "c"})),
+            (json!({"a": "c"}), json!({"a": ["b"]}), json!({"a": ["b"]})),
+            (
+                json!({"a": {"b": "c"}}),
+                json!({"a": {"b": "d", "c": null}}),
+                json!({"a": {"b": "d"}}),
+            ),
+            (
+                json!({"a": [{"b": "c"}]}),
+                json!({"a": [1]}),
+                json!({"a": [1]}),
+            ),
+            (json!(["a", "b"]), json!(["c", "d"]), json!(["c", "d"])),
+            (
+                json!({"e": null}),
+                json!({"a": 1}),
+                json!({"e": null, "a": 1}),
+            ),
+            (
+                json!([1, 2]),
+                json!({"a": "b", "c": null}),
+                json!({"a": "b"}),
+            ),
+            (
+                json!({}),
+                json!({"a": {"bb": {"ccc": null}}}),
+                json!({"a": {"bb": {}}}),
+            ),
+        ];
+        for (mut target, patch, want) in cases {
+            merge_patch(&mut target, patch.clone());
+            assert_eq!(target, want, "{patch}");
+        }
+    }
     use std::path::PathBuf;
 
     fn facts() -> GitFacts {

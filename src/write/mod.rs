@@ -116,6 +116,10 @@ pub struct Single<'a> {
     /// For corrections, a step on the stored brief before they are
     /// merged ([`Ground`]).
     pub ground: Option<Ground<'a>>,
+    /// `write --update`: start from the stored brief (its timestamp and
+    /// mode dropped: they are now's) and apply `brief` to it as a JSON
+    /// Merge Patch (RFC 7386) rather than composing `brief` alone.
+    pub update: bool,
     /// The version the caller checked (`None` inside: no brief), as the
     /// compare-and-swap value instead of the one read as the write begins:
     /// the write replaces exactly that one or fails with a conflict (the

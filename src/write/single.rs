@@ -42,15 +42,24 @@ pub(crate) fn write(
     let key = choice.key.clone();
     // Corrections start from the stored version, which is also their
     // compare-and-swap value.
-    let stored = match mode {
-        Mode::Recover => store::read(repo, &key)?,
-        Mode::Write => None,
+    let stored = match (mode, single.update) {
+        (Mode::Recover, _) | (Mode::Write, true) => store::read(repo, &key)?,
+        (Mode::Write, false) => None,
     };
     let mut value = base(&key, stored.as_ref())?;
     if let Some(ground) = single.ground.take() {
         ground(repo, &mut value)?;
     }
-    compose::merge(&mut value, input, Lists::Replace);
+    if single.update {
+        // A new version written now: the stored one's time and mode go.
+        if let Some(map) = value.as_object_mut() {
+            map.remove("timestamp");
+            map.remove("mode");
+        }
+        compose::merge_patch(&mut value, input);
+    } else {
+        compose::merge(&mut value, input, Lists::Replace);
+    }
     if let Some(flags) = &single.patch {
         patch::apply(&mut value, flags)?;
     }
@@ -62,6 +71,7 @@ pub(crate) fn write(
     let previous = match (mode, single.expected) {
         (_, Some(checked)) => checked,
         (Mode::Recover, None) => stored.map(|s| s.id),
+        (Mode::Write, None) if single.update => stored.map(|s| s.id),
         (Mode::Write, None) => store::current_id(repo, &key)?,
     };
     let brief = compose::compose(value, &key, mode, &git)

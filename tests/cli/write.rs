@@ -963,3 +963,75 @@ fn json_reports_carry_findings_redactions_and_warnings() {
     assert_eq!(v["written"], false);
     assert_eq!(v["findings"][0]["key"], "a");
 }
+
+#[test]
+fn write_update_applies_a_merge_patch_to_the_stored_brief() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.write_brief_at(
+        &repo,
+        "2026-11-29T10:00:00Z",
+        None,
+        ["cargo test passes", "fix a", "cargo test a"],
+        &[
+            "--decision",
+            "keep x - because y",
+            "--risk",
+            "r1",
+            "--read",
+            "src/a.rs=why",
+        ],
+    )
+    .success();
+    let before = json(&stdout(&sb.handoff(&repo, &["show"]).success()));
+    // RFC 7386: objects merge, a list replaces, null removes.
+    let patch = r#"{"resume":{"resume_by":"fix b"},
+                    "state":{"open_risks":null,"decisions":["use z - because w"]},
+                    "files_read_first":[{"path":"src/b.rs","why":"next"}]}"#;
+    let out = sb
+        .handoff_with(
+            &repo,
+            &["write", "--update", "-F", "-", "--rejected", "x (slow)"],
+            Some(patch),
+        )
+        .success();
+    assert!(
+        stdout(&out).starts_with("Wrote brief 'main'"),
+        "{}",
+        stdout(&out)
+    );
+    let after = json(&stdout(&sb.handoff(&repo, &["show"]).success()));
+    assert_eq!(after["resume"]["done_when"], "cargo test passes", "kept");
+    assert_eq!(after["resume"]["resume_by"], "fix b", "replaced");
+    assert_eq!(after["state"]["next_acceptance_check"], "cargo test a");
+    assert!(after["state"].get("open_risks").is_none(), "null removes");
+    assert_eq!(
+        after["state"]["decisions"],
+        serde_json::json!(["use z - because w"])
+    );
+    assert_eq!(
+        after["state"]["rejected_paths"],
+        serde_json::json!(["x (slow)"]),
+        "flags apply"
+    );
+    assert_eq!(after["files_read_first"][0]["path"], "src/b.rs");
+    assert_eq!(after["files_read_first"].as_array().unwrap().len(), 1);
+    // A new version written now, as a write: mode WRITE, the clock's time,
+    // a narrative entry, and the history holds both.
+    assert_eq!(after["mode"], "WRITE");
+    assert_eq!(after["timestamp"], NOW);
+    assert_ne!(before["timestamp"], after["timestamp"]);
+    let narrative = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    assert!(narrative.contains("fix b"), "{narrative}");
+    let log = stdout(&sb.handoff(&repo, &["log"]).success());
+    assert_eq!(log.lines().count(), 2, "{log}");
+    // Nothing stored: --update is a plain write.
+    let out = sb
+        .handoff_with(
+            &repo,
+            &["write", "other", "--update", "-F", "-"],
+            Some(r#"{"resume":{"done_when":"cargo test o passes","resume_by":"go"},"state":{"next_acceptance_check":"cargo test o"}}"#),
+        )
+        .success();
+    assert!(stdout(&out).starts_with("Wrote brief 'other'"));
+}

@@ -34,6 +34,9 @@ pub struct Args {
     /// Add no narrative entry (no file or directory is created); `git config handoff.narrative false` makes it the default
     #[arg(long)]
     pub no_narrative: bool,
+    /// Start from the stored brief and apply the input to it as a JSON Merge Patch (RFC 7386: objects merge, a given list replaces, null removes a field); the field flags then apply as usual
+    #[arg(long)]
+    pub update: bool,
     /// Edit the brief in your editor (the default with no input on a terminal)
     #[arg(short = 'e', long)]
     pub edit: bool,
@@ -70,6 +73,7 @@ pub fn compute(args: Args) -> Result<Outcome, Failed> {
         }));
     }
     single.expected = args.expected;
+    single.update = args.update;
     let options = args.input.checks.options(!args.no_narrative);
     write::write(&repo, Source::Brief(single), &options)
 }

@@ -471,6 +471,7 @@ fn write(args: &Map<String, Value>) -> Result<CallToolResult> {
     parsed_args.input.fields.value = Some(brief);
     parsed_args.narrative_text = text(args, "narrative")?;
     parsed_args.no_narrative = flag(args, "no_narrative")?;
+    parsed_args.update = flag(args, "update")?;
     if parsed_args.no_narrative && parsed_args.narrative_text.is_some() {
         bail!("'narrative' and 'no_narrative' cannot be used together");
     }

@@ -253,6 +253,11 @@ const SPECS: &[Spec] = &[
                 "boolean",
                 "Add no narrative entry (as `write --no-narrative`)",
             ),
+            (
+                "update",
+                "boolean",
+                "Start from the stored brief and apply `brief` to it as a JSON Merge Patch (as `write --update`): objects merge, a given list replaces, fields left out stay",
+            ),
         ],
         required: &["brief"],
     },
