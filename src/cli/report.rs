@@ -145,6 +145,11 @@ pub struct Written<'a> {
     pub narrative: Option<String>,
     /// Whether git tracks the narrative file (`null` without one).
     pub narrative_tracked: Option<bool>,
+    /// How many lines the narrative entry prepended (`null` without one).
+    pub narrative_lines: Option<usize>,
+    /// What was stored: `full` (brief, history note, narrative entry),
+    /// `brief+history`, `brief+narrative` or `brief` (no commit yet).
+    pub tier: &'static str,
     /// The resume prompt.
     pub prompt: String,
 }

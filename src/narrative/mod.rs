@@ -66,6 +66,25 @@ pub fn tracked(repo: &gix::Repository, rel: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether git ignores the file at `rel` (a `.gitignore` rule, the repo's
+/// `info/exclude`, `core.excludesFile`): an ignored narrative stays in its
+/// worktree by design, so nobody is asked to commit it.
+pub fn ignored(repo: &gix::Repository, rel: &str) -> bool {
+    let Ok(index) = repo.index_or_empty() else {
+        return false;
+    };
+    let Ok(mut excludes) = repo.excludes(
+        &index,
+        None,
+        gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+    ) else {
+        return false;
+    };
+    excludes
+        .at_path(rel, Some(gix::index::entry::Mode::FILE))
+        .is_ok_and(|platform| platform.is_excluded())
+}
+
 /// The narrative's path as configured, relative to the worktree root:
 /// `handoff.narrative`, else [`DEFAULT_PATH`] (also when it is off).
 fn configured(repo: &gix::Repository) -> String {
@@ -547,6 +566,8 @@ fn entry_start(text: &str) -> Option<usize> {
 pub struct Pending {
     lock: gix::lock::File,
     path: PathBuf,
+    /// How many lines the entry adds to the file.
+    added: usize,
 }
 
 impl Pending {
@@ -581,13 +602,21 @@ impl Pending {
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
         let text = prepend_keeping_endings(existing.as_deref(), entry);
+        let added = text.lines().count() - existing.as_deref().map_or(0, |e| e.lines().count());
         lock.with_mut(|f| std::io::Write::write_all(f, text.as_bytes()))
             .with_context(|| format!("cannot write {}.lock", path.display()))?;
         crate::support::failpoint::reach("narrative-staged");
         Ok(Pending {
             lock,
             path: path.to_path_buf(),
+            added,
         })
+    }
+
+    /// How many lines the staged entry adds to the file (the entry and the
+    /// blank line that separates it; the header too for a new file).
+    pub fn lines_added(&self) -> usize {
+        self.added
     }
 
     /// Rename the staged file into place.

@@ -170,6 +170,11 @@ pub struct Narrated {
     pub path: String,
     /// Whether git tracks it.
     pub tracked: bool,
+    /// Whether git ignores it: it stays in its worktree by design, and
+    /// nobody is asked to commit it.
+    pub ignored: bool,
+    /// How many lines the entry added to it.
+    pub lines: usize,
 }
 
 /// What the checks found and the warnings of a write, kept in a refusal
@@ -219,6 +224,9 @@ pub enum Warning {
     },
     /// The narrative file the entry went to is not tracked by git.
     NarrativeUntracked(String),
+    /// Imported briefs (how many) recorded no full commit id, so no
+    /// history note could be added for them (the repository has commits).
+    NoHeadRecorded(usize),
 }
 
 /// A write that failed: the notes gathered up to the failure, and the
@@ -408,7 +416,25 @@ fn recorded(
         })
         .collect();
     let stored = store_all(repo, &briefs, "handoff: import", None, None)?;
-    after_store(checks, &stored, None, briefs.len());
+    let headless = briefs
+        .iter()
+        .filter(|c| {
+            c.brief
+                .state
+                .head_sha
+                .as_deref()
+                .is_none_or(|sha| sha.len() != repo.object_hash().len_in_hex())
+        })
+        .count();
+    if headless > 0 && crate::git::repo::head_id(repo).is_some() {
+        // Not "no commit yet": the briefs themselves name no commit.
+        checks
+            .notes
+            .warnings
+            .push(Warning::NoHeadRecorded(headless));
+    } else {
+        after_store(checks, &stored, None, briefs.len());
+    }
     Ok(Outcome {
         briefs,
         stored: Some(stored),
@@ -434,6 +460,7 @@ fn store_all(
         })
         .collect();
     let written = store::write(repo, &updates, reflog)?;
+    let lines = pending.as_ref().map_or(0, narrative::Pending::lines_added);
     let file = pending.map(narrative::Pending::commit).transpose()?;
     let narrative = file.map(|file| {
         let rel = root
@@ -441,8 +468,11 @@ fn store_all(
             .unwrap_or(&file)
             .to_string_lossy()
             .replace(std::path::MAIN_SEPARATOR, "/");
+        let tracked = narrative::tracked(repo, &rel);
         Narrated {
-            tracked: narrative::tracked(repo, &rel),
+            tracked,
+            ignored: !tracked && narrative::ignored(repo, &rel),
+            lines,
             path: rel,
         }
     });
@@ -463,7 +493,11 @@ fn after_store(checks: &mut Checks, stored: &Stored, head: Option<&HeadState>, b
             briefs,
         });
     }
-    if let Some(narrated) = stored.narrative.as_ref().filter(|n| !n.tracked) {
+    if let Some(narrated) = stored
+        .narrative
+        .as_ref()
+        .filter(|n| !n.tracked && !n.ignored)
+    {
         warnings.push(Warning::NarrativeUntracked(narrated.path.clone()));
     }
 }

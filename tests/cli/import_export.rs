@@ -406,3 +406,26 @@ fn export_never_escapes_its_folder_or_clobbers_a_newer_file() {
         );
     }
 }
+
+#[test]
+fn an_import_without_commit_ids_says_so_not_that_there_is_no_commit() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let dir = sb.path("in");
+    std::fs::create_dir_all(&dir).unwrap();
+    let brief = foreign("headless", "2026-11-29T10:00:00Z", "go").replace(
+        r#""head_sha": "0123456789abcdef0123456789abcdef01234567","#,
+        "",
+    );
+    assert!(!brief.contains("head_sha"));
+    std::fs::write(dir.join("headless.json"), brief).unwrap();
+    let out = sb
+        .handoff(&repo, &["import", dir.to_str().unwrap()])
+        .success();
+    let err = stderr(&out);
+    assert!(!err.contains("no commit here yet"), "{err}");
+    assert!(
+        err.contains("the imported brief records no full commit id (state.head_sha)"),
+        "{err}"
+    );
+}

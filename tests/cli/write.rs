@@ -847,8 +847,16 @@ fn write_names_the_narrative_and_can_skip_it() {
         &sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
             .success(),
     );
+    // The method's confirmation: the key, the tier, the lines prepended.
+    let file = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let first = file.lines().count();
     assert!(
-        out.contains("; narrative entry added to .claude/PROJECT_STATE.md.\n.claude/PROJECT_STATE.md is not tracked yet: commit it with your work (`git add .claude/PROJECT_STATE.md`).\n"),
+        out.starts_with("Wrote brief 'main' (refs/handoffs/main, version ")
+            && out.contains(", tier: full); narrative entry added to .claude/PROJECT_STATE.md"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("({first} lines prepended).\n.claude/PROJECT_STATE.md is not tracked yet: commit it with your work (`git add .claude/PROJECT_STATE.md`).\n")),
         "{out}"
     );
     sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
@@ -856,11 +864,44 @@ fn write_names_the_narrative_and_can_skip_it() {
         &sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
             .success(),
     );
+    let second = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md"))
+        .unwrap()
+        .lines()
+        .count();
     assert!(
-        out.contains("; narrative entry added to .claude/PROJECT_STATE.md.\n\n"),
+        out.contains(&format!(
+            "; narrative entry added to .claude/PROJECT_STATE.md ({} lines prepended).\n\n",
+            second - first
+        )),
         "{out}"
     );
     assert!(!out.contains("not tracked"), "{out}");
+    let v = json(&stdout(
+        &sb.handoff_with(&repo, &["write", "-F", "-", "--json"], Some(EXAMPLE))
+            .success(),
+    ));
+    assert_eq!(v["tier"], "full");
+    let third = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(v["narrative_lines"], third - second);
+
+    // A narrative that git ignores stays local by design: nobody is asked
+    // to commit it.
+    let ignoring = sb.repo("ign");
+    std::fs::write(ignoring.join(".gitignore"), ".claude/\n").unwrap();
+    sb.git(&ignoring, &["add", ".gitignore"]);
+    sb.git(&ignoring, &["commit", "-q", "-m", "ignore .claude"]);
+    let out = stdout(
+        &sb.handoff_with(&ignoring, &["write", "-F", "-"], Some(EXAMPLE))
+            .success(),
+    );
+    assert!(!out.contains("not tracked"), "{out}");
+    assert!(
+        out.contains("; narrative entry added to .claude/PROJECT_STATE.md ("),
+        "{out}"
+    );
 
     // --no-narrative: the brief and its history, no file, no directory
     let other = sb.repo("o");
@@ -872,7 +913,10 @@ fn write_names_the_narrative_and_can_skip_it() {
         )
         .success(),
     );
-    assert!(out.contains("; no narrative entry.\n"), "{out}");
+    assert!(
+        out.contains(", tier: brief+history); no narrative entry.\n"),
+        "{out}"
+    );
     assert!(!other.join(".claude").exists());
     assert!(
         sb.git(&other, &["notes", "--ref=handoffs", "show", "HEAD"])

@@ -118,35 +118,54 @@ pub fn output(outcome: &Outcome, format: Format) -> Output {
             checked: report::Checked::of(&outcome.notes),
             narrative: narrative.map(|n| n.path.clone()),
             narrative_tracked: narrative.map(|n| n.tracked),
+            narrative_lines: narrative.map(|n| n.lines),
+            tier: tier(stored.history, narrative.is_some()),
             prompt,
         }),
-        Format::Human => Output::human(written_text(key, &id, narrative, &prompt)),
+        Format::Human => Output::human(written_text(key, &id, stored.history, narrative, &prompt)),
     }
 }
 
-/// What `write` prints for a stored brief: where it went, the narrative
-/// entry (and, while git does not track the narrative file, to commit it),
-/// then the resume prompt.
+/// What a write stored, as the method's confirmation names it: `full`
+/// (the brief, its history note and its narrative entry), `brief+history`
+/// (no narrative entry), `brief` (no commit yet: the history note waits).
+pub fn tier(history: bool, narrative: bool) -> &'static str {
+    match (history, narrative) {
+        (true, true) => "full",
+        (true, false) => "brief+history",
+        (false, true) => "brief+narrative",
+        (false, false) => "brief",
+    }
+}
+
+/// What `write` prints for a stored brief: where it went and its tier, the
+/// narrative entry and how many lines it prepended (and, while git neither
+/// tracks nor ignores the narrative file, to commit it), then the resume
+/// prompt.
 fn written_text(
     key: &str,
     id: &gix::ObjectId,
+    history: bool,
     narrative: Option<&Narrated>,
     prompt: &str,
 ) -> String {
     let narrated = match narrative {
         None => "; no narrative entry".to_string(),
+        Some(n) if n.tracked || n.ignored => format!(
+            "; narrative entry added to {} ({} lines prepended)",
+            n.path, n.lines
+        ),
         Some(Narrated {
-            path: rel,
-            tracked: true,
-        }) => format!("; narrative entry added to {rel}"),
-        Some(Narrated { path: rel, .. }) => format!(
-            "; narrative entry added to {rel}.\n{rel} is not tracked yet: commit it with your work (`git add {rel}`)"
+            path: rel, lines, ..
+        }) => format!(
+            "; narrative entry added to {rel} ({lines} lines prepended).\n{rel} is not tracked yet: commit it with your work (`git add {rel}`)"
         ),
     };
     format!(
-        "Wrote brief '{key}' ({}, version {}){narrated}.\n\n{prompt}\n",
+        "Wrote brief '{key}' ({}, version {}, tier: {}){narrated}.\n\n{prompt}\n",
         store::ref_name(key),
         store::short(id),
+        tier(history, narrative.is_some()),
     )
 }
 

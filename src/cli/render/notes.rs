@@ -47,6 +47,16 @@ pub fn warning(w: &Warning) -> (&'static str, String) {
                 )
             },
         ),
+        Warning::NoHeadRecorded(n) => (
+            "note",
+            if *n == 1 {
+                "the imported brief records no full commit id (state.head_sha), so no history note was added for it; the brief is stored".to_string()
+            } else {
+                format!(
+                    "{n} imported briefs record no full commit id (state.head_sha), so no history notes were added for them; the briefs are stored"
+                )
+            },
+        ),
         Warning::NarrativeUntracked(rel) => (
             "note",
             format!("{rel} is not tracked yet: commit it with your work (`git add {rel}`)"),
@@ -63,13 +73,17 @@ pub fn warning_kind(w: &Warning) -> &'static str {
         Warning::NotRemembered(_) => "key-not-remembered",
         Warning::NoHistory { .. } => "no-history",
         Warning::NarrativeUntracked(_) => "narrative-untracked",
+        Warning::NoHeadRecorded(_) => "no-head-recorded",
     }
 }
 
 /// Whether a warning arises after the briefs are stored (it is printed
 /// after the findings and the redaction note).
 fn after_store(w: &Warning) -> bool {
-    matches!(w, Warning::NotRemembered(_) | Warning::NoHistory { .. })
+    matches!(
+        w,
+        Warning::NotRemembered(_) | Warning::NoHistory { .. } | Warning::NoHeadRecorded(_)
+    )
 }
 
 fn warning_lines<'a>(notes: &'a Notes, pick: impl Fn(&Warning) -> bool + 'a) -> String {
