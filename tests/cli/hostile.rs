@@ -592,20 +592,13 @@ fn a_key_too_long_in_bytes_is_refused_with_the_key_rule() {
     let plan = json!({"why": "w", "threads": [{"key": long, "resume": {"done_when": "d", "resume_by": "r"},
         "state": {"next_acceptance_check": "c"}}]});
     let out = sb
-        .command("git", &repo)
-        .args(["handoff", "split", "--plan", "-", "--yes", "--no-lint"])
-        .stdin(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(plan.to_string().as_bytes())?;
-            child.wait_with_output()
-        })
-        .unwrap();
+        .handoff_with(
+            &repo,
+            &["split", "--plan", "-", "--yes", "--no-lint"],
+            Some(&plan.to_string()),
+        )
+        .get_output()
+        .clone();
     let err = refused(&out, "split");
     assert!(err.contains("250 bytes"), "{err}");
     assert_eq!(state(&sb, &repo), before, "nothing written on refusal");
