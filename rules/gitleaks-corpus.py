@@ -17,9 +17,10 @@ in place of gitleaks' reggen, so the corpus is the same on every run.
 
 For each true positive it records the secret gitleaks reports
 (Finding.Secret: the rule's secret group, or the first non-empty group,
-or the match), found by running the rule from config/gitleaks.toml; the
+or the match), found by running the rule from config/gitleaks.toml (the
 secret passed to gitleaks' sample wrapper when the rule cannot be run
-here. For each false positive it records whether any gitleaks rule
+here), widened to the token it is part of as the redaction widens what
+it removes. For each false positive it records whether any gitleaks rule
 flags it (the keyword prefilter, the regex, entropy, the global and rule
 allowlists, as detect.go does without decoding): `cargo test` checks
 the redaction against the true positives and the false positives no
@@ -955,21 +956,21 @@ class GitleaksRule:
             line = text[line_start:len(text) if line_end < 0 else line_end]
             if "gitleaks:allow" in line:
                 continue
-            secret = match
+            secret, at = match, start
             g = self.regex.search(match)
             if g and g.re.groups >= 1:
                 if self.group > 0:
-                    secret = g.group(self.group) or ""
+                    secret, at = g.group(self.group) or "", start + max(g.start(self.group), 0)
                 else:
-                    for s in g.groups():
+                    for i, s in enumerate(g.groups(), 1):
                         if s:
-                            secret = s
+                            secret, at = s, start + g.start(i)
                             break
             if self.entropy and entropy(secret) <= self.entropy:
                 continue
             if any(a.allows(secret, match, line) for a in global_allow + self.allow):
                 continue
-            found.append((secret, start, end))
+            found.append((secret, at, start, end))
         return found
 
 
@@ -984,19 +985,25 @@ def load_gitleaks(config_path):
     return rules, global_allow
 
 
-TOKEN = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/.~%")
+WORD = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+JOINERS = set("-+/.~%")
 
 
-def widen(text, secret):
-    """`secret` widened to the token it is part of in `text` (the whole
-    run of token characters around it; `=` padding on the right)."""
-    at = text.find(secret)
-    if at < 0 or not secret:
-        return secret
-    start, end = at, at + len(secret)
-    while start > 0 and text[start - 1] in TOKEN:
+def widen(text, start, end, match_start, match_end):
+    """`text[start:end]` widened to the token it is part of, as
+    src/brief/redact.rs widens what it removes: word characters, and the
+    joiners `-+/.~%` between word characters where the match took them or
+    the secret holds them; `=` padding on the right."""
+    held = set(text[start:end])
+
+    def joins(at):
+        return text[at] in JOINERS and (match_start <= at < match_end or text[at] in held)
+
+    while start > 0 and (text[start - 1] in WORD or (start >= 2 and joins(start - 1) and text[start - 2] in WORD)):
         start -= 1
-    while end < len(text) and (text[end] in TOKEN or text[end] == "="):
+    while end < len(text) and (text[end] in WORD or (end + 1 < len(text) and joins(end) and text[end + 1] in WORD)):
+        end += 1
+    while end < len(text) and text[end] == "=":
         end += 1
     return text[start:end]
 
@@ -1067,15 +1074,17 @@ def main():
             problems.append(f"{rule_id}: not a content rule of gitleaks.toml, left out")
             continue
         for text in tp_list or []:
-            secrets = [s for s, _, _ in gl.findings(text, global_allow, ignore_path=True)]
+            found = gl.findings(text, global_allow, ignore_path=True)
+            secrets = [widen(text, at, at + len(s), m0, m1) for s, at, m0, m1 in found if s]
             if not secrets and getattr(text, "secret", None):
                 fallback += 1
-                secrets = [text.secret]
+                at = text.find(text.secret)
+                secrets = [text.secret if at < 0 else widen(text, at, at + len(text.secret), at, at)]
             if not secrets:
                 problems.append(f"{rule_id}: true positive without a secret here: {text[:60]!r}")
                 continue
             tps.append({"rule": rule_id, "text": str(text),
-                        "secrets": sorted({widen(str(text), s) for s in secrets if s})})
+                        "secrets": sorted(set(secrets))})
         for text in fp_list or []:
             flagged = sorted(r.id for r in rules.values() if r.findings(str(text), global_allow))
             if paths and gl.findings(str(text), global_allow, ignore_path=True):

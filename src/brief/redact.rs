@@ -384,7 +384,7 @@ fn findings(text: &str, options: Options) -> Vec<Span> {
             }
             let (start, end) = match last {
                 Some((s, e)) if secret.start >= s && secret.end <= e => (s, e),
-                _ => widen(text, secret.start, secret.end),
+                _ => widen(text, &secret, &whole),
             };
             last = Some((start, end));
             spans.push(Span {
@@ -454,21 +454,27 @@ fn next_search(text: &str, whole: &Range<usize>, secret: &Range<usize>) -> usize
         .map_or(text.len() + 1, |c| next + c.len_utf8())
 }
 
-/// `start..end` of `text` widened to the token it is part of: word
-/// characters on both sides, and the joiners of tokens (`-+/.~%`) where
-/// a word character follows them; `=` padding on the right. A base64 JWT
-/// whose rule captures its header is removed whole, and `sk_live_…` too
-/// when its pattern stopped short of the token's end.
-fn widen(text: &str, start: usize, end: usize) -> (usize, usize) {
+/// `secret` widened to the token it is part of: word characters on both
+/// sides, and the joiners of tokens (`-+/.~%`) between word characters
+/// where the rule's match took them (`whole`) or the secret holds that
+/// joiner itself; `=` padding on the right. A base64 JWT whose rule
+/// captures its header is removed whole, `sk_live_…` too when its pattern
+/// stopped short of the token's end, but a token in a path leaves the
+/// path (`/in/` before it, `.json` after it) as it was.
+fn widen(text: &str, secret: &Range<usize>, whole: &Range<usize>) -> (usize, usize) {
     let b = text.as_bytes();
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let joiner = |c: u8| matches!(c, b'-' | b'+' | b'/' | b'.' | b'~' | b'%');
-    let mut s = start;
-    while s > 0 && (word(b[s - 1]) || (s >= 2 && joiner(b[s - 1]) && word(b[s - 2]))) {
+    let held = &b[secret.clone()];
+    let joins = |at: usize| {
+        matches!(b[at], b'-' | b'+' | b'/' | b'.' | b'~' | b'%')
+            && (whole.contains(&at) || held.contains(&b[at]))
+    };
+    let mut s = secret.start;
+    while s > 0 && (word(b[s - 1]) || (s >= 2 && joins(s - 1) && word(b[s - 2]))) {
         s -= 1;
     }
-    let mut e = end;
-    while e < b.len() && (word(b[e]) || (e + 1 < b.len() && joiner(b[e]) && word(b[e + 1]))) {
+    let mut e = secret.end;
+    while e < b.len() && (word(b[e]) || (e + 1 < b.len() && joins(e) && word(b[e + 1]))) {
         e += 1;
     }
     while e < b.len() && b[e] == b'=' {
