@@ -406,3 +406,93 @@ fn round_three_near_misses_are_kept() {
         assert_eq!(out, text, "{counts:?}");
     }
 }
+
+/// Issue 30, items 2 and 11: what git-handoff prints from a file it
+/// wrote (a hand edit may have put a secret in it since) and every line
+/// about user data it prints (file names, keys, schema messages, error
+/// lines) pass the redaction filter; stderr says what was redacted.
+#[test]
+fn printed_text_about_user_data_is_redacted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let token = token.as_str();
+    let no_secret = |out: &assert_cmd::assert::Assert, what: &str| {
+        let all = format!("{}{}", stdout(out), stderr(out));
+        assert!(!all.contains(token), "{what} printed the token: {all}");
+        all
+    };
+
+    // summary latest, after a hand edit of the summary.
+    sb.handoff(
+        &repo,
+        &["summary", "new", "--template", "task", "--task", "deploy"],
+    )
+    .success();
+    let memory = repo.join(".claude/memory");
+    let path = std::fs::read_dir(&memory)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace(
+            "## Key Context for Continuation\n—\n",
+            &format!("## Key Context for Continuation\n- deploy with {token}\n"),
+        ),
+    )
+    .unwrap();
+    let out = sb.handoff(&repo, &["summary", "latest"]).success();
+    let all = no_secret(&out, "summary latest");
+    assert!(all.contains("deploy with [REDACTED:github_token]"), "{all}");
+    assert!(all.contains("1 secret redacted (1 github_token)"), "{all}");
+
+    // pipeline show and list, after a hand edit of the template.
+    sb.handoff(&repo, &["pipeline", "save", "ship"]).success();
+    let template = repo.join(".claude/pipelines/ship.md");
+    let text = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(
+        &template,
+        text.replacen(
+            "## When to use\n",
+            &format!("## When to use\nrun with {token}\n"),
+            1,
+        ),
+    )
+    .unwrap();
+    for args in [
+        &["pipeline", "show", "ship"][..],
+        &["pipeline", "show", "ship", "--json"],
+        &["pipeline", "list"],
+    ] {
+        let out = sb.handoff(&repo, args).success();
+        no_secret(&out, &args.join(" "));
+    }
+
+    // import: a file named after a token, not a brief.
+    let dir = sb.path("in");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{token}.json")), "{\"key\": 1}").unwrap();
+    for args in [
+        &["import", dir.to_str().unwrap()][..],
+        &["import", dir.to_str().unwrap(), "--json"],
+    ] {
+        let out = sb.handoff(&repo, args).code(1);
+        let all = no_secret(&out, &args.join(" "));
+        assert!(all.contains("[REDACTED:github_token].json"), "{all}");
+    }
+
+    // validate: a schema message quoting the value it refused.
+    let bad = serde_json::json!({"resume": {"done_when": ["use", token]}}).to_string();
+    let out = sb
+        .handoff_with(&repo, &["validate", "-"], Some(&bad))
+        .code(1);
+    no_secret(&out, "validate");
+
+    // An error line quoting what it was given.
+    let out = sb.handoff(&repo, &["show", token]).code(1);
+    no_secret(&out, "show");
+}
