@@ -353,16 +353,22 @@ fn findings(text: &str, options: Options) -> Vec<Span> {
     let mut lines = Lines::new(text);
     let markers = markers(text);
     let mut spans = Vec::new();
+    // What earlier rules found, merged and sorted: a later rule's finding
+    // inside it changes nothing (the earlier rule names the kind), so it
+    // is not checked again.
+    let mut covered: Vec<(usize, usize)> = Vec::new();
     for (i, rule) in rules().iter().enumerate() {
         if !wanted[i] || !options.enabled(&rule.kind) {
             continue;
         }
         let Some(re) = rule.regex() else { continue };
+        let first = spans.len();
         // The token the previous finding of this rule widened to: a
         // finding inside it widens to it again, without walking it twice.
         let mut last: Option<(usize, usize)> = None;
         let mut locs = re.capture_locations();
         let mut at = 0;
+        let mut cursor = 0;
         while at <= text.len() {
             let Some(m) = re.captures_read_at(&mut locs, text, at) else {
                 break;
@@ -376,6 +382,15 @@ fn findings(text: &str, options: Options) -> Vec<Span> {
             }
             .map_or(whole.clone(), |(s, e)| s..e);
             at = next_search(text, &whole, &secret);
+            while cursor < covered.len() && covered[cursor].1 <= secret.start {
+                cursor += 1;
+            }
+            if covered
+                .get(cursor)
+                .is_some_and(|&(s, e)| s <= secret.start && secret.end <= e)
+            {
+                continue;
+            }
             if secret.is_empty()
                 || overlaps(&markers, secret.start, secret.end)
                 || rule.dismissed(&text[secret.clone()], &whole, text, &mut lines)
@@ -393,8 +408,40 @@ fn findings(text: &str, options: Options) -> Vec<Span> {
                 rule: i,
             });
         }
+        if spans.len() > first {
+            spans[first..].sort_unstable_by_key(|s| s.start);
+            covered = cover(&covered, &spans[first..]);
+        }
     }
     spans
+}
+
+/// `covered` (sorted, disjoint) with `more` (sorted by start) merged in.
+fn cover(covered: &[(usize, usize)], more: &[Span]) -> Vec<(usize, usize)> {
+    let mut all: Vec<(usize, usize)> = Vec::with_capacity(covered.len() + more.len());
+    let (mut i, mut j) = (0, 0);
+    while i < covered.len() || j < more.len() {
+        let next = match (covered.get(i), more.get(j)) {
+            (Some(&c), Some(m)) if c.0 <= m.start => {
+                i += 1;
+                c
+            }
+            (Some(&c), None) => {
+                i += 1;
+                c
+            }
+            (_, Some(m)) => {
+                j += 1;
+                (m.start, m.end)
+            }
+            (None, None) => unreachable!("one side is left"),
+        };
+        match all.last_mut() {
+            Some(prev) if next.0 < prev.1 => prev.1 = prev.1.max(next.1),
+            _ => all.push(next),
+        }
+    }
+    all
 }
 
 /// For `bench/run`'s baseline only: with `GIT_HANDOFF_BENCH_PREFILTER`
