@@ -6,6 +6,22 @@ pub const DETACHED_KEY: &str = "HANDOFF";
 /// The longest key, in characters. Branch names are cut to this length.
 pub const MAX_KEY_CHARS: usize = 80;
 
+/// The longest key, in bytes of UTF-8. A key is one path component of
+/// every file git and git-handoff make for it (`refs/handoffs/<key>`,
+/// its `<key>.lock`, its reflog, `export`'s `<key>.json`), and file
+/// systems cap a name at 255 bytes: 80 characters of four bytes each
+/// would not fit.
+pub const MAX_KEY_BYTES: usize = 250;
+
+/// The longest suffix git or git-handoff adds to a key to name a file
+/// (`.lock`, `.json`).
+const LONGEST_SUFFIX: &str = ".lock";
+
+/// The longest file name most file systems accept, in bytes (NAME_MAX).
+const NAME_MAX: usize = 255;
+
+const _: () = assert!(MAX_KEY_BYTES + LONGEST_SUFFIX.len() <= NAME_MAX);
+
 /// Why a string cannot be a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid key '{key}': {reason}")]
@@ -31,6 +47,11 @@ pub fn validate(key: &str) -> Result<(), InvalidKey> {
     }
     if key.chars().count() > MAX_KEY_CHARS {
         return fail("a key is at most 80 characters");
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return fail(
+            "a key is at most 250 bytes (80 characters, fewer when they take several bytes each)",
+        );
     }
     if key.contains('/') {
         return fail("a key is one ref component and cannot contain '/'");
@@ -65,15 +86,22 @@ pub fn validate(key: &str) -> Result<(), InvalidKey> {
     Ok(())
 }
 
-/// Derive the key of a branch: `/` becomes `-`, cut to 80 characters, and
+/// Derive the key of a branch: `/` becomes `-`, cut to 80 characters (and
+/// 250 bytes, at a character's end), and
 /// trailing characters a ref component may not end with are dropped.
 /// Returns `None` when nothing valid remains.
 pub fn from_branch(branch: &str) -> Option<String> {
-    let mut key: String = branch
+    let mut key = String::new();
+    for c in branch
         .chars()
         .map(|c| if c == '/' { '-' } else { c })
         .take(MAX_KEY_CHARS)
-        .collect();
+    {
+        if key.len() + c.len_utf8() > MAX_KEY_BYTES {
+            break;
+        }
+        key.push(c);
+    }
     loop {
         if let Some(stripped) = key.strip_suffix(".lock") {
             key = stripped.to_string();
@@ -107,6 +135,23 @@ mod tests {
             from_branch(&format!("{}.x", "c".repeat(79))).unwrap(),
             "c".repeat(79)
         );
+    }
+
+    /// Issue 30, item 4: 70 emoji are 70 characters but 280 bytes, a file
+    /// name no file system takes (with `.lock` after it).
+    #[test]
+    fn keys_are_measured_in_bytes_too() {
+        let emoji = "\u{1F600}".repeat(70);
+        let err = validate(&emoji).unwrap_err();
+        assert!(err.reason.contains("250 bytes"), "{err}");
+        assert!(validate(&"\u{1F600}".repeat(62)).is_ok());
+        assert!(validate(&"é".repeat(80)).is_ok(), "160 bytes");
+        let key = from_branch(&format!("feat/{}", "\u{1F600}".repeat(70))).unwrap();
+        assert!(
+            key.len() <= MAX_KEY_BYTES && validate(&key).is_ok(),
+            "{key}"
+        );
+        assert_eq!(key.chars().count(), 5 + 61);
     }
 
     #[test]

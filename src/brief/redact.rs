@@ -6,16 +6,28 @@
 //! set (MIT, see `rules/LICENSE-gitleaks`; ids, patterns, keywords, entropy
 //! thresholds and allowlists), and `rules/handoff.json` adds the shapes
 //! handoff text carries that gitleaks leaves to its generic rule and the
-//! personal-data kinds (e-mail, phone, US SSN, Luhn-checked payment cards,
-//! IP addresses). Both are embedded at build time. A rule runs only when one
-//! of its keywords occurs in the text (the gitleaks prefilter), and each
-//! pattern is compiled once, on first use. Every kind can be switched off
-//! with `git config handoff.redact.<kind> false`.
+//! personal-data kinds (e-mail, phone, US SSN, UK National Insurance
+//! numbers, IBANs, Luhn-checked payment cards, IP addresses). Both are
+//! embedded at build time. A rule runs only when one of its keywords
+//! occurs in the text (the gitleaks prefilter: one Aho-Corasick pass for
+//! every keyword of every rule), and each pattern is compiled once, on
+//! first use. Every kind can be switched off with
+//! `git config handoff.redact.<kind> false`.
+//!
+//! What is removed is the whole secret-bearing span: the rule's secret
+//! widened to the token it is part of ([`widen`]), never a piece of it;
+//! the findings of every rule are taken on the original text and
+//! overlapping ones merge into one `[REDACTED:<kind>]`. The cost is
+//! linear in the text: each rule that runs is one regex pass, every check
+//! on a finding looks at the finding (a line-wide allowlist looks at each
+//! line once), and the text is rebuilt once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::sync::OnceLock;
 
-use regex::{Captures, Regex, RegexBuilder};
+use aho_corasick::{AhoCorasick, MatchKind};
+use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -38,7 +50,16 @@ struct Allow {
     #[serde(default)]
     stopwords: Vec<String>,
     #[serde(skip)]
-    compiled: OnceLock<Vec<Regex>>,
+    compiled: OnceLock<Compiled>,
+}
+
+/// An allowlist group as it runs: its regexes as one alternation and its
+/// stopwords as one automaton, so that a finding costs one pass over its
+/// secret for each, not one per regex or word.
+#[derive(Debug)]
+struct Compiled {
+    regex: Option<Regex>,
+    words: Option<AhoCorasick>,
 }
 
 /// One redaction rule as the data files hold it.
@@ -48,19 +69,60 @@ struct Rule {
     kind: String,
     pattern: String,
     /// The capture group holding the secret; absent: the first group that
-    /// took part in the match, else the whole match.
+    /// took part in the match, else the whole match (gitleaks'
+    /// `secretGroup`). What is removed is that secret widened to the token
+    /// it is part of ([`widen`]).
     group: Option<usize>,
     /// Lowercase substrings one of which must occur for the rule to run.
     #[serde(default)]
     keywords: Vec<String>,
-    /// Minimum Shannon entropy of the secret.
+    /// The secret's Shannon entropy must be above this (as in gitleaks:
+    /// a finding at or below it is dropped).
     entropy: Option<f64>,
     #[serde(default)]
     allow: Vec<Allow>,
+    /// Also apply every allowlist of the rule with this id (this
+    /// project's generic assignments take the generic rule's).
+    allow_from: Option<String>,
+    /// How the stopwords of `allow_from`'s groups apply: `all` (as
+    /// gitleaks: any stopword in the secret) or `long` (a stopword of six
+    /// letters or more, or one that makes a third of the secret: a value
+    /// that passed an entropy check and holds `beta` somewhere is one
+    /// random token in fifty, not a placeholder; `EXAMPLE`, `your_token`,
+    /// `identification` are).
+    #[serde(default)]
+    allow_from_stopwords: Words,
+    /// Personal data (e-mail, phone, …) rather than a credential:
+    /// gitleaks' global allowlist does not apply to it.
+    #[serde(default)]
+    personal: bool,
     /// A named validator run on each finding (see [`check`]).
     check: Option<String>,
     #[serde(skip)]
     compiled: OnceLock<Option<Regex>>,
+    /// The allowlists borrowed from the gitleaks set.
+    #[serde(skip)]
+    inherits: Inherit,
+}
+
+/// The allowlists a rule borrows: those of its `allow_from` rule (by
+/// index) and, for this project's credential rules, gitleaks' global
+/// allowlist (placeholders, `$VAR`, `{{ x }}`, paths, …).
+#[derive(Debug, Default, Clone, Copy)]
+struct Inherit {
+    from: Option<usize>,
+    global: bool,
+}
+
+/// Which stopwords dismiss a finding (see `allow_from_stopwords`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Words {
+    /// Any stopword in the secret.
+    #[default]
+    All,
+    /// A stopword of six letters or more, or a third of the secret.
+    Long,
 }
 
 #[derive(Debug, Deserialize)]
@@ -74,21 +136,29 @@ struct HandoffFile {
     after: Vec<Rule>,
 }
 
-/// The rule set in the order it is applied: this project's specific rules,
-/// the gitleaks rules (their generic rule last), then the generic
-/// assignments and the personal-data kinds.
 /// The rule sets the gate runs, as compiled in (to key cached verdicts).
 pub fn rule_sources() -> [&'static str; 2] {
     [GITLEAKS, HANDOFF]
 }
 
+/// The rule whose first allowlist group is gitleaks' global allowlist
+/// (every rule of the set carries it first; this one always has one).
+const GLOBAL_ALLOW_FROM: &str = "generic-api-key";
+
+/// The rule set in the order it is applied: this project's specific rules,
+/// the gitleaks rules (their generic rule last), then the generic
+/// assignments and the personal-data kinds. Where findings of several
+/// rules overlap, the first rule in this order names the kind.
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
         let gitleaks: GitleaksFile =
             serde_json::from_str(GITLEAKS).expect("rules/gitleaks.json parses");
-        let handoff: HandoffFile =
+        let mut handoff: HandoffFile =
             serde_json::from_str(HANDOFF).expect("rules/handoff.json parses");
+        for rule in handoff.before.iter_mut().chain(handoff.after.iter_mut()) {
+            rule.inherits.global = !rule.personal;
+        }
         let (generic, specific): (Vec<Rule>, Vec<Rule>) = gitleaks
             .rules
             .into_iter()
@@ -97,8 +167,96 @@ fn rules() -> &'static [Rule] {
         all.extend(specific);
         all.extend(generic);
         all.extend(handoff.after);
+        let index: HashMap<String, usize> = all
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id.clone(), i))
+            .collect();
+        for rule in &mut all {
+            rule.inherits.from = rule.allow_from.as_ref().map(|id| index[id]);
+        }
         all
     })
+}
+
+/// The index of the rule holding gitleaks' global allowlist first.
+fn global_allow() -> Option<&'static Allow> {
+    static AT: OnceLock<Option<usize>> = OnceLock::new();
+    let at = AT.get_or_init(|| rules().iter().position(|r| r.id == GLOBAL_ALLOW_FROM));
+    at.and_then(|i| rules()[i].allow.first())
+}
+
+/// Which rules' keywords occur in a text: one Aho-Corasick automaton over
+/// every keyword of every rule, matched ASCII-case-insensitively (gitleaks
+/// lowercases the text and looks the keywords up the same way).
+struct Prefilter {
+    automaton: AhoCorasick,
+    /// For each keyword (pattern id), the rules it wakes.
+    wakes: Vec<Vec<usize>>,
+    /// Rules without keywords: they always run.
+    always: Vec<usize>,
+}
+
+fn prefilter() -> &'static Prefilter {
+    static PREFILTER: OnceLock<Prefilter> = OnceLock::new();
+    PREFILTER.get_or_init(|| {
+        let mut ids: HashMap<String, usize> = HashMap::new();
+        let mut wakes: Vec<Vec<usize>> = Vec::new();
+        let mut always = Vec::new();
+        for (i, rule) in rules().iter().enumerate() {
+            if rule.keywords.is_empty() {
+                always.push(i);
+            }
+            for k in &rule.keywords {
+                let k = k.to_ascii_lowercase();
+                let id = *ids.entry(k).or_insert_with(|| {
+                    wakes.push(Vec::new());
+                    wakes.len() - 1
+                });
+                wakes[id].push(i);
+            }
+        }
+        let mut patterns = vec![String::new(); ids.len()];
+        for (k, id) in ids {
+            patterns[id] = k;
+        }
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .expect("the rules' keywords build an automaton");
+        Prefilter {
+            automaton,
+            wakes,
+            always,
+        }
+    })
+}
+
+impl Prefilter {
+    /// For each rule, whether it runs on `text`.
+    fn wanted(&self, text: &str) -> Vec<bool> {
+        let mut wanted = vec![false; rules().len()];
+        for &i in &self.always {
+            wanted[i] = true;
+        }
+        let mut seen = vec![false; self.wakes.len()];
+        let mut left = seen.len();
+        for m in self.automaton.find_overlapping_iter(text) {
+            let id = m.pattern().as_usize();
+            if !seen[id] {
+                seen[id] = true;
+                for &i in &self.wakes[id] {
+                    wanted[i] = true;
+                }
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        wanted
+    }
 }
 
 impl Rule {
@@ -113,48 +271,364 @@ impl Rule {
             .as_ref()
     }
 
-    /// Whether a keyword occurs in `lower` (the text in lowercase).
-    fn wanted(&self, lower: &str) -> bool {
-        self.keywords.is_empty() || self.keywords.iter().any(|k| lower.contains(k.as_str()))
+    /// Every allowlist group that applies to this rule: its own, those
+    /// of its `allow_from` rule and gitleaks' global one.
+    /// Each with how its stopwords count.
+    fn allowlists(&'static self) -> impl Iterator<Item = (&'static Allow, Words)> {
+        let global = self.inherits.global.then(global_allow).flatten();
+        let words = self.allow_from_stopwords;
+        let from = self
+            .inherits
+            .from
+            .into_iter()
+            .flat_map(move |i| rules()[i].allow.iter().map(move |a| (a, words)));
+        self.allow
+            .iter()
+            .chain(global)
+            .map(|a| (a, Words::All))
+            .chain(from)
+    }
+}
+
+/// One finding: the bytes to remove and the rule (its index in
+/// [`rules`]) that found them.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    rule: usize,
+}
+
+/// The lines of a text, found once and only when an allowlist looks at a
+/// whole line, and what each line-wide allowlist said about each line: a
+/// text of one long line full of findings costs one look at the line per
+/// allowlist, not one per finding.
+struct Lines<'t> {
+    text: &'t str,
+    starts: Option<Vec<usize>>,
+    verdicts: HashMap<(usize, usize), bool>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Self {
+        Lines {
+            text,
+            starts: None,
+            verdicts: HashMap::new(),
+        }
     }
 
+    /// The index of the line holding byte `at`.
+    fn index(&mut self, at: usize) -> usize {
+        let text = self.text;
+        let starts = self.starts.get_or_insert_with(|| {
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        starts.partition_point(|&s| s <= at) - 1
+    }
+
+    /// The lines holding `start..end`, as gitleaks gives an allowlist
+    /// whose target is `line`.
+    fn span(&mut self, start: usize, end: usize) -> (usize, &'t str) {
+        let first = self.index(start);
+        let last = self.index(end.saturating_sub(1).max(start));
+        let starts = self.starts.as_ref().expect("indexed");
+        let from = starts[first];
+        let to = starts
+            .get(last + 1)
+            .map_or(self.text.len(), |&next| next - 1);
+        (first, &self.text[from..to.max(from)])
+    }
+}
+
+/// Every finding of every enabled rule in `text`, on the original text.
+fn findings(text: &str, options: Options) -> Vec<Span> {
+    let wanted = prefilter().wanted(text);
+    if prefilter_only() {
+        std::hint::black_box(&wanted);
+        return Vec::new();
+    }
+    let mut lines = Lines::new(text);
+    let markers = markers(text);
+    let mut spans = Vec::new();
+    // What earlier rules found, merged and sorted: a later rule's finding
+    // inside it changes nothing (the earlier rule names the kind), so it
+    // is not checked again.
+    let mut covered: Vec<(usize, usize)> = Vec::new();
+    for (i, rule) in rules().iter().enumerate() {
+        if !wanted[i] || !options.enabled(&rule.kind) {
+            continue;
+        }
+        let Some(re) = rule.regex() else { continue };
+        let first = spans.len();
+        // The token the previous finding of this rule widened to: a
+        // finding inside it widens to it again, without walking it twice.
+        let mut last: Option<(usize, usize)> = None;
+        let mut locs = re.capture_locations();
+        let mut at = 0;
+        let mut cursor = 0;
+        while at <= text.len() {
+            let Some(m) = re.captures_read_at(&mut locs, text, at) else {
+                break;
+            };
+            let whole = m.start()..m.end();
+            let secret = match rule.group {
+                Some(g) => locs.get(g),
+                None => (1..locs.len())
+                    .filter_map(|g| locs.get(g))
+                    .find(|(s, e)| e > s),
+            }
+            .map_or(whole.clone(), |(s, e)| s..e);
+            at = next_search(text, &whole, &secret);
+            while cursor < covered.len() && covered[cursor].1 <= secret.start {
+                cursor += 1;
+            }
+            if covered
+                .get(cursor)
+                .is_some_and(|&(s, e)| s <= secret.start && secret.end <= e)
+            {
+                continue;
+            }
+            if secret.is_empty()
+                || overlaps(&markers, secret.start, secret.end)
+                || rule.dismissed(&text[secret.clone()], &whole, text, &mut lines)
+            {
+                continue;
+            }
+            let (start, end) = match last {
+                Some((s, e)) if secret.start >= s && secret.end <= e => (s, e),
+                _ => widen(text, &secret, &whole),
+            };
+            last = Some((start, end));
+            spans.push(Span {
+                start,
+                end,
+                rule: i,
+            });
+        }
+        if spans.len() > first {
+            spans[first..].sort_unstable_by_key(|s| s.start);
+            covered = cover(&covered, &spans[first..]);
+        }
+    }
+    spans
+}
+
+/// `covered` (sorted, disjoint) with `more` (sorted by start) merged in.
+fn cover(covered: &[(usize, usize)], more: &[Span]) -> Vec<(usize, usize)> {
+    let mut all: Vec<(usize, usize)> = Vec::with_capacity(covered.len() + more.len());
+    let (mut i, mut j) = (0, 0);
+    while i < covered.len() || j < more.len() {
+        let next = match (covered.get(i), more.get(j)) {
+            (Some(&c), Some(m)) if c.0 <= m.start => {
+                i += 1;
+                c
+            }
+            (Some(&c), None) => {
+                i += 1;
+                c
+            }
+            (_, Some(m)) => {
+                j += 1;
+                (m.start, m.end)
+            }
+            (None, None) => unreachable!("one side is left"),
+        };
+        match all.last_mut() {
+            Some(prev) if next.0 < prev.1 => prev.1 = prev.1.max(next.1),
+            _ => all.push(next),
+        }
+    }
+    all
+}
+
+/// For `bench/run`'s baseline only: with `GIT_HANDOFF_BENCH_PREFILTER`
+/// set, every redaction stops after the keyword prefilter (the text is
+/// read and every rule's keywords looked up; nothing is redacted), so the
+/// same command measures what reading the text with the prefilter costs.
+/// Costs one environment lookup per process.
+fn prefilter_only() -> bool {
+    static ONLY: OnceLock<bool> = OnceLock::new();
+    *ONLY.get_or_init(|| std::env::var_os("GIT_HANDOFF_BENCH_PREFILTER").is_some())
+}
+
+/// Where `text` already holds `[REDACTED:<kind>]`: what was redacted
+/// once is never a secret again (a marker before `@` is no password).
+fn markers(text: &str) -> Vec<(usize, usize)> {
+    text.match_indices("[REDACTED:")
+        .map(|(i, _)| {
+            let end = text[i..].find(']').map_or(text.len(), |j| i + j + 1);
+            (i, end)
+        })
+        .collect()
+}
+
+/// Whether `start..end` overlaps one of the sorted `markers`.
+fn overlaps(markers: &[(usize, usize)], start: usize, end: usize) -> bool {
+    let i = markers.partition_point(|&(_, e)| e <= start);
+    markers.get(i).is_some_and(|&(s, _)| s < end)
+}
+
+/// The most context after a secret that is searched again: a rule whose
+/// match reaches past its secret (a Kubernetes manifest's `kind: Secret`
+/// after its `data:` values) finds the next secret inside that context,
+/// and the cost stays linear (each byte searched again at most this
+/// many times over).
+const RESEARCH: usize = 1024;
+
+/// Where the search for the next finding of a rule starts: right after
+/// the secret, so that the context a match took after it can hold the
+/// next secret (every value under `data:`, not only the first); after
+/// the match when that context is long or the match is empty.
+fn next_search(text: &str, whole: &Range<usize>, secret: &Range<usize>) -> usize {
+    let after_secret = secret.end;
+    let next =
+        if !secret.is_empty() && after_secret > whole.start && whole.end - after_secret <= RESEARCH
+        {
+            after_secret
+        } else {
+            whole.end
+        };
+    if next > whole.start {
+        return next;
+    }
+    // An empty match: step over one character.
+    text[next..]
+        .chars()
+        .next()
+        .map_or(text.len() + 1, |c| next + c.len_utf8())
+}
+
+/// `secret` widened to the token it is part of: word characters on both
+/// sides, and the joiners of tokens (`-+/.~%`) between word characters
+/// where the rule's match took them (`whole`) or the secret holds that
+/// joiner itself; `=` padding on the right. A base64 JWT whose rule
+/// captures its header is removed whole, `sk_live_…` too when its pattern
+/// stopped short of the token's end, but a token in a path leaves the
+/// path (`/in/` before it, `.json` after it) as it was.
+fn widen(text: &str, secret: &Range<usize>, whole: &Range<usize>) -> (usize, usize) {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let held = &b[secret.clone()];
+    let joins = |at: usize| {
+        matches!(b[at], b'-' | b'+' | b'/' | b'.' | b'~' | b'%')
+            && (whole.contains(&at) || held.contains(&b[at]))
+    };
+    let mut s = secret.start;
+    while s > 0 && (word(b[s - 1]) || (s >= 2 && joins(s - 1) && word(b[s - 2]))) {
+        s -= 1;
+    }
+    let mut e = secret.end;
+    while e < b.len() && (word(b[e]) || (e + 1 < b.len() && joins(e) && word(b[e + 1]))) {
+        e += 1;
+    }
+    while e < b.len() && b[e] == b'=' {
+        e += 1;
+    }
+    (s, e)
+}
+
+/// The findings merged where they overlap, in text order; each merged
+/// span takes the kind of the first rule (in rule order) among its parts.
+fn merged(mut spans: Vec<Span>) -> Vec<Span> {
+    spans.sort_unstable_by_key(|s| (s.start, s.end));
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match out.last_mut() {
+            Some(prev) if span.start < prev.end => {
+                prev.end = prev.end.max(span.end);
+                prev.rule = prev.rule.min(span.rule);
+            }
+            _ => out.push(span),
+        }
+    }
+    out
+}
+
+impl Rule {
     /// Whether the finding is not a secret: too little entropy, allowlisted,
     /// or refused by the rule's validator.
-    fn dismissed(&self, secret: &str, whole: &str, text: &str, start: usize, end: usize) -> bool {
+    fn dismissed(
+        &'static self,
+        secret: &str,
+        whole: &Range<usize>,
+        text: &str,
+        lines: &mut Lines,
+    ) -> bool {
         if let Some(min) = self.entropy
-            && entropy(secret) < min
+            && min > 0.0
+            && entropy(secret) <= min
         {
             return true;
         }
         if let Some(name) = &self.check
-            && !check(name, secret, text, start, end)
+            && !check(name, secret, text, whole.start, whole.end)
         {
             return true;
         }
-        let line = line_at(text, start, end);
-        self.allow.iter().any(|a| a.allows(secret, whole, line))
+        self.allowlists().any(|(a, words)| {
+            let by_regex = match a.target.as_str() {
+                "line" if a.has_regexes() => {
+                    let (line_no, line) = lines.span(whole.start, whole.end);
+                    let key = (std::ptr::from_ref(a) as usize, line_no);
+                    Some(
+                        *lines
+                            .verdicts
+                            .entry(key)
+                            .or_insert_with(|| a.regex_verdict(line).unwrap_or(false)),
+                    )
+                }
+                "line" => None,
+                "match" => a.regex_verdict(&text[whole.clone()]),
+                _ => a.regex_verdict(secret),
+            };
+            a.combine(by_regex, secret, words)
+        })
     }
 }
 
 impl Allow {
-    fn allows(&self, secret: &str, whole: &str, line: &str) -> bool {
-        let regexes = self.compiled.get_or_init(|| {
-            self.regexes
+    fn compiled(&self) -> &Compiled {
+        self.compiled.get_or_init(|| {
+            let alternation: Vec<String> = self
+                .regexes
                 .iter()
-                .filter_map(|r| Regex::new(&go_classes(r)).ok())
-                .collect()
-        });
-        let target = match self.target.as_str() {
-            "match" => whole,
-            "line" => line,
-            _ => secret,
-        };
-        let lower = secret.to_lowercase();
-        let by_regex = (!regexes.is_empty()).then(|| regexes.iter().any(|r| r.is_match(target)));
-        let by_word = (!self.stopwords.is_empty()).then(|| {
-            self.stopwords
-                .iter()
-                .any(|w| lower.contains(&w.to_lowercase()))
+                .map(|r| format!("(?:{})", go_classes(r)))
+                .collect();
+            let regex = (!alternation.is_empty()).then(|| {
+                RegexBuilder::new(&alternation.join("|"))
+                    .size_limit(1 << 24)
+                    .build()
+                    .expect("allowlist regexes compile")
+            });
+            let words = (!self.stopwords.is_empty()).then(|| {
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&self.stopwords)
+                    .expect("stopwords build an automaton")
+            });
+            Compiled { regex, words }
+        })
+    }
+
+    fn has_regexes(&self) -> bool {
+        self.compiled().regex.is_some()
+    }
+
+    fn regex_verdict(&self, target: &str) -> Option<bool> {
+        self.compiled().regex.as_ref().map(|r| r.is_match(target))
+    }
+
+    /// `by_regex` combined with the stopwords as the group's condition says.
+    fn combine(&self, by_regex: Option<bool>, secret: &str, words: Words) -> bool {
+        let by_word = self.compiled().words.as_ref().map(|w| match words {
+            Words::All => w.is_match(secret),
+            Words::Long => w
+                .find_iter(secret)
+                .any(|m| m.len() >= 6 || m.len() * 3 >= secret.len()),
         });
         let results = [by_regex, by_word].into_iter().flatten();
         if self.condition == "and" {
@@ -233,13 +707,6 @@ fn go_classes(pattern: &str) -> String {
     out
 }
 
-/// The line of `text` that holds `start..end`.
-fn line_at(text: &str, start: usize, end: usize) -> &str {
-    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let to = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    &text[from..to]
-}
-
 /// What to redact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
@@ -311,6 +778,21 @@ pub type Counts = BTreeMap<&'static str, usize>;
 
 /// Shannon entropy in bits per character.
 pub fn entropy(s: &str) -> f64 {
+    if s.is_ascii() {
+        let mut counts = [0u32; 128];
+        for b in s.bytes() {
+            counts[usize::from(b)] += 1;
+        }
+        let n = s.len() as f64;
+        return counts
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| {
+                let p = f64::from(c) / n;
+                -p * p.log2()
+            })
+            .sum();
+    }
     let mut counts: BTreeMap<char, usize> = BTreeMap::new();
     let mut n = 0usize;
     for c in s.chars() {
@@ -351,12 +833,22 @@ fn classes(v: &str) -> usize {
 }
 
 /// A reference to a secret rather than its value: `$VAR`, `{{x}}`,
-/// `%VAR%`, `<placeholder>`, `os.environ[…]`, a call.
+/// `%VAR%`, `<placeholder>`, `os.environ[…]`, a call, a dotted name
+/// without digits (`var.db_password`, `config.secret`), a run of one
+/// repeated character (`xxxxxxxx`, `********`).
 fn is_reference(v: &str) -> bool {
+    let dotted_name = v.contains('.')
+        && v.split('.').all(|part| {
+            part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
+        });
+    let one_char = v.chars().all(|c| v.starts_with(c));
     v.starts_with(['$', '{', '%', '<'])
         || v.contains("REDACTED")
         || v.contains('(')
         || v.contains('[')
+        || dotted_name
+        || one_char
         || ["os.", "env.", "process.", "std::env"]
             .iter()
             .any(|p| v.starts_with(p))
@@ -388,6 +880,27 @@ fn check(name: &str, secret: &str, text: &str, start: usize, end: usize) -> bool
                 && !matches!(after, Some(c) if c.is_ascii_alphanumeric() || c == '-' || c == '.')
         }
         "luhn" => card_like(&digits) && !matches!(before, Some(c) if c == '-' || c == '.'),
+        "iban" => iban_like(secret) && !word_touching(before, after),
+        "uk_nino" => nino_like(secret) && !word_touching(before, after),
+        // An AWS secret access key is 40 characters of base64: both cases
+        // and a digit or `/`/`+` (a 40-hex commit id beside a key id is
+        // not one).
+        "aws_secret" => {
+            secret.chars().any(|c| c.is_ascii_uppercase())
+                && secret.chars().any(|c| c.is_ascii_lowercase())
+                && secret
+                    .chars()
+                    .any(|c| c.is_ascii_digit() || c == '/' || c == '+')
+                && entropy(secret) > 4.0
+        }
+        "key_material" => key_material(secret),
+        "random_token" => !made_up(secret),
+        // A password given on a command line: whatever follows the flag,
+        // unless it is a reference (`$PW`, `$(cat file)`, `<password>`).
+        "cli_password" => {
+            let v = secret.trim_matches(|c| c == '"' || c == '\'');
+            v.len() >= 4 && !is_reference(v)
+        }
         "ipv4" => ipv4_like(secret, text, start, before, after),
         "ipv6" => {
             let groups = secret.split(':').filter(|g| !g.is_empty()).count();
@@ -405,6 +918,87 @@ fn check(name: &str, secret: &str, text: &str, start: usize, end: usize) -> bool
         }
         _ => true,
     }
+}
+
+/// A token written by hand for an example rather than generated: three
+/// or more runs of four or more consecutive characters (`1234`, `mnop`,
+/// `qrstuvwx`), which a random token of any length next to never holds.
+fn made_up(token: &str) -> bool {
+    let mut runs = 0;
+    let mut len = 1;
+    let bytes = token.as_bytes();
+    for pair in bytes.windows(2) {
+        let (a, b) = (pair[0].to_ascii_lowercase(), pair[1].to_ascii_lowercase());
+        if a.is_ascii_alphanumeric() && b == a + 1 {
+            len += 1;
+            if len == 4 {
+                runs += 1;
+            }
+        } else {
+            len = 1;
+        }
+    }
+    runs >= 3
+}
+
+/// Whether a letter or digit touches the finding on either side.
+fn word_touching(before: Option<char>, after: Option<char>) -> bool {
+    matches!(before, Some(c) if c.is_ascii_alphanumeric())
+        || matches!(after, Some(c) if c.is_ascii_alphanumeric())
+}
+
+/// An IBAN: a country code, two check digits and 11–30 letters and
+/// digits (spaces every four allowed), whose ISO 13616 mod-97 check
+/// gives 1.
+fn iban_like(text: &str) -> bool {
+    let compact: Vec<u8> = text.bytes().filter(|b| *b != b' ').collect();
+    if !(15..=34).contains(&compact.len()) {
+        return false;
+    }
+    let (head, rest) = compact.split_at(4);
+    let mut remainder: u32 = 0;
+    for &b in rest.iter().chain(head) {
+        let value = match b {
+            b'0'..=b'9' => u32::from(b - b'0'),
+            b'A'..=b'Z' => u32::from(b - b'A') + 10,
+            _ => return false,
+        };
+        let width = if value >= 10 { 100 } else { 10 };
+        remainder = (remainder * width + value) % 97;
+    }
+    remainder == 1
+}
+
+/// A UK National Insurance number: two prefix letters that HMRC issues
+/// (neither D, F, I, Q, U nor V, no O second, none of BG, GB, KN, NK,
+/// NT, TN, ZZ), six digits and a suffix A–D.
+fn nino_like(text: &str) -> bool {
+    let compact: Vec<u8> = text.bytes().filter(|b| *b != b' ').collect();
+    let [a, b, ..] = compact[..] else {
+        return false;
+    };
+    let bad_first = b"DFIQUV".contains(&a);
+    let bad_second = b"DFIQUVO".contains(&b);
+    let prefix = [a, b];
+    !bad_first
+        && !bad_second
+        && ![b"BG", b"GB", b"KN", b"NK", b"NT", b"TN", b"ZZ"].contains(&&prefix)
+}
+
+/// A private key block holds key material, not a placeholder: at least
+/// 16 base64 characters between its armour lines, not all alike.
+fn key_material(block: &str) -> bool {
+    let after_header = block
+        .match_indices("-----")
+        .nth(1)
+        .map_or(0, |(i, _)| i + 5);
+    let body = &block[after_header..];
+    let body = body.find("-----").map_or(body, |i| &body[..i]);
+    let chars: String = body
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
+        .collect();
+    chars.len() >= 16 && entropy(&chars) > 3.0
 }
 
 /// Whether `chars` (walking away from a match) start with one separator
@@ -463,7 +1057,12 @@ fn ipv4_like(
     {
         return false;
     }
-    let lead = text[..start].trim_end().to_lowercase();
+    // What stands just before (a bounded look: one long line of
+    // addresses must not cost its length per address).
+    let from = (start.saturating_sub(24)..=start)
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(start);
+    let lead = text[from..start].trim_end().to_ascii_lowercase();
     !["version", "release", "v", "ver", "tag"]
         .iter()
         .any(|w| lead.ends_with(w))
@@ -478,57 +1077,40 @@ pub fn redact_text(text: &str) -> (String, Vec<(&'static str, usize)>) {
 /// Replace every secret in `text` by `[REDACTED:<kind>]`; return the new
 /// text and the counts per kind.
 pub fn redact(text: &str, options: Options) -> (String, Counts) {
+    let spans = merged(findings(text, options));
     let mut counts = Counts::new();
-    let mut out = text.to_string();
-    let lower = text.to_lowercase();
-    for rule in rules() {
-        if !rule.wanted(&lower) || !options.enabled(&rule.kind) {
-            continue;
-        }
-        let Some(re) = rule.regex() else { continue };
-        if !re.is_match(&out) {
-            continue;
-        }
-        let mut found = 0;
-        let replaced = re.replace_all(&out, |caps: &Captures| {
-            let whole = caps.get(0).expect("match");
-            let secret = match rule.group {
-                Some(g) => caps.get(g),
-                None => caps.iter().skip(1).flatten().next().or(Some(whole)),
-            };
-            let Some(secret) = secret.filter(|s| !s.is_empty()) else {
-                return whole.as_str().to_string();
-            };
-            if secret.as_str().contains("[REDACTED:")
-                || rule.dismissed(
-                    secret.as_str(),
-                    whole.as_str(),
-                    &out,
-                    whole.start(),
-                    whole.end(),
-                )
-            {
-                return whole.as_str().to_string();
-            }
-            found += 1;
-            let start = secret.start() - whole.start();
-            let end = secret.end() - whole.start();
-            let w = whole.as_str();
-            format!("{}[REDACTED:{}]{}", &w[..start], rule.kind, &w[end..])
-        });
-        if found > 0 {
-            out = replaced.into_owned();
-            *counts.entry(rule.kind.as_str()).or_default() += found;
-        }
+    if spans.is_empty() {
+        return (text.to_string(), counts);
     }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for span in spans {
+        let kind = rules()[span.rule].kind.as_str();
+        out.push_str(&text[at..span.start]);
+        out.push_str("[REDACTED:");
+        out.push_str(kind);
+        out.push(']');
+        at = span.end;
+        *counts.entry(kind).or_default() += 1;
+    }
+    out.push_str(&text[at..]);
     (out, counts)
 }
 
 /// Count the secrets in `text` without changing it.
 pub fn scan(text: &str, options: Options) -> Counts {
-    redact(text, options).1
+    let mut counts = Counts::new();
+    for span in merged(findings(text, options)) {
+        *counts.entry(rules()[span.rule].kind.as_str()).or_default() += 1;
+    }
+    counts
 }
 
+/// Whether findings of `kind` are personal data (e-mail, phone, …)
+/// rather than credentials.
+pub fn is_personal(kind: &str) -> bool {
+    rules().iter().any(|r| r.kind == kind && r.personal)
+}
 /// Redact every string of a JSON value in place, except object keys and
 /// the brief's `key` field (a key with a secret is refused elsewhere).
 pub fn redact_json(value: &mut Value, options: Options) -> Counts {
@@ -637,10 +1219,10 @@ mod tests {
         let corpus: Vec<(&str, String, &str)> = vec![
             ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----".into(), "MIIEpAIBAAKCAQEA7"),
             ("private_key", "key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA".into(), "b3BlbnNzaC1rZXktdjEAAAAA"),
-            ("aws_access_key_id", "AKIAIOSFODNN7EXAMPLE is the id".into(), "AKIAIOSFODNN7EXAMPLE"),
+            ("aws_access_key_id", "AKIAR7WBZKD3UQ5NXM6L is the id".into(), "AKIAR7WBZKD3UQ5NXM6L"),
             ("aws_secret_key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into(), "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
             ("github_token", format!("push with {ghp} please"), ghp.as_str()),
-            ("github_token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz".into(), "github_pat_11ABCDEFG"),
+            ("github_token", "github_pat_11ABCDEFG0123456789_Zq8xW2vN5mKp3Lr7Ty1Uw4".into(), "github_pat_11ABCDEFG"),
             ("gitlab_token", "glpat-xxxxXXXX1234567890ab".into(), "glpat-xxxxXXXX1234567890ab"),
             ("slack_token", "xoxb-1234567890-abcdefghij".into(), "xoxb-1234567890-abcdefghij"),
             ("stripe_key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc".into(), "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
@@ -680,6 +1262,7 @@ mod tests {
             "npm i react@18.2.0 @types/node",
             "ghp_short",
             "AKIA lowercase akiaiosfodnn7example",
+            "AKIAIOSFODNN7EXAMPLE, the key id of AWS's documentation",
             "https://example.com/path?a=b",
             "Bearer of bad news",
             "eyJ is how base64 JSON starts",
@@ -728,6 +1311,49 @@ mod tests {
         }
         assert!(rule_count() > 200, "the gitleaks set is loaded");
         assert!(kinds().contains(&"payment_card"));
+    }
+
+    /// The worst shape for a redactor: one line made only of findings
+    /// (`api_key=<generated value>` pairs), each waking the generic rules
+    /// and a line-wide allowlist. Deterministic values from a small LCG,
+    /// each with a digit (a value of letters only is no secret to
+    /// gitleaks' generic rule, nor to ours).
+    pub(crate) fn worst_shape(bytes: usize) -> String {
+        const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut out = String::with_capacity(bytes + 64);
+        while out.len() < bytes {
+            out.push_str("api_key=");
+            for _ in 0..23 {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                out.push(ALNUM[(seed >> 33) as usize % ALNUM.len()] as char);
+            }
+            out.push(char::from(b'0' + (seed >> 40) as u8 % 10));
+            out.push(' ');
+        }
+        out
+    }
+
+    /// Issue 30, item 3: redaction is linear in the length of a line. Each
+    /// finding used to re-scan its whole line (allowlists, lowercasing):
+    /// 1 MiB of findings on one line is ~32,000 findings times 1 MiB, a
+    /// minute or more in this build; linear, it is a few seconds.
+    #[test]
+    fn one_long_line_of_findings_is_linear() {
+        let text = worst_shape(1 << 20);
+        let pairs = text.matches("api_key=").count();
+        let (out, counts) = redact(&text, Options::default());
+        let found: usize = counts.values().sum();
+        // A generated value may hold an allowlisted word (one in tens of
+        // thousands); every other pair is one finding, removed whole.
+        assert!(
+            found <= pairs && found * 1000 >= pairs * 999,
+            "{counts:?} of {pairs}"
+        );
+        assert_eq!(out.matches("[REDACTED:").count(), found);
+        assert!(!out.contains(&text[8..32]), "the first value is gone");
     }
 
     #[test]

@@ -18,7 +18,9 @@ pub fn message(err: &anyhow::Error) -> String {
     if let Some(next) = next_step(err.root_cause()) {
         text.push_str(&next);
     }
-    text.replace('\n', " ")
+    // An error often quotes what it was given (a key, a file name, a
+    // value): it passes the redaction filter like every text we write.
+    crate::brief::redact::redact_text(&text.replace('\n', " ")).0
 }
 
 /// A store error as one line with what to run next (for a report row).

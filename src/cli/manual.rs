@@ -116,6 +116,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "GIT_HANDOFF_FAILPOINT",
         "test-only: stop at a named stage so a test can kill the process there",
     ),
+    (
+        "GIT_HANDOFF_BENCH_PREFILTER",
+        "bench-only: stop every redaction after the rules' keyword prefilter (bench/run's baseline)",
+    ),
 ];
 
 const CONCEPT: &[&str] = &[

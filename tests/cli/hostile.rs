@@ -565,3 +565,53 @@ fn unreadable_stored_briefs_are_one_error_line() {
     assert_eq!(state(&sb, &repo), before, "reading wrote nothing");
     eprintln!("resume: {} unreadable stored briefs refused", keys.len());
 }
+
+// ---------------------------------------------------------------------------
+// keys
+
+/// Issue 30, item 4: a key of 70 emoji is 70 characters but 280 bytes, a
+/// file name no file system takes. Every way in refuses it with the key
+/// rule (exit 1), before anything is written; 62 emoji (248 bytes) fit.
+#[test]
+fn a_key_too_long_in_bytes_is_refused_with_the_key_rule() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let before = state(&sb, &repo);
+    let long = "\u{1F600}".repeat(70);
+    let write = [
+        "write",
+        long.as_str(),
+        "--done-when",
+        "d",
+        "--resume-by",
+        "r",
+        "--next-check",
+        "c",
+    ];
+    let err = refused(&run(&sb, &repo, &write), "write");
+    assert!(err.contains("a key is at most 250 bytes"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    let plan = json!({"why": "w", "threads": [{"key": long, "resume": {"done_when": "d", "resume_by": "r"},
+        "state": {"next_acceptance_check": "c"}}]});
+    let out = sb
+        .handoff_with(
+            &repo,
+            &["split", "--plan", "-", "--yes", "--no-lint"],
+            Some(&plan.to_string()),
+        )
+        .get_output()
+        .clone();
+    let err = refused(&out, "split");
+    assert!(err.contains("250 bytes"), "{err}");
+    assert_eq!(state(&sb, &repo), before, "nothing written on refusal");
+
+    let fits = "\u{1F600}".repeat(62);
+    let mut write = write;
+    write[1] = fits.as_str();
+    let out = run(&sb, &repo, &write);
+    assert_eq!(out.status.code(), Some(0), "{:?}", out);
+    assert!(
+        sb.git(&repo, &["for-each-ref", "refs/handoffs"])
+            .contains(&fits)
+    );
+}

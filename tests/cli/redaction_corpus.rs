@@ -110,8 +110,9 @@ fn provider_keys_from_the_gitleaks_set() {
     );
     corpus(
         "aws_access_key_id",
-        &[("AKIAIOSFODNN7EXAMPLE is the id", "AKIAIOSFODNN7EXAMPLE")],
-        &["akiaiosfodnn7example in lowercase"],
+        &[("AKIAR7WBZKD3UQ5NXM6L is the id", "AKIAR7WBZKD3UQ5NXM6L")],
+        // AWS's documentation key, which gitleaks allowlists.
+        &["akiaiosfodnn7example in lowercase", "AKIAIOSFODNN7EXAMPLE"],
     );
 }
 
@@ -221,4 +222,103 @@ fn each_kind_can_be_switched_off() {
         out,
         "123-45-6789 4111 1111 1111 1111 password=[REDACTED:secret_assignment]"
     );
+}
+
+/// gitleaks' own test cases (v8.30.1, every rule's true and false
+/// positives), as `rules/gitleaks-corpus.py` extracts them from a gitleaks
+/// checkout into `tests/fixtures/gitleaks-corpus.json` (MIT, see
+/// `tests/fixtures/gitleaks-corpus.LICENSE`).
+fn gitleaks_corpus() -> serde_json::Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/gitleaks-corpus.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("the corpus is committed"))
+        .expect("the corpus is JSON")
+}
+
+/// Whether `output`, redacted from `text`, holds half of `secret` or
+/// more in one piece: a piece it holds more often than the text around
+/// the secret does (`<add key="ClearTextPassword" value="…Password1"/>`
+/// keeps `tPassword` in the key, which is no piece of the secret).
+fn half_left(secret: &str, text: &str, output: &str) -> bool {
+    let around = text.replace(secret, "\0");
+    let half = secret.len().div_ceil(2);
+    (0..=secret.len() - half).any(|i| {
+        secret.is_char_boundary(i) && secret.is_char_boundary(i + half) && {
+            let piece = &secret[i..i + half];
+            output.matches(piece).count() > around.matches(piece).count()
+        }
+    })
+}
+
+/// What the redaction does to gitleaks' cases: recall on the true
+/// positives, no true positive left with half its secret or more in one
+/// piece (the whole secret-bearing span goes, never a piece of it), and
+/// few of the false positives no gitleaks rule flags altered. Personal
+/// data (which gitleaks has no rules for) is counted apart.
+#[test]
+fn gitleaks_own_cases() {
+    let corpus = gitleaks_corpus();
+    let tps = corpus["true_positives"].as_array().unwrap();
+    let (mut caught, mut missed, mut pieces) = (0usize, Vec::new(), Vec::new());
+    for tp in tps {
+        let text = tp["text"].as_str().unwrap();
+        let secrets: Vec<&str> = tp["secrets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        let (out, _) = redact(text, Options::default());
+        assert_eq!(redact(&out, Options::default()).0, out, "redacting twice");
+        if secrets.iter().any(|s| out.contains(s)) {
+            missed.push(format!("{}: {text:?}", tp["rule"]));
+        } else {
+            caught += 1;
+            if secrets.iter().any(|s| half_left(s, text, &out)) {
+                pieces.push(format!("{}: {out:?}", tp["rule"]));
+            }
+        }
+    }
+    let fps = corpus["false_positives"].as_array().unwrap();
+    let clean: Vec<&str> = fps
+        .iter()
+        .filter(|fp| fp["gitleaks"].as_array().unwrap().is_empty())
+        .map(|fp| fp["text"].as_str().unwrap())
+        .collect();
+    let (mut altered, mut personal) = (Vec::new(), Vec::new());
+    for text in &clean {
+        let (out, counts) = redact(text, Options::default());
+        if out == *text {
+            continue;
+        }
+        if counts.keys().all(|k| git_handoff::redact::is_personal(k)) {
+            personal.push(format!("{counts:?}: {text:?}"));
+        } else {
+            altered.push(format!("{counts:?}: {text:?}"));
+        }
+    }
+    let recall = caught as f64 / tps.len() as f64;
+    let fp_rate = altered.len() as f64 / clean.len() as f64;
+    eprintln!(
+        "gitleaks corpus: recall {caught}/{} ({:.2} %); {} caught with half a secret or more left; \
+         {}/{} clean false positives altered ({:.2} %), {} more by personal-data kinds",
+        tps.len(),
+        recall * 100.0,
+        pieces.len(),
+        altered.len(),
+        clean.len(),
+        fp_rate * 100.0,
+        personal.len()
+    );
+    eprintln!("altered:\n{}\n{}", altered.join("\n"), personal.join("\n"));
+    assert!(tps.len() > 5000 && clean.len() > 300, "the corpus is whole");
+    assert!(
+        recall >= 0.995,
+        "recall {recall:.4}; missed:\n{}",
+        missed.join("\n")
+    );
+    assert!(pieces.is_empty(), "pieces left:\n{}", pieces.join("\n"));
+    assert!(fp_rate <= 0.02, "altered:\n{}", altered.join("\n"));
 }

@@ -10,10 +10,10 @@ use crate::support::*;
 fn secrets() -> Vec<(&'static str, String)> {
     vec![
         ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAsecretkeymaterial\n-----END RSA PRIVATE KEY-----".into()),
-        ("aws_access_key_id", "AKIAIOSFODNN7EXAMPLE".into()),
+        ("aws_access_key_id", "AKIAR7WBZKD3UQ5NXM6L".into()),
         ("aws_secret_key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into()),
         ("github_token", format!("ghp_{}", "Zq8xW2vN5m".repeat(4))),
-        ("github_token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz".into()),
+        ("github_token", "github_pat_11ABCDEFG0123456789_Zq8xW2vN5mKp3Lr7Ty1Uw4".into()),
         ("gitlab_token", "glpat-Abcdefghij1234567890".into()),
         ("slack_token", "xoxb-1234567890-abcdefghijkl".into()),
         ("stripe_key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc".into()),
@@ -269,7 +269,8 @@ fn strict_lint_writes_nothing_and_warnings_never_block() {
 fn a_key_holding_a_secret_is_refused_by_split_and_import_never_echoed() {
     // Issue 15, item 3 (b): a key becomes a ref name and part of every
     // history line; it is refused by every way in, naming the rule.
-    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let token = token.as_str();
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let plan = format!(
@@ -307,4 +308,191 @@ fn a_key_holding_a_secret_is_refused_by_split_and_import_never_echoed() {
     );
     assert_eq!(handoff_refs(&sb, &repo), "");
     assert_eq!(sb.git(&repo, &["for-each-ref", "refs/notes"]), "");
+}
+
+/// Issue 30, item 1: the shapes that passed round 2, each with the part
+/// that must never be stored or sent.
+fn round_three() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            "cache at redis://:Rt7pQ2xLm9vK@cache.internal:6379/0",
+            "Rt7pQ2xLm9vK",
+        ),
+        (
+            "queue amqp://:Hq4wZ8nB2cXy@mq.internal/vhost",
+            "Hq4wZ8nB2cXy",
+        ),
+        (
+            "aws configure: AKIAR7WBZKD3UQ5NXM6L Bq9dV2xK7mN4pL8sT3wY6zA1cE5fH0jR2uG7iO9k",
+            "Bq9dV2xK7mN4pL8sT3wY6zA1cE5fH0jR2uG7iO9k",
+        ),
+        ("refund to GB82 WEST 1234 5698 7654 32 today", "5698 7654"),
+        ("refund to DE89370400440532013000", "DE89370400440532013000"),
+        ("NI number AB 12 34 56 C on the form", "AB 12 34 56 C"),
+        ("NI JG103759A", "JG103759A"),
+        ("the staging password is hunter2", "hunter2"),
+        ("login with password hunter2x on staging", "hunter2x"),
+        (
+            "docker login -u ci -p Dk8vQ2mZ registry.example.com",
+            "Dk8vQ2mZ",
+        ),
+        ("mysql -u root -pMy5qlPw0rd shop", "My5qlPw0rd"),
+        ("mysql -h db -u root -p Sq7lXw2k shop", "Sq7lXw2k"),
+    ]
+}
+
+#[test]
+fn round_three_shapes_are_redacted_on_write_and_refused_by_push() {
+    let t = team();
+    let mut args = vec![
+        "write",
+        "k",
+        "--done-when",
+        "cargo test passes",
+        "--resume-by",
+        "rotate",
+        "--next-check",
+        "cargo test",
+        "--no-lint",
+    ];
+    for (text, _) in round_three() {
+        args.extend(["--decision", text]);
+    }
+    t.sb.handoff(&t.a, &args).success();
+    let all = everything(&t.sb, &t.a);
+    for (text, secret) in round_three() {
+        assert!(!all.contains(secret), "{secret} stored from {text:?}");
+    }
+    // Untouched around them: the URL's host, the key id's neighbours.
+    assert!(all.contains("@cache.internal:6379/0"), "the host stays");
+
+    // Written with --no-redact, none of it leaves.
+    args[1] = "raw";
+    args.push("--no-redact");
+    t.sb.handoff(&t.a, &args).success();
+    let out = t.sb.handoff(&t.a, &["push"]).code(1);
+    assert!(stdout(&out).contains("refused: raw"), "{}", stdout(&out));
+    let remote = String::from_utf8_lossy(
+        &t.sb
+            .git_out(&t.bare, &["cat-file", "--batch-all-objects", "--batch"])
+            .stdout,
+    )
+    .into_owned();
+    for (text, secret) in round_three() {
+        assert!(
+            !remote.contains(secret),
+            "{secret} reached the remote ({text:?})"
+        );
+    }
+}
+
+/// What must stay as written beside the new shapes: an IBAN-shaped id
+/// whose check digits are wrong, NI-shaped codes with prefixes HMRC never
+/// issues, a password word in prose, `-p` of other commands.
+#[test]
+fn round_three_near_misses_are_kept() {
+    use git_handoff::redact::{Options, redact};
+    for text in [
+        "ref GB00 WEST 1234 5698 7654 32",
+        "codes QQ123456C, BG123456A, AB123456E",
+        "the password is required",
+        "reset the password field",
+        "mkdir -p build && cargo test -p git-handoff",
+        "mysql -u root -p",
+        "redis://cache.internal:6379/0",
+        "https://example.com:8443/path",
+    ] {
+        let (out, counts) = redact(text, Options::default());
+        assert_eq!(out, text, "{counts:?}");
+    }
+}
+
+/// Issue 30, items 2 and 11: what git-handoff prints from a file it
+/// wrote (a hand edit may have put a secret in it since) and every line
+/// about user data it prints (file names, keys, schema messages, error
+/// lines) pass the redaction filter; stderr says what was redacted.
+#[test]
+fn printed_text_about_user_data_is_redacted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let token = token.as_str();
+    let no_secret = |out: &assert_cmd::assert::Assert, what: &str| {
+        let all = format!("{}{}", stdout(out), stderr(out));
+        assert!(!all.contains(token), "{what} printed the token: {all}");
+        all
+    };
+
+    // summary latest, after a hand edit of the summary.
+    sb.handoff(
+        &repo,
+        &["summary", "new", "--template", "task", "--task", "deploy"],
+    )
+    .success();
+    let memory = repo.join(".claude/memory");
+    let path = std::fs::read_dir(&memory)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace(
+            "## Key Context for Continuation\n—\n",
+            &format!("## Key Context for Continuation\n- deploy with {token}\n"),
+        ),
+    )
+    .unwrap();
+    let out = sb.handoff(&repo, &["summary", "latest"]).success();
+    let all = no_secret(&out, "summary latest");
+    assert!(all.contains("deploy with [REDACTED:github_token]"), "{all}");
+    assert!(all.contains("1 secret redacted (1 github_token)"), "{all}");
+
+    // pipeline show and list, after a hand edit of the template.
+    sb.handoff(&repo, &["pipeline", "save", "ship"]).success();
+    let template = repo.join(".claude/pipelines/ship.md");
+    let text = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(
+        &template,
+        text.replacen(
+            "## When to use\n",
+            &format!("## When to use\nrun with {token}\n"),
+            1,
+        ),
+    )
+    .unwrap();
+    for args in [
+        &["pipeline", "show", "ship"][..],
+        &["pipeline", "show", "ship", "--json"],
+        &["pipeline", "list"],
+    ] {
+        let out = sb.handoff(&repo, args).success();
+        no_secret(&out, &args.join(" "));
+    }
+
+    // import: a file named after a token, not a brief.
+    let dir = sb.path("in");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{token}.json")), "{\"key\": 1}").unwrap();
+    for args in [
+        &["import", dir.to_str().unwrap()][..],
+        &["import", dir.to_str().unwrap(), "--json"],
+    ] {
+        let out = sb.handoff(&repo, args).code(1);
+        let all = no_secret(&out, &args.join(" "));
+        assert!(all.contains("[REDACTED:github_token].json"), "{all}");
+    }
+
+    // validate: a schema message quoting the value it refused.
+    let bad = serde_json::json!({"resume": {"done_when": ["use", token]}}).to_string();
+    let out = sb
+        .handoff_with(&repo, &["validate", "-"], Some(&bad))
+        .code(1);
+    no_secret(&out, "validate");
+
+    // An error line quoting what it was given.
+    let out = sb.handoff(&repo, &["show", token]).code(1);
+    no_secret(&out, "show");
 }

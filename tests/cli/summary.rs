@@ -384,7 +384,7 @@ fn a_memory_dir_outside_the_worktree_is_refused() {
 fn summaries_are_redacted_names_included() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let key = "AKIAIOSFODNN7EXAMPLE";
+    let key = "AKIAR7WBZKD3UQ5NXM6L";
     let out = sb
         .handoff(
             &repo,

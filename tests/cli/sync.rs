@@ -481,7 +481,7 @@ fn a_history_push_that_lost_a_race_is_merged_and_retried() {
 #[test]
 fn a_brief_or_history_holding_a_secret_is_not_pushed() {
     let t = team();
-    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+    let token = "ghp_Zq8xW2vN5mZq8xW2vN5mZq8xW2vN5mZq8xW2vN5m";
     t.write(
         &t.a,
         "leaky",
@@ -1051,7 +1051,7 @@ impl Team {
     }
 }
 
-const TOKEN: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+const TOKEN: &str = "ghp_Zq8xW2vN5mZq8xW2vN5mZq8xW2vN5mZq8xW2vN5m";
 
 #[test]
 fn a_teammates_branch_named_handoffs_never_touches_the_bases() {

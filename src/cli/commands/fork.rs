@@ -255,7 +255,12 @@ fn list(format: Format) -> Result<Output> {
     let common = repo::worktree_info(&repo)?.common_dir.display().to_string();
     let alias = crate::brief::redact::redact_text(&common).0;
     let dir = fork::dir();
-    let found = fork::list(&dir, &common, &[alias])?;
+    let mut found = fork::list(&dir, &common, &[alias])?;
+    // A purpose is ours (redacted when written) but hand edits happen.
+    let options = Options::from_repo(&repo);
+    for a in &mut found {
+        a.header.purpose = crate::brief::redact::redact(&a.header.purpose, options).0;
+    }
     Ok(Output::report(format, &found, |found| {
         list_text(found, &dir).into()
     }))
@@ -291,6 +296,12 @@ fn consume(file: &str) -> Result<Output> {
     let dir = fork::dir();
     let path = fork::resolve(&dir, file)?;
     let (header, body) = fork::consume(&path)?;
+    // Redacted when written, but an agent edits these files: what is
+    // printed passes the filter again.
+    let options = repo::open_cwd()
+        .map(|repo| Options::from_repo(&repo))
+        .unwrap_or_default();
+    let body = crate::cli::commands::redacted(&body, "the file", options);
     if let Ok(repo) = repo::open_cwd()
         && let Ok(info) = repo::worktree_info(&repo)
         && header.repo != info.common_dir.display().to_string()

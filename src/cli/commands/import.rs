@@ -102,10 +102,11 @@ pub fn run(args: Args) -> Result<Output> {
         None => default_dirs(&repo)?,
     };
 
-    let (rows, updates) = classify_all(&repo, &dirs, args.force)?;
+    let (mut rows, updates) = classify_all(&repo, &dirs, args.force)?;
     if !updates.is_empty() {
         store_all(&repo, updates, args.no_redact)?;
     }
+    crate::cli::commands::redact_rows(&mut rows, crate::brief::redact::Options::from_repo(&repo));
 
     let invalid = rows
         .iter()

@@ -321,6 +321,18 @@ pub fn redacted(text: &str, what: &str, options: crate::brief::redact::Options) 
     out
 }
 
+/// `import`'s report rows as they may be printed: a file name, a key or a
+/// reason can hold a secret (a file named after a token, a schema message
+/// quoting a value), and every line about user data passes the filter.
+pub fn redact_rows(rows: &mut [import::Row], options: crate::brief::redact::Options) {
+    let shown = |text: &mut String| *text = crate::brief::redact::redact(text, options).0;
+    for row in rows {
+        shown(&mut row.file);
+        row.key.as_mut().map(shown);
+        row.reason.as_mut().map(shown);
+    }
+}
+
 /// A file-name slug of free text, made from its redacted form so that no
 /// secret ends up in a file name.
 pub fn redacted_slug(text: &str) -> String {

@@ -85,8 +85,8 @@ pub fn run(args: Args) -> Result<Output> {
     let root = repo::worktree_info(&repo)?.root;
     match args.action {
         Action::Save(a) => save(&root, a, crate::brief::redact::Options::from_repo(&repo)),
-        Action::List(a) => list(&root, a),
-        Action::Show(a) => show(&root, a),
+        Action::List(a) => list(&root, a, crate::brief::redact::Options::from_repo(&repo)),
+        Action::Show(a) => show(&root, a, crate::brief::redact::Options::from_repo(&repo)),
     }
 }
 
@@ -177,7 +177,7 @@ fn save(root: &Path, args: SaveArgs, redact: crate::brief::redact::Options) -> R
     Ok(Output::human(out))
 }
 
-fn list(root: &Path, args: ListArgs) -> Result<Output> {
+fn list(root: &Path, args: ListArgs, options: crate::brief::redact::Options) -> Result<Output> {
     let dir = pipeline::dir(root)?;
     let mut rows = Vec::new();
     let entries = match std::fs::read_dir(&dir) {
@@ -201,7 +201,8 @@ fn list(root: &Path, args: ListArgs) -> Result<Output> {
         rows.push(Row {
             name: name.to_string(),
             path: rel(root, &entry.path()),
-            when_to_use: pipeline::summary(&text),
+            when_to_use: pipeline::summary(&text)
+                .map(|line| crate::brief::redact::redact(&line, options).0),
         });
     }
     rows.sort_by(|a, b| a.name.cmp(&b.name));
@@ -232,7 +233,9 @@ fn list(root: &Path, args: ListArgs) -> Result<Output> {
     Ok(Output::human(out))
 }
 
-fn show(root: &Path, args: ShowArgs) -> Result<Output> {
+/// A template as saved, redacted as `pipeline save` redacts: a hand edit
+/// may have put a secret in it since.
+fn show(root: &Path, args: ShowArgs, options: crate::brief::redact::Options) -> Result<Output> {
     let path = pipeline::file(root, &args.name)?;
     let text = match std::fs::read(&path) {
         Ok(bytes) => {
@@ -244,6 +247,7 @@ fn show(root: &Path, args: ShowArgs) -> Result<Output> {
         ),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
+    let text = crate::cli::commands::redacted(&text, "the template", options);
     if args.format.is_json() {
         return Ok(report::pretty(&report::PipelineShown {
             name: &args.name,

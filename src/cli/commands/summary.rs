@@ -56,7 +56,7 @@ pub fn run(args: Args) -> Result<Output> {
     let dir = summary::memory_dir(&info.root)?;
     match args.action {
         Action::New { template, task } => new(&repo, &info.root, &dir, template, &task),
-        Action::Latest => latest(&info.root, &dir),
+        Action::Latest => latest(&info.root, &dir, Options::from_repo(&repo)),
         Action::Clean {
             archive_after,
             delete_after,
@@ -133,7 +133,10 @@ fn new(
     }
 }
 
-fn latest(root: &Path, dir: &Path) -> Result<Output> {
+/// The newest summary's Key Context, redacted as writes are: the file is
+/// ours, but a hand edit may have put a secret in it (issue 30, item 2),
+/// and its name too.
+fn latest(root: &Path, dir: &Path, options: Options) -> Result<Output> {
     let mut found = summary::scan(dir)?;
     if found.is_empty() {
         crate::refuse!(
@@ -150,7 +153,11 @@ fn latest(root: &Path, dir: &Path) -> Result<Output> {
         let text = std::fs::read_to_string(&f.path)
             .with_context(|| format!("cannot read {}", f.path.display()))?;
         if let Some(body) = summary::section_body(&text, summary::KEY_CONTEXT) {
-            eprintln!("from {}", rel(root, &f.path));
+            eprintln!(
+                "from {}",
+                redacted(&rel(root, &f.path), "the summary's name", options)
+            );
+            let body = redacted(&body, "the summary", options);
             return Ok(Output::human(format!("{body}\n")));
         }
     }

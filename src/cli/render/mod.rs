@@ -38,9 +38,12 @@ pub fn invalid(issues: &[Issue]) -> String {
     out
 }
 
-/// One validation error as its report line: `  - <path>: <message>`.
+/// One validation error as its report line: `  - <path>: <message>`,
+/// redacted (a schema message quotes the value it refused, a path the
+/// object key it is at).
 fn issue_line(issue: &Issue) -> String {
-    format!("  - {}: {}\n", issue.path, issue.message.replace('\n', " "))
+    let line = format!("{}: {}", issue.path, issue.message.replace('\n', " "));
+    format!("  - {}\n", crate::brief::redact::redact_text(&line).0)
 }
 
 /// Any serializable value as pretty JSON with a trailing newline.
