@@ -531,3 +531,53 @@ pub struct SubagentBrief {
     /// Its lines.
     pub lines: usize,
 }
+
+/// `recover --show --json`: what to re-read before rebuilding a brief.
+#[derive(Debug, Serialize)]
+pub struct Reread<'a> {
+    /// The key `recover` would rebuild.
+    pub key: &'a str,
+    /// The narrative file, relative to the worktree root.
+    pub narrative: Option<&'a str>,
+    /// Its latest entries, newest first, each cut to 40 lines.
+    pub entries: &'a [String],
+    /// The newest 20 commits.
+    pub commits: Vec<ShortCommit<'a>>,
+    /// `git diff --stat HEAD`'s summary, when the tree is dirty.
+    pub diff_summary: Option<&'a str>,
+    /// The diff against HEAD, at most 200 lines.
+    pub diff: &'a str,
+    /// Whether the diff was cut.
+    pub diff_cut: bool,
+    /// What redaction removed, by kind.
+    pub redacted: &'a std::collections::BTreeMap<&'static str, usize>,
+}
+
+/// A commit as `git log --oneline` shows it.
+#[derive(Debug, Serialize)]
+pub struct ShortCommit<'a> {
+    /// The short id.
+    pub sha: &'a str,
+    /// The subject.
+    pub subject: &'a str,
+}
+
+impl<'a> Reread<'a> {
+    /// The report of `found` for `key`.
+    pub fn new(key: &'a str, found: &'a crate::write::reread::Reread) -> Reread<'a> {
+        Reread {
+            key,
+            narrative: found.narrative.as_deref(),
+            entries: &found.entries,
+            commits: found
+                .commits
+                .iter()
+                .map(|(sha, subject)| ShortCommit { sha, subject })
+                .collect(),
+            diff_summary: found.diff_summary.as_deref(),
+            diff: &found.diff,
+            diff_cut: found.diff_cut,
+            redacted: &found.redacted,
+        }
+    }
+}

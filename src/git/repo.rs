@@ -380,14 +380,105 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
 
 /// [`diff_stat`], and the paths it counted as changed, sorted.
 pub fn diff_stat_files(repo: &gix::Repository) -> Result<(DiffStat, Vec<String>)> {
+    let mut stat = DiffStat::default();
+    let mut files = Vec::new();
+    each_changed_file(repo, |path, old, new| {
+        stat.files += 1;
+        files.push(path.to_string());
+        if is_binary(old) || is_binary(new) {
+            return;
+        }
+        let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+        for op in diff.ops() {
+            for change in diff.iter_changes(op) {
+                match change.tag() {
+                    similar::ChangeTag::Insert => stat.insertions += 1,
+                    similar::ChangeTag::Delete => stat.deletions += 1,
+                    similar::ChangeTag::Equal => {}
+                }
+            }
+        }
+    })?;
+    Ok((stat, files))
+}
+
+/// The changes of the working tree against HEAD as a unified diff (`git
+/// diff HEAD`'s shape, three lines of context), cut after `max_lines`
+/// lines; whether it was cut. Binary files are named, not shown.
+pub fn worktree_diff(repo: &gix::Repository, max_lines: usize) -> Result<(String, bool)> {
+    let mut out = String::new();
+    let mut lines = 0;
+    let mut cut = false;
+    each_changed_file(repo, |path, old, new| {
+        if cut {
+            return;
+        }
+        let text = if is_binary(old) || is_binary(new) {
+            format!("diff --git a/{path} b/{path}\nBinary files differ\n")
+        } else {
+            let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+            let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+            let body = diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("a/{path}"), &format!("b/{path}"))
+                .to_string();
+            format!("diff --git a/{path} b/{path}\n{body}")
+        };
+        for line in text.lines() {
+            if lines == max_lines {
+                cut = true;
+                return;
+            }
+            out.push_str(line);
+            out.push('\n');
+            lines += 1;
+        }
+    })?;
+    Ok((out, cut))
+}
+
+/// The newest `n` commits of HEAD's history, newest first by commit date
+/// (as `git log --oneline -n` lists them): short id and subject. None on
+/// an unborn branch or when the history cannot be read.
+pub fn recent_commits(repo: &gix::Repository, n: usize) -> Vec<(String, String)> {
+    let Some(head) = head_id(repo) else {
+        return Vec::new();
+    };
+    let Ok(walk) = repo
+        .rev_walk([head])
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            Default::default(),
+        ))
+        .all()
+    else {
+        return Vec::new();
+    };
+    walk.take(n)
+        .filter_map(|info| {
+            let info = info.ok()?;
+            let commit = info.object().ok()?;
+            let message = commit.message_raw_sloppy().to_str_lossy().into_owned();
+            let subject = message.lines().next().unwrap_or("").trim().to_string();
+            Some((info.id.to_hex_with_len(7).to_string(), subject))
+        })
+        .collect()
+}
+
+/// Call `visit` with each tracked file whose content differs from HEAD's
+/// (path, HEAD's bytes, the worktree's; empty for a side that has none),
+/// in path order. On an unborn branch every tracked file is new.
+fn each_changed_file(
+    repo: &gix::Repository,
+    mut visit: impl FnMut(&str, &[u8], &[u8]),
+) -> Result<()> {
     let paths = changed_paths(repo)?;
     if paths.is_empty() {
-        return Ok((DiffStat::default(), Vec::new()));
+        return Ok(());
     }
-    let mut files = Vec::new();
     let mut head_tree = None;
     let root = repo.workdir().expect("checked when opened").to_path_buf();
-    let mut stat = DiffStat::default();
     for (path, known) in paths {
         let old = match known {
             Known::Blob(id) => Some(
@@ -397,27 +488,7 @@ pub fn diff_stat_files(repo: &gix::Repository) -> Result<(DiffStat, Vec<String>)
                     .data,
             ),
             Known::NotABlob => None,
-            Known::Unknown => {
-                if head_tree.is_none() {
-                    head_tree = Some(match head_tree_id(repo) {
-                        Some(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
-                        None => None,
-                    });
-                }
-                match head_tree.as_ref().and_then(Option::as_ref) {
-                    Some(tree) => match tree.lookup_entry_by_path(path.as_str()).ok().flatten() {
-                        Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some(
-                            entry
-                                .object()
-                                .context("cannot read a blob of HEAD")?
-                                .detach()
-                                .data,
-                        ),
-                        _ => None,
-                    },
-                    None => None,
-                }
-            }
+            Known::Unknown => head_blob(repo, &mut head_tree, &path)?,
         };
         let file = root.join(&path);
         let new = match std::fs::symlink_metadata(&file) {
@@ -432,26 +503,40 @@ pub fn diff_stat_files(repo: &gix::Repository) -> Result<(DiffStat, Vec<String>)
         if old.is_none() && new.is_none() || old == new {
             continue;
         }
-        stat.files += 1;
-        files.push(path.clone());
-        let old = old.unwrap_or_default();
-        let new = new.unwrap_or_default();
-        if is_binary(&old) || is_binary(&new) {
-            continue;
-        }
-        let (old, new) = (String::from_utf8_lossy(&old), String::from_utf8_lossy(&new));
-        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-        for op in diff.ops() {
-            for change in diff.iter_changes(op) {
-                match change.tag() {
-                    similar::ChangeTag::Insert => stat.insertions += 1,
-                    similar::ChangeTag::Delete => stat.deletions += 1,
-                    similar::ChangeTag::Equal => {}
-                }
-            }
-        }
+        visit(
+            &path,
+            old.as_deref().unwrap_or_default(),
+            new.as_deref().unwrap_or_default(),
+        );
     }
-    Ok((stat, files))
+    Ok(())
+}
+
+/// HEAD's blob (or symlink) at `path`, HEAD's tree read once into `tree`.
+fn head_blob<'r>(
+    repo: &'r gix::Repository,
+    tree: &mut Option<Option<gix::Tree<'r>>>,
+    path: &str,
+) -> Result<Option<Vec<u8>>> {
+    if tree.is_none() {
+        *tree = Some(match head_tree_id(repo) {
+            Some(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
+            None => None,
+        });
+    }
+    let Some(tree) = tree.as_ref().and_then(Option::as_ref) else {
+        return Ok(None);
+    };
+    Ok(match tree.lookup_entry_by_path(path).ok().flatten() {
+        Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some(
+            entry
+                .object()
+                .context("cannot read a blob of HEAD")?
+                .detach()
+                .data,
+        ),
+        _ => None,
+    })
 }
 
 /// Whether a leading directory of `rela` (below `root`) is a symlink.

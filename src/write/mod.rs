@@ -14,6 +14,7 @@ pub mod checks;
 mod narrate;
 pub mod patch;
 pub mod plan;
+pub mod reread;
 mod single;
 
 use anyhow::Result;

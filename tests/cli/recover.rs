@@ -312,3 +312,46 @@ fn each_worktree_has_its_own_sticky_key_and_split_and_import_do_not_set_it() {
         "feat-y\nfeat/y\n"
     );
 }
+
+#[test]
+fn recover_show_prints_what_to_re_read_and_writes_nothing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    for n in 0..4 {
+        sb.write_brief(&repo, None, ["cargo test passes", &format!("step {n}"), "cargo test"], &[])
+            .success();
+    }
+    for n in 0..22 {
+        sb.commit(&repo, "log.txt", &format!("{n}\n"), &format!("commit {n}"));
+    }
+    let token = format!("ghp_{}", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8");
+    std::fs::write(repo.join("log.txt"), format!("changed {token}\n")).unwrap();
+    let before = handoff_refs(&sb, &repo);
+    let narrative_before = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let out = stdout(&sb.handoff(&repo, &["recover", "--show"]).success());
+    // The latest 3 entries, newest first; not the oldest.
+    assert!(out.contains("## Narrative (.claude/PROJECT_STATE.md): the latest 3 entries, newest first"), "{out}");
+    let (s3, s1) = (out.find("step 3").unwrap(), out.find("step 1").unwrap());
+    assert!(s3 < s1, "{out}");
+    assert!(!out.contains("step 0"), "{out}");
+    // git log --oneline -20: the newest 20 commits.
+    assert!(out.contains("## git log --oneline -20\n"), "{out}");
+    assert!(out.contains(" commit 21\n") && out.contains(" commit 2\n"), "{out}");
+    assert!(!out.contains(" commit 1\n"), "{out}");
+    // The diff, redacted.
+    assert!(out.contains("## git diff HEAD (1 file changed, 1 insertion(+), 1 deletion(-))"), "{out}");
+    assert!(out.contains("+changed [REDACTED:github_token]"), "{out}");
+    assert!(!out.contains(&token), "{out}");
+    assert!(out.contains("`git handoff recover main`"), "{out}");
+    // Nothing written.
+    assert_eq!(handoff_refs(&sb, &repo), before);
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap(),
+        narrative_before
+    );
+    let v = json(&stdout(&sb.handoff(&repo, &["recover", "--show", "--json"]).success()));
+    assert_eq!(v["key"], "main");
+    assert_eq!(v["entries"].as_array().unwrap().len(), 3);
+    assert_eq!(v["commits"].as_array().unwrap().len(), 20);
+    assert_eq!(v["redacted"]["github_token"], 1);
+}

@@ -28,14 +28,42 @@ pub struct Args {
     /// Also correct it from the session's transcript, as `draft` reads it: its tests replace the stored results of the same command; its commands, files, decisions, rejected paths and last error are added; its goal fills only what is missing (=TRANSCRIPT, default: the newest of this directory's sessions)
     #[arg(long, value_name = "TRANSCRIPT", num_args = 0..=1, require_equals = true)]
     pub from_transcript: Option<Option<std::path::PathBuf>>,
+    /// Write nothing: print what to re-read before rebuilding — the latest 3 narrative entries, `git log --oneline -20` and `git diff HEAD` (200 lines at most), redacted
+    #[arg(long, conflicts_with = "from_transcript")]
+    pub show: bool,
     /// Print the result as JSON
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
     pub format: Format,
 }
 
-/// Rebuild, validate and store the brief; report it.
+/// Rebuild, validate and store the brief; report it. With `--show`, only
+/// what to re-read first.
 pub fn run(args: Args) -> Result<Output> {
+    if args.show {
+        return show(&args);
+    }
     checks::run(args.format, compute(args), output)
+}
+
+/// `recover --show`: the narrative's latest entries, the recent commits
+/// and the diff, for the key `recover` would rebuild; nothing is written.
+fn show(args: &Args) -> Result<Output> {
+    let repo = repo::open_cwd_for_reading()?;
+    let head = repo::head_state(&repo)?;
+    let target = &args.input.target;
+    let key = crate::git::sticky::choose(
+        &repo,
+        &head,
+        target.key.as_deref(),
+        target.key_from_branch,
+        "recover",
+    )?
+    .key;
+    let found = crate::write::reread::reread(&repo)?;
+    Ok(match args.format {
+        Format::Json => report::pretty(&report::Reread::new(&key, &found)),
+        Format::Human => Output::human(crate::cli::render::reread_text(&key, &found)),
+    })
 }
 
 /// The recovery, through the write path: its outcome, nothing printed (the

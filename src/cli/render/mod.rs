@@ -6,6 +6,7 @@
 mod color;
 mod list;
 mod notes;
+mod reread;
 mod resume;
 mod setup;
 mod split;
@@ -15,6 +16,7 @@ mod usage;
 pub use color::{Painter, color_wanted, remember};
 pub use list::{ListRow, line_width, list_text, waiting_text};
 pub use notes::{failed_text, notes_text, refusal_text, warning, warning_kind, warnings_text};
+pub use reread::reread_text;
 pub use resume::{
     AUTO_NOTE, draft_text, hook_context, reground_text, resume_lines, resume_text, subagent_text,
 };
