@@ -141,9 +141,11 @@ pub enum Selection {
     Ambiguous(Vec<crate::cli::render::ListRow>),
 }
 
-/// Select the brief for `key`, or without one: the current branch's key
-/// (`GIT_HANDOFF_KEY` overrides); when that has none, the only brief if
-/// there is exactly one; several → [`Selection::Ambiguous`]; none → error.
+/// Select the brief for `key`, or without one: the key a keyless `write`
+/// targets ([`keyless_key`]: `GIT_HANDOFF_KEY`, else this session's sticky
+/// key on its branch, else the current branch's), else the current
+/// branch's; when that has none, the only brief if there is exactly one;
+/// several → [`Selection::Ambiguous`]; none → error.
 pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
     use crate::{git::repo as r, store};
     if let Some(spec) = key {
@@ -160,8 +162,13 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
             others: Vec::new(),
         });
     }
-    let current = r::default_key(&r::head_state(repo)?)?;
+    let head = r::head_state(repo)?;
     let keys = store::keys(repo)?;
+    let sticky = keyless_key(repo, &head)?;
+    let current = match keys.contains(&sticky) {
+        true => sticky,
+        false => r::default_key(&head)?,
+    };
     if keys.contains(&current) {
         let stored = store::read(repo, &current)?.ok_or_else(|| no_brief(&current))?;
         let others = keys.into_iter().filter(|k| *k != current).collect();
@@ -248,6 +255,24 @@ pub fn ambiguous_both(
     )
 }
 
+/// The key a keyless command or hook uses in `repo`: the one rule of
+/// [`sticky::keyless_key`].
+pub fn keyless_key(repo: &gix::Repository, head: &HeadState) -> Result<String> {
+    sticky::keyless_key(repo, head)
+}
+
+/// The key a keyless reading command reads at the current HEAD:
+/// [`keyless_key`] when a brief is stored under it, else the current
+/// branch's key (`GIT_HANDOFF_KEY` overrides).
+pub fn keyless_key_here(repo: &gix::Repository) -> Result<String> {
+    let head = crate::git::repo::head_state(repo)?;
+    let key = keyless_key(repo, &head)?;
+    if crate::store::current_id(repo, &key)?.is_some() {
+        return Ok(key);
+    }
+    crate::git::repo::default_key(&head)
+}
+
 /// Remember `key` as this worktree's sticky key after a successful write.
 /// The brief is stored already, so a failure is a warning, not an error.
 pub fn remember(repo: &gix::Repository, key: &str, head: &HeadState) {
@@ -276,6 +301,7 @@ pub fn adopt(repo: &gix::Repository, key: &str, explicit: bool, branch: &str) {
     if let Ok(Some(current)) = sticky::read(repo)
         && current.key == key
         && current.branch.as_deref() == Some(branch)
+        && current.session == sticky::current_session(repo)
     {
         return;
     }
