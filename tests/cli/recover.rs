@@ -114,7 +114,10 @@ fn recover_takes_corrections_from_json_and_flags() {
     );
     assert_eq!(
         after["state"]["decisions"],
-        serde_json::json!(["use <= not <", "drop leeway"])
+        serde_json::json!([
+            "use <= not < — the expiry second is still valid",
+            "drop leeway"
+        ])
     );
 }
 

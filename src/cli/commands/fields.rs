@@ -44,6 +44,12 @@ pub struct FieldArgs {
     /// Add to state.open_risks (repeatable)
     #[arg(long = "risk", value_name = "TEXT")]
     pub risks: Vec<String>,
+    /// Add to state.preferences: a preference or feedback of the user's that binds the work (repeatable)
+    #[arg(long = "preference", value_name = "TEXT")]
+    pub preferences: Vec<String>,
+    /// Add to state.verbatim the text of FILE, kept word for word, as WHAT (repeatable): the error being debugged, the code being modified, the last turns
+    #[arg(long = "verbatim", value_name = "WHAT=FILE")]
+    pub verbatim: Vec<String>,
     /// Add to state.commands (repeatable)
     #[arg(long = "command", value_name = "CMD")]
     pub commands: Vec<String>,
@@ -76,6 +82,8 @@ impl FieldArgs {
             || !self.decisions.is_empty()
             || !self.rejected.is_empty()
             || !self.risks.is_empty()
+            || !self.preferences.is_empty()
+            || !self.verbatim.is_empty()
             || !self.commands.is_empty()
             || !self.tests.is_empty()
             || !self.read.is_empty()
@@ -119,6 +127,13 @@ impl FieldArgs {
             push_all(state, "decisions", strings(&self.decisions))?;
             push_all(state, "rejected_paths", strings(&self.rejected))?;
             push_all(state, "open_risks", strings(&self.risks))?;
+            push_all(state, "preferences", strings(&self.preferences))?;
+            let verbatim = self
+                .verbatim
+                .iter()
+                .map(|spec| verbatim(spec))
+                .collect::<Result<Vec<_>>>()?;
+            push_all(state, "verbatim", verbatim)?;
             push_all(state, "commands", strings(&self.commands))?;
             let mut tests = Vec::new();
             for spec in &self.tests {
@@ -170,6 +185,23 @@ fn push_all(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) -> Res
     })?;
     list.extend(items);
     Ok(())
+}
+
+/// `--verbatim WHAT=FILE`: the file's text, word for word, as WHAT (the
+/// schema bounds its length).
+fn verbatim(spec: &str) -> Result<Value> {
+    let Some((what, file)) = spec
+        .rsplit_once('=')
+        .filter(|(w, f)| !w.trim().is_empty() && !f.trim().is_empty())
+    else {
+        crate::refuse!(
+            "--verbatim '{spec}' needs the form WHAT=FILE, like --verbatim 'the failing test=err.txt'"
+        );
+    };
+    let bytes = crate::cli::commands::read_file(std::path::Path::new(file.trim()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| crate::refusal!("--verbatim: '{}' is not UTF-8 text", file.trim()))?;
+    Ok(json!({"what": what.trim(), "text": text.trim_end()}))
 }
 
 fn pointer(flag: &str, spec: &str) -> Result<Value> {

@@ -10,14 +10,14 @@ use crate::{brief, git::repo};
 
 /// Check a brief for the handoff method's anti-patterns
 ///
-/// Rules: vague-check, inlined-content, no-rejected-paths, over-long,
-/// dangling-pointer, placeholder, secret (README, "Lint rules", has a bad and a
+/// Rules: vague-check, inlined-content, no-rejected-paths,
+/// decision-without-why, over-long, dangling-pointer, placeholder, secret (README, "Lint rules", has a bad and a
 /// good example of each). Findings are warnings (exit 0); with --strict or
 /// `git config handoff.strict true` they are errors (exit 1). `write` runs
 /// the same checks (--strict, --no-lint).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The stored brief to check (default: the current branch's)
+    /// The stored brief to check (default: this session's key, else the current branch's)
     pub key: Option<String>,
     /// Check a brief file (or - for stdin) instead; partial briefs are fine
     #[arg(

@@ -14,7 +14,8 @@ mod usage;
 pub use color::{Painter, color_wanted, remember};
 pub use list::{ListRow, line_width, list_text, waiting_text};
 pub use resume::{
-    AUTO_NOTE, draft_text, hook_context, reground_text, resume_lines, resume_text, subagent_text,
+    AUTO_NOTE, SubagentSource, draft_text, hook_context, reground_text, relevant_slice,
+    resume_lines, resume_text, subagent_text,
 };
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
