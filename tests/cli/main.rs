@@ -19,6 +19,7 @@ mod lint;
 mod manual;
 mod mcp;
 mod method;
+mod method3;
 mod narrative_merge;
 mod pipeline;
 mod prune;

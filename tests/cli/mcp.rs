@@ -272,7 +272,9 @@ async fn an_invalid_brief_is_a_tool_error_listing_every_error_and_writes_nothing
     assert!(is_error(&checked));
     let said = text(&checked);
     assert!(
-        said.starts_with("a partial brief: valid for `git handoff write -F`; as a stored brief it lacks: "),
+        said.starts_with(
+            "a partial brief: valid for `git handoff write -F`; as a stored brief it lacks: "
+        ),
         "{said}"
     );
     assert!(said.contains("\nhandoff-validate: INVALID\n"), "{said}");
