@@ -186,11 +186,13 @@ pub fn resolve(dir: &Path, arg: &str) -> Result<PathBuf> {
 /// A fork or hand-back file found in the temp dir.
 #[derive(Debug, Clone, Serialize)]
 pub struct Artifact {
-    /// Its full path.
+    /// Its full path (ending `.consumed` once consumed).
     pub path: PathBuf,
     /// Its header.
     #[serde(flatten)]
     pub header: Header,
+    /// Whether it was consumed: kept as `<name>.consumed` until `fork done`.
+    pub consumed: bool,
 }
 
 /// Read a fork or hand-back file: its header and the text after it.
@@ -249,23 +251,35 @@ fn read_header(path: &Path) -> Option<Header> {
 }
 
 /// The fork and hand-back files in `dir` whose header names `repo` (or
-/// one of `aliases`, e.g. its redacted form), sorted by date then name.
-/// Unreadable or foreign files are skipped.
+/// one of `aliases`, e.g. its redacted form), consumed ones included (they
+/// wait for `fork done`), sorted by date then name. Unreadable or foreign
+/// files are skipped.
 pub fn list(dir: &Path, repo: &str, aliases: &[String]) -> Result<Vec<Artifact>> {
     let entries =
         std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     let mut out = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(name) = name.to_str().filter(|n| is_file_name(n)) else {
+        let Some(name) = name.to_str() else {
             continue;
         };
+        let (stem, consumed) = match name.strip_suffix(CONSUMED_SUFFIX) {
+            Some(stem) => (stem, true),
+            None => (name, false),
+        };
+        if !is_file_name(stem) {
+            continue;
+        }
         let path = dir.join(name);
         let Some(header) = read_header(&path) else {
             continue;
         };
         if header.repo == repo || aliases.contains(&header.repo) {
-            out.push(Artifact { path, header });
+            out.push(Artifact {
+                path,
+                header,
+                consumed,
+            });
         }
     }
     out.sort_by(|a, b| (&a.header.date, &a.path).cmp(&(&b.header.date, &b.path)));

@@ -141,6 +141,36 @@ impl Facts {
         self.brief.as_ref().map(f).unwrap_or_default()
     }
 
+    /// Key Context for Continuation: what the next session needs first,
+    /// the user's preferences, then the verbatim material.
+    fn key_context(&self) -> String {
+        let b = self.brief.as_ref();
+        let mut items = Vec::new();
+        if let Some(b) = b {
+            items.push(format!("Next step: {}", b.resume.resume_by));
+            items.push(format!("Done when: {}", b.resume.done_when));
+            items.push(format!(
+                "Next acceptance check: {}",
+                b.state.next_acceptance_check
+            ));
+            items.extend(
+                b.state
+                    .rejected_paths
+                    .iter()
+                    .map(|r| format!("Do not retry: {r}")),
+            );
+            items.extend(b.state.open_risks.iter().map(|r| format!("Risk: {r}")));
+            items.extend(
+                b.state
+                    .preferences
+                    .iter()
+                    .map(|p| format!("User preference: {p}")),
+            );
+            items.push(format!("Brief: `git handoff resume {}`", b.key));
+        }
+        list(items) + &b.map(verbatim_blocks).unwrap_or_default()
+    }
+
     fn section(&self, name: &str) -> String {
         let b = self.brief.as_ref();
         match name {
@@ -161,26 +191,7 @@ impl Facts {
                 }
                 list(items)
             }
-            KEY_CONTEXT => {
-                let mut items = Vec::new();
-                if let Some(b) = b {
-                    items.push(format!("Next step: {}", b.resume.resume_by));
-                    items.push(format!("Done when: {}", b.resume.done_when));
-                    items.push(format!(
-                        "Next acceptance check: {}",
-                        b.state.next_acceptance_check
-                    ));
-                    items.extend(
-                        b.state
-                            .rejected_paths
-                            .iter()
-                            .map(|r| format!("Do not retry: {r}")),
-                    );
-                    items.extend(b.state.open_risks.iter().map(|r| format!("Risk: {r}")));
-                    items.push(format!("Brief: `git handoff resume {}`", b.key));
-                }
-                list(items)
-            }
+            KEY_CONTEXT => self.key_context(),
             "Files Involved" => {
                 let mut items: Vec<String> = self.brief_list(|b| {
                     b.files_read_first
@@ -191,14 +202,30 @@ impl Facts {
                 items.extend(self.changed.iter().map(|c| format!("{c} (changed)")));
                 list(items)
             }
-            "Constraints & Gotchas" | "Issues Encountered" => list(self.brief_list(|b| {
+            "Constraints & Gotchas" => list(self.brief_list(|b| {
                 b.state
-                    .rejected_paths
+                    .preferences
                     .iter()
-                    .map(|r| format!("Rejected: {r}"))
+                    .map(|p| format!("User preference: {p}"))
+                    .chain(
+                        b.state
+                            .rejected_paths
+                            .iter()
+                            .map(|r| format!("Rejected: {r}")),
+                    )
                     .chain(b.state.open_risks.iter().map(|r| format!("Risk: {r}")))
                     .collect()
             })),
+            "Issues Encountered" => {
+                list(self.brief_list(|b| {
+                    b.state
+                        .rejected_paths
+                        .iter()
+                        .map(|r| format!("Rejected: {r}"))
+                        .chain(b.state.open_risks.iter().map(|r| format!("Risk: {r}")))
+                        .collect()
+                })) + &b.map(verbatim_blocks).unwrap_or_default()
+            }
             "Test Strategy" => list(self.brief_list(|b| {
                 std::iter::once(format!("Next check: {}", b.state.next_acceptance_check))
                     .chain(b.state.tests.iter().map(|t| format!("`{}`", t.cmd)))
@@ -227,6 +254,21 @@ impl Facts {
             _ => String::new(),
         }
     }
+}
+
+/// The brief's verbatim material (the Output gate: the error being
+/// debugged, the code being modified, the last turns), each under a line
+/// naming what it is, as an indented block: word for word, and no line of
+/// it can start a `## ` section of the summary.
+fn verbatim_blocks(b: &Brief) -> String {
+    let mut out = String::new();
+    for v in &b.state.verbatim {
+        out.push_str(&format!("\nVerbatim — {}:\n\n", v.what.trim()));
+        for line in v.text.trim_end().lines() {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
+    out
 }
 
 /// Render a new summary: `# <Title> — <task>`, then one `## ` section per

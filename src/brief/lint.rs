@@ -75,6 +75,12 @@ pub const RULES: &[(&str, &str, &str, &str)] = &[
         "\"decisions\": [\"use <=\"], \"rejected_paths\": [\"< (off by one)\"]",
     ),
     (
+        "decision-without-why",
+        "a decision gives no why (write `decision — why`; ` - `, `: because`, `(because …)` also separate it), so the next session cannot tell when it still holds",
+        "\"decisions\": [\"Operator is <=\"]",
+        "\"decisions\": [\"Operator is <= — the expiry second is still valid\"]",
+    ),
+    (
         "over-long",
         "the resume render exceeds 200 lines, or one list has more than 12 entries",
         "\"decisions\": [ …20 entries… ]",
@@ -120,6 +126,7 @@ pub fn lint(brief: &Value, ctx: &Context) -> Vec<Finding> {
     vague_checks(brief, &mut out);
     text_rules(brief, ctx, &mut out);
     rejected_paths(brief, &mut out);
+    decisions_without_why(brief, &mut out);
     over_long(brief, ctx, &mut out);
     dangling_pointers(brief, ctx, &mut out);
     out
@@ -152,7 +159,10 @@ fn text_rules(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
     let pasted_from = read_first_contents(brief, ctx);
     walk_strings(brief, "", &mut |field, text| {
         let lines = text.lines().count();
-        if text.contains("```") {
+        if field.starts_with("state.verbatim[") {
+            // Kept word for word on purpose (the Output gate); bounded by
+            // the schema instead.
+        } else if text.contains("```") {
             out.push(Finding::new(
                 "inlined-content",
                 field,
@@ -222,12 +232,33 @@ fn rejected_paths(brief: &Value, out: &mut Vec<Finding>) {
     }
 }
 
+/// `decision-without-why`: a locked decision the next session cannot
+/// weigh, for want of its reason.
+fn decisions_without_why(brief: &Value, out: &mut Vec<Finding>) {
+    let Some(decisions) = brief.pointer("/state/decisions").and_then(Value::as_array) else {
+        return;
+    };
+    for (i, text) in decisions.iter().enumerate() {
+        let Some(text) = text.as_str() else { continue };
+        if is_placeholder(text) || crate::brief::split_decision(text).1.is_some() {
+            continue;
+        }
+        out.push(Finding::new(
+            "decision-without-why",
+            format!("state.decisions[{i}]"),
+            format!("'{}' gives no why", one_line(text)),
+            "write it as 'decision — why' (or 'decision - why', 'decision: because …', 'decision (because …)')",
+        ));
+    }
+}
+
 /// `over-long`: lists past their limit, and a resume render past its own.
 fn over_long(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
     for (field, pointer) in [
         ("state.decisions", "/state/decisions"),
         ("state.rejected_paths", "/state/rejected_paths"),
         ("state.open_risks", "/state/open_risks"),
+        ("state.preferences", "/state/preferences"),
         ("state.commands", "/state/commands"),
         ("state.tests", "/state/tests"),
         ("files_read_first", "/files_read_first"),
@@ -621,7 +652,8 @@ mod tests {
     #[test]
     fn each_rule_fires_on_its_bad_example_only() {
         let good = json!({"resume": {"done_when": "cargo test auth passes", "resume_by": "add leeway"},
-                          "state": {"next_acceptance_check": "cargo test auth::expiry", "decisions": ["use <="], "rejected_paths": ["<"]}});
+                          "state": {"next_acceptance_check": "cargo test auth::expiry", "decisions": ["use <= — one clock"], "rejected_paths": ["<"],
+                                    "verbatim": [{"what": "the error", "text": "```\nE0308\n```\n".repeat(5)}]}});
         assert!(rules(&good).is_empty(), "{:?}", rules(&good));
         let mut b = good.clone();
         b["state"]["rejected_paths"] = json!([]);
@@ -630,10 +662,16 @@ mod tests {
         b["state"]["open_risks"] = json!(["none"]);
         assert_eq!(rules(&b), ["placeholder"]);
         let mut b = good.clone();
-        b["state"]["decisions"] = json!(["```\ncode\n```"]);
+        b["state"]["decisions"] = json!(["keep it — ```\ncode\n```"]);
         assert_eq!(rules(&b), ["inlined-content"]);
         let mut b = good.clone();
-        b["state"]["decisions"] = json!((0..13).map(|i| format!("d{i}")).collect::<Vec<_>>());
+        b["state"]["decisions"] = json!((0..13).map(|i| format!("d{i} — w")).collect::<Vec<_>>());
+        assert_eq!(rules(&b), ["over-long"]);
+        let mut b = good.clone();
+        b["state"]["decisions"] = json!(["Operator is <="]);
+        assert_eq!(rules(&b), ["decision-without-why"]);
+        let mut b = good.clone();
+        b["state"]["preferences"] = json!((0..13).map(|i| format!("p{i}")).collect::<Vec<_>>());
         assert_eq!(rules(&b), ["over-long"]);
         let mut b = good.clone();
         b["state"]["commands"] = json!(["curl -H 'Authorization: Bearer abc123DEF456ghi789'"]);

@@ -99,6 +99,36 @@ pub struct State {
     /// Known risks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub open_risks: Vec<String>,
+    /// The user's preferences and feedback that bind the work (the Input
+    /// gate keeps them): "no new dependencies", "keep the public API".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preferences: Vec<String>,
+    /// Material kept word for word (the Output gate): the error being
+    /// debugged, the code being modified, the last turns. At most
+    /// [`MAX_VERBATIM_ITEMS`] entries of at most [`MAX_VERBATIM_CHARS`]
+    /// characters; exempt from lint's `inlined-content` rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verbatim: Vec<Verbatim>,
+}
+
+/// The most entries `state.verbatim` may hold (the schema's `maxItems`).
+pub const MAX_VERBATIM_ITEMS: usize = 8;
+
+/// The most characters one `state.verbatim[].text` may hold (the schema's
+/// `maxLength`, counted in characters as JSON Schema counts them).
+pub const MAX_VERBATIM_CHARS: usize = 4000;
+
+/// The most characters of one `state.verbatim[].what`.
+pub const MAX_VERBATIM_WHAT: usize = 200;
+
+/// One entry of `state.verbatim`: what it is and its exact text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Verbatim {
+    /// What the text is, e.g. "the failing test's error".
+    pub what: String,
+    /// The text, exactly as it was (redacted like every field).
+    pub text: String,
 }
 
 /// `state.worktree`: where the brief was written.
@@ -277,6 +307,11 @@ impl Brief {
                 .iter()
                 .chain(&self.files_skip)
                 .all(|p| !p.path.is_empty())
+            && self.state.verbatim.len() <= MAX_VERBATIM_ITEMS
+            && self.state.verbatim.iter().all(|v| {
+                (1..=MAX_VERBATIM_WHAT).contains(&v.what.chars().count())
+                    && (1..=MAX_VERBATIM_CHARS).contains(&v.text.chars().count())
+            })
     }
 }
 
@@ -320,6 +355,37 @@ fn sentence(s: &str) -> String {
         out.push('.');
     }
     out
+}
+
+/// A decision split into what was decided and why, as the method writes
+/// it: `decision — why`; also `decision -- why`, `decision - why`,
+/// `decision: because why`, `decision (because why)` and `decision because
+/// why` (the `because` is kept in the why). `None` for the why when the
+/// decision gives none.
+pub fn split_decision(decision: &str) -> (&str, Option<&str>) {
+    let text = decision.trim();
+    let found = [" — ", " -- ", " - "]
+        .iter()
+        .find_map(|sep| text.split_once(sep))
+        .or_else(|| {
+            let inner = text.strip_suffix(')')?;
+            let open = inner.rfind("(because ")?;
+            Some((&text[..open], &inner[open + 1..]))
+        })
+        .or_else(|| {
+            let at = text.find(": because ")?;
+            Some((&text[..at], &text[at + 2..]))
+        })
+        .or_else(|| {
+            let at = text.find(" because ")?;
+            Some((&text[..at], &text[at + 1..]))
+        });
+    match found {
+        Some((what, why)) if !what.trim().is_empty() && !why.trim().is_empty() => {
+            (what.trim(), Some(why.trim()))
+        }
+        _ => (text, None),
+    }
 }
 
 /// One schema violation: where and what.
@@ -474,6 +540,28 @@ pub fn display_path(root: &Value, pointer: &str) -> String {
 mod tests {
 
     #[test]
+    fn a_decision_splits_at_every_separator_the_method_uses() {
+        for (text, what, why) in [
+            ("use <= — one clock", "use <=", Some("one clock")),
+            ("use <= -- one clock", "use <=", Some("one clock")),
+            ("B - because b", "B", Some("because b")),
+            ("B: because b", "B", Some("because b")),
+            ("B (because b)", "B", Some("because b")),
+            (
+                "keep JWT because one token format",
+                "keep JWT",
+                Some("because one token format"),
+            ),
+            ("Operator is <=", "Operator is <=", None),
+            ("use a-b ranges", "use a-b ranges", None),
+            (" — why alone", "— why alone", None),
+            ("B (see docs)", "B (see docs)", None),
+        ] {
+            assert_eq!(split_decision(text), (what, why), "{text}");
+        }
+    }
+
+    #[test]
     fn the_next_step_reads_on_after_then() {
         assert_eq!(lower_first_word("Replace the stub"), "replace the stub");
         assert_eq!(lower_first_word("Éditer le code"), "éditer le code");
@@ -509,6 +597,61 @@ mod tests {
         assert_eq!(serde_json::to_value(&b).unwrap(), v);
     }
 
+    /// A named change to a brief, for the fast-path test.
+    type Named = (&'static str, fn(&mut Value));
+
+    /// The fast-path mutations of the optional fields of issue 34.
+    fn new_field_mutations() -> Vec<Named> {
+        vec![
+            ("preference number", |v| {
+                v["state"]["preferences"] = json!([1])
+            }),
+            ("verbatim empty text", |v| {
+                v["state"]["verbatim"] = json!([{"what": "w", "text": ""}])
+            }),
+            ("verbatim empty what", |v| {
+                v["state"]["verbatim"] = json!([{"what": "", "text": "t"}])
+            }),
+            ("verbatim no what", |v| {
+                v["state"]["verbatim"] = json!([{"text": "t"}])
+            }),
+            ("verbatim extra", |v| {
+                v["state"]["verbatim"] = json!([{"what": "w", "text": "t", "x": 1}])
+            }),
+            (
+                "verbatim at the cap",
+                |v| {
+                    v["state"]["verbatim"] =
+                        json!([{"what": "w", "text": "é".repeat(MAX_VERBATIM_CHARS)}])
+                },
+            ),
+            (
+                "verbatim over the cap",
+                |v| {
+                    v["state"]["verbatim"] =
+                        json!([{"what": "w", "text": "é".repeat(MAX_VERBATIM_CHARS + 1)}])
+                },
+            ),
+            (
+                "verbatim what over the cap",
+                |v| {
+                    v["state"]["verbatim"] =
+                        json!([{"what": "w".repeat(MAX_VERBATIM_WHAT + 1), "text": "t"}])
+                },
+            ),
+            ("verbatim too many", |v| {
+                v["state"]["verbatim"] = json!(vec![
+                    json!({"what": "w", "text": "t"});
+                    MAX_VERBATIM_ITEMS + 1
+                ])
+            }),
+            ("verbatim as many as allowed", |v| {
+                v["state"]["verbatim"] =
+                    json!(vec![json!({"what": "w", "text": "t"}); MAX_VERBATIM_ITEMS])
+            }),
+        ]
+    }
+
     /// The fast path of `from_slice` (typed parse + `conforms`) must accept
     /// exactly what the schema accepts.
     #[test]
@@ -521,6 +664,8 @@ mod tests {
         full["resume"]["prompt"] = json!("p");
         full["files_read_first"] = json!([{"path": "a.rs", "why": "w"}]);
         full["files_skip"] = json!([{"path": "b.rs", "why": ""}]);
+        full["state"]["preferences"] = json!(["no new dependencies"]);
+        full["state"]["verbatim"] = json!([{"what": "the error", "text": "E0308\n  mismatched"}]);
         type Mutation = fn(&mut Value);
         let mutations: Vec<(&str, Mutation)> = vec![
             ("unchanged", |_| {}),
@@ -582,6 +727,7 @@ mod tests {
             }),
             ("not an object", |v| *v = json!(["x"])),
         ];
+        let mutations: Vec<Named> = mutations.into_iter().chain(new_field_mutations()).collect();
         for base in [minimal(), full] {
             for (name, mutate) in &mutations {
                 let mut v = base.clone();
@@ -601,6 +747,17 @@ mod tests {
         assert!(Brief::from_slice_fast(&serde_json::to_vec(&minimal()).unwrap()).is_some());
         let duplicate = br#"{"key": "k", "key": "k"}"#;
         assert!(Brief::from_slice(duplicate).is_err());
+    }
+
+    /// The bounds of `state.verbatim` are the schema's.
+    #[test]
+    fn the_verbatim_bounds_are_the_schemas() {
+        let schema: Value = serde_json::from_str(SCHEMA_JSON).unwrap();
+        let v = &schema["properties"]["state"]["properties"]["verbatim"];
+        assert_eq!(v["maxItems"], json!(MAX_VERBATIM_ITEMS));
+        let item = &v["items"]["properties"];
+        assert_eq!(item["text"]["maxLength"], json!(MAX_VERBATIM_CHARS));
+        assert_eq!(item["what"]["maxLength"], json!(MAX_VERBATIM_WHAT));
     }
 
     #[test]

@@ -19,6 +19,8 @@ const HELP: &str = "\
 #           state.next_acceptance_check (the next check to run).
 # Optional: state.decisions[] (locked), state.rejected_paths[] (do not retry),
 #           state.open_risks[], state.commands[], state.tests[{\"cmd\", \"result\": pass|fail}],
+#           state.preferences[] (the user's preferences and feedback),
+#           state.verbatim[{\"what\", \"text\"}] (word for word: the error, the code, the last turns),
 #           files_read_first[{\"path\", \"why\"}], files_skip[{\"path\", \"why\"}], resume.prompt.
 # Filled in by git handoff: schema_version, key, timestamp, mode, and the git state
 # (state.branch, state.worktree, state.head_sha, state.diff_summary).

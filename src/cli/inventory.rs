@@ -12,10 +12,8 @@ use crate::{git::repo, store, store::listcache, support::clock};
 /// brief is read and validated once; its summary is then taken from the
 /// cache ([`listcache::Cache`]).
 pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
-    let current = repo::head_state(repo)
-        .ok()
-        .and_then(|h| repo::default_key(&h).ok());
     let ids = store::ids(repo)?;
+    let current = current_key(repo, ids.iter().map(|(k, _)| k.as_str()));
     // Read and validate what the cache lacks, save it, then move the
     // summaries into the rows.
     let mut cache = listcache::Cache::load(repo);
@@ -82,6 +80,23 @@ pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// The key a keyless `resume` reads among `stored`: the key keyless
+/// commands use ([`crate::cli::commands::keyless_key`]) when it has a
+/// brief, else the current branch's.
+fn current_key<'a>(
+    repo: &gix::Repository,
+    stored: impl Iterator<Item = &'a str>,
+) -> Option<String> {
+    let head = repo::head_state(repo).ok()?;
+    let keyless = crate::cli::commands::keyless_key(repo, &head).ok();
+    let branch = repo::default_key(&head).ok();
+    let stored: Vec<&str> = stored.collect();
+    match keyless {
+        Some(k) if stored.contains(&k.as_str()) => Some(k),
+        _ => branch,
+    }
 }
 
 /// One row per listed brief; `current` is the key to mark.

@@ -99,6 +99,14 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "the key of keyless commands, over the worktree's sticky key and the branch's",
     ),
     (
+        "GIT_HANDOFF_SESSION",
+        "the agent session a command runs in (else the one the session-start hook last saw begin in the worktree): a sticky key holds for the session that chose it",
+    ),
+    (
+        "CLAUDE_ENV_FILE",
+        "set by Claude Code for its SessionStart hooks: `hook session-start` appends `export GIT_HANDOFF_SESSION=<session_id>` to it",
+    ),
+    (
         "GIT_HANDOFF_STALE_HOURS",
         "the stale threshold of resume, over handoff.staleHours",
     ),
@@ -130,7 +138,7 @@ const CONCEPT: &[&str] = &[
     "Run git handoff init once per clone: it registers the narrative merge driver, so that merges, rebases and cherry-picks of branches that each wrote handoffs merge the narrative as a log, without conflicts. Without it git merges the narrative as plain text.",
     "History: git handoff log KEY lists every version, newest first, read from the notes commit chain; git handoff show KEY@{N} (0 is the newest) or show KEY --version ID prints one, git handoff diff KEY [OLD [NEW]] compares two.",
     "Sharing goes through an ordinary git remote and the git binary (your credentials, ssh config and insteadOf apply). git handoff fetch [REMOTE] fetches into a staging namespace (refs/handoff-fetch/<remote>/), merges the notes history as a union of lines, and reconciles each key three-way against its base refs/handoff-remotes/<remote>/briefs/<key> (outside refs/remotes/, which is git's), the last version both sides agreed on: unchanged here, it fast-forwards, unless the remote's value is an older version already in the local history (a rollback: the local brief is kept and the next push repairs the remote); unchanged there, it is ahead; both changed, it is diverged, reported on every fetch, never pushed, both versions readable (show KEY, show KEY@REMOTE) until git handoff resolve KEY --keep-local or --take-remote. git handoff push [REMOTE] [KEY...] fetches first, then pushes each key that is ahead with --force-with-lease against its base; a key the remote changed meanwhile is rejected by name. Fetch never deletes a local brief; push deletes remotely only with --prune. Nothing from a remote is published before it is validated. Every byte that leaves (briefs, keys, every history line parsed or not) passes the secret gate; after git handoff redact --history, fetch refuses to merge secrets back in (--allow-secrets overrides).",
-    "Keys: an explicit KEY, else GIT_HANDOFF_KEY, else the current branch with / turned into - and cut to 80 characters, else HANDOFF on a detached HEAD. A key is one ref component. write and recover without KEY keep the key their worktree last wrote (the sticky key, in the worktree's git dir as handoff-key) and warn after a branch switch; --key-from-branch follows the branch.",
+    "Keys: an explicit KEY, else GIT_HANDOFF_KEY, else the current branch with / turned into - and cut to 80 characters, else HANDOFF on a detached HEAD. A key is one ref component. write and recover without KEY keep the key their worktree last wrote or resumed (the sticky key, in the worktree's git dir as handoff-key) and warn after a branch switch; --key-from-branch follows the branch. The sticky key holds for the session that chose it (GIT_HANDOFF_SESSION, else the session the session-start hook last saw begin): a new session starts on the branch's key, and a keyless write into a key another session chose goes to the branch's key with a warning naming both. Every keyless command and hook (resume, reground, brief, show, log, lint, the hooks) selects its key by this one rule.",
     "On resume, warnings come first, each on a line starting !!: REPO MISMATCH (another project; not resumed, exit 1), BRANCH MISMATCH, STALE, MISSING (a file to read first is gone), CHANGED (commits since touched one), DIRTY (uncommitted changes now, none then); then the commits since the brief was written.",
 ];
 
@@ -166,7 +174,7 @@ const EXAMPLES: &[(&str, &[&str])] = &[
         "git-handoff-write",
         &[
             "echo '{\"resume\":{\"done_when\":\"cargo test auth passes\",\"resume_by\":\"add leeway\"},\"state\":{\"next_acceptance_check\":\"cargo test auth::expiry\"}}' | git handoff write -F -",
-            "git handoff write feat-jwt --done-when 'cargo test auth passes' --resume-by 'add leeway' --next-check 'cargo test auth::expiry' --decision 'use <= not <' --read 'src/auth.rs=under repair'",
+            "git handoff write feat-jwt --done-when 'cargo test auth passes' --resume-by 'add leeway' --next-check 'cargo test auth::expiry' --decision 'use <= not < — the expiry second is still valid' --read 'src/auth.rs=under repair'",
         ],
     ),
     (

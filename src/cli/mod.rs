@@ -93,7 +93,7 @@ pub enum Command {
     // Print the goal, the first five locked decisions and the files to keep in view
     Reground(commands::reground::Args),
     // Print a subagent brief (## Task …) of at most 30 lines, never stored
-    Brief(commands::brief::Args),
+    Brief(Box<commands::brief::Args>),
     // List the stored briefs: key, age, branch, head, done-when
     List(commands::list::Args),
     // Print a stored brief as JSON, exactly as stored
@@ -187,7 +187,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Output> {
         Command::Draft(args) => commands::draft::run(args),
         Command::Resume(args) => commands::resume::run(args),
         Command::Reground(args) => commands::reground::run(args),
-        Command::Brief(args) => commands::brief::run(args),
+        Command::Brief(args) => commands::brief::run(*args),
         Command::Hook(args) => commands::hook::run(args),
         Command::Mcp(args) => commands::mcp::run(args),
         Command::Lint(args) => commands::lint::run(args),

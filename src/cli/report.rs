@@ -243,6 +243,10 @@ pub struct Reground<'a> {
     pub next_acceptance_check: &'a str,
     /// The first five decisions.
     pub decisions: &'a [String],
+    /// `state.preferences`: the user's preferences and feedback (omitted
+    /// when there are none).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub preferences: &'a [String],
     /// `files_read_first`.
     pub files_read_first: &'a [FilePointer],
 }
@@ -256,6 +260,7 @@ impl<'a> Reground<'a> {
             done_when: &brief.resume.done_when,
             next_acceptance_check: &brief.state.next_acceptance_check,
             decisions: &decisions[..decisions.len().min(5)],
+            preferences: &brief.state.preferences,
             files_read_first: &brief.files_read_first,
         }
     }

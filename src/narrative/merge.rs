@@ -15,8 +15,10 @@
 //!   other → deleted (this is what makes cherry-pick and rebase bring only
 //!   the picked commit's entries); deleted on one side and edited on the
 //!   other → the edited one is kept;
-//! - the result is ordered newest first by heading date, stably: for equal
-//!   dates ours' entries come first, in their order, then theirs'.
+//! - the result is ordered newest first by heading date, stably; within a
+//!   day, by time as the files tell it: an entry only theirs has goes above
+//!   the entry that follows it in theirs (each file is newest first), and
+//!   where neither file orders two entries, ours' come first.
 //!
 //! Anything that is not clearly a narrative (a `## ` line outside a code
 //! fence that is not a dated entry heading, an unclosed fence, conflict
@@ -251,43 +253,55 @@ pub fn merge_parsed(
     let (ours_ids, o) = index(&ours.entries);
     let (theirs_ids, t) = index(&theirs.entries);
 
-    // Ours' entries in ours' order, each resolved against base and theirs,
-    // then what only theirs has, in theirs' order.
-    let mut merged: Vec<Entry> = Vec::new();
+    // Ours' entries in ours' order, each resolved against base and theirs
+    // (with the id each stands for, to place theirs' own entries by).
+    let mut merged: Vec<(Option<&Id>, Entry)> = Vec::new();
     for id in &ours_ids {
         let ov = o[id];
+        let mut keep = |e: Entry| merged.push((Some(id), e));
         match (b.get(id), t.get(id)) {
-            (_, Some(tv)) if tv.text == ov.text => merged.push(ov.clone()),
-            (Some(bv), Some(tv)) if bv.text == ov.text => merged.push((*tv).clone()),
-            (Some(bv), Some(tv)) if bv.text == tv.text => merged.push(ov.clone()),
+            (_, Some(tv)) if tv.text == ov.text => keep(ov.clone()),
+            (Some(bv), Some(tv)) if bv.text == ov.text => keep((*tv).clone()),
+            (Some(bv), Some(tv)) if bv.text == tv.text => keep(ov.clone()),
             (Some(_), Some(tv)) => {
-                merged.push(ov.clone());
-                merged.push(mark(tv));
+                keep(ov.clone());
+                merged.push((None, mark(tv)));
             }
             // Both added an entry under the same heading: two entries.
             (None, Some(tv)) => {
-                merged.push(ov.clone());
-                merged.push((*tv).clone());
+                keep(ov.clone());
+                merged.push((None, (*tv).clone()));
             }
             // Deleted by theirs, unchanged by ours: deleted.
             (Some(bv), None) if bv.text == ov.text => {}
             // Deleted by theirs but edited by ours, or added by ours: kept.
-            (_, None) => merged.push(ov.clone()),
+            (_, None) => keep(ov.clone()),
         }
     }
+    // What only theirs has goes where theirs has it: above the entry that
+    // follows it in theirs' file (theirs is newest first too), so that a
+    // merged branch's entry written after an older entry of the same day
+    // stays above it.
     let in_ours: HashSet<&Id> = ours_ids.iter().collect();
-    for id in &theirs_ids {
+    for (i, id) in theirs_ids.iter().enumerate() {
         if in_ours.contains(id) {
             continue;
         }
         let tv = t[id];
-        match b.get(id) {
+        if matches!(b.get(id), Some(bv) if bv.text == tv.text) {
             // Deleted by ours, unchanged by theirs: deleted.
-            Some(bv) if bv.text == tv.text => {}
-            _ => merged.push(tv.clone()),
+            continue;
         }
+        let at = theirs_ids[i + 1..]
+            .iter()
+            .find_map(|next| merged.iter().position(|(p, _)| *p == Some(next)))
+            .unwrap_or(merged.len());
+        merged.insert(at, (Some(id), tv.clone()));
     }
-    // Newest first; `sort_by` is stable, so equal dates keep ours-then-theirs.
+    let mut merged: Vec<Entry> = merged.into_iter().map(|(_, e)| e).collect();
+    // Newest first; `sort_by` is stable, so entries of the same day keep
+    // the order above: each side's own order, ours first where neither
+    // tells.
     merged.sort_by(|a, b| b.date.cmp(&a.date));
     Ok(Narrative {
         header,
@@ -421,6 +435,58 @@ mod tests {
             .map(|k| out.find(k).unwrap())
             .collect();
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{out}");
+    }
+
+    /// Issue 34, item 15: the merged branch's entry of the same day as an
+    /// older entry both sides have stays above it, where theirs had it.
+    #[test]
+    fn a_merged_branchs_same_day_entry_stays_above_the_older_one() {
+        let base = doc(&[
+            entry("2026-11-30", "morning", "b"),
+            entry("2026-11-29", "old", "b"),
+        ]);
+        let theirs = doc(&[
+            entry("2026-11-30", "noon", "y"),
+            entry("2026-11-30", "morning", "b"),
+            entry("2026-11-29", "old", "b"),
+        ]);
+        let ours = doc(&[
+            entry("2026-11-30", "evening", "x"),
+            entry("2026-11-30", "morning", "b"),
+            entry("2026-11-29", "old", "b"),
+        ]);
+        let keys = |out: &str| -> Vec<String> {
+            headings(out)
+                .iter()
+                .map(|h| {
+                    h.split('[')
+                        .nth(1)
+                        .unwrap()
+                        .split(']')
+                        .next()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect()
+        };
+        assert_eq!(
+            keys(&merge(&base, &base, &theirs).unwrap()),
+            ["noon", "morning", "old"]
+        );
+        assert_eq!(
+            keys(&merge(&base, &ours, &theirs).unwrap()),
+            ["evening", "noon", "morning", "old"]
+        );
+        // A theirs-only entry older than every shared one goes below them.
+        let older = doc(&[
+            entry("2026-11-30", "morning", "b"),
+            entry("2026-11-29", "old", "b"),
+            entry("2026-11-29", "older", "y"),
+        ]);
+        assert_eq!(
+            keys(&merge(&base, &base, &older).unwrap()),
+            ["morning", "old", "older"]
+        );
     }
 
     #[test]

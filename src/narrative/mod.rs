@@ -273,18 +273,13 @@ impl Commits {
 }
 
 /// A decision as the method writes it: `**<decision>** — <why>.`, from a
-/// `decision — why` (or `decision -- why`) string; a bare decision is bold
+/// `decision — why` string (or any separator
+/// [`crate::brief::split_decision`] accepts); a bare decision is bold
 /// alone.
 pub fn decision_line(decision: &str) -> String {
     let decision = inline(decision);
-    let (what, why) = match decision
-        .split_once(" — ")
-        .or_else(|| decision.split_once(" -- "))
-    {
-        Some((what, why)) => (what.trim(), Some(why.trim())),
-        None => (decision.trim(), None),
-    };
-    match why.filter(|w| !w.is_empty()) {
+    let (what, why) = crate::brief::split_decision(&decision);
+    match why {
         Some(why) => format!("**{what}** — {}", sentence(why)),
         None => format!("**{what}**"),
     }
@@ -645,6 +640,9 @@ mod tests {
             decisions_section(&["use <= — off by one".into()], &rejected),
             "- **use <=** — off by one. Rejected: < operator.\n"
         );
+        for why in ["B - because b", "B: because b", "B (because b)"] {
+            assert_eq!(decision_line(why), "**B** — because b.", "{why}");
+        }
     }
 
     fn entry(title: &str) -> String {

@@ -573,7 +573,10 @@ fn recover_from_transcript_grounds_the_stored_brief_in_what_the_session_did() {
     assert_eq!(b["mode"], "RECOVER");
     // The stored goal stays; what the session did is added.
     assert_eq!(b["resume"]["done_when"], "cargo test auth passes");
-    assert_eq!(b["state"]["decisions"][0], "use <= not <");
+    assert_eq!(
+        b["state"]["decisions"][0],
+        "use <= not < — the expiry second is still valid"
+    );
     assert_eq!(
         b["state"]["decisions"][1],
         "compare with `<=` plus a 30 s leeway — one clock, no new dependency."

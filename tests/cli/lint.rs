@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 fn base() -> Value {
     json!({"resume": {"done_when": "cargo test auth passes", "resume_by": "add leeway to verify()"},
-           "state": {"next_acceptance_check": "cargo test auth::expiry", "decisions": ["use <= not <"],
+           "state": {"next_acceptance_check": "cargo test auth::expiry", "decisions": ["use <= not < — the expiry second is still valid"],
                      "rejected_paths": ["< operator (off by one)"]},
            "files_read_first": [{"path": "src/auth.rs:1-3", "why": "under repair"}]})
 }
@@ -79,8 +79,8 @@ fn each_rule_and_its_near_miss() {
         ),
         (
             "inlined-content state.decisions[0]",
-            Box::new(|b| b["state"]["decisions"][0] = json!("```rust\nfn x() {}\n```")),
-            Box::new(|b| b["state"]["decisions"][0] = json!("use `<=` in verify()")),
+            Box::new(|b| b["state"]["decisions"][0] = json!("```rust\nfn x() {}\n``` — one clock")),
+            Box::new(|b| b["state"]["decisions"][0] = json!("use `<=` in verify() — one clock")),
         ),
         (
             "inlined-content state.open_risks[0]",
@@ -90,10 +90,14 @@ fn each_rule_and_its_near_miss() {
         (
             "inlined-content state.decisions[0]",
             Box::new(|b| {
-                b["state"]["decisions"][0] =
-                    json!("fn verify(exp: u64, now: u64) -> bool {\n    now < exp\n}")
+                b["state"]["decisions"][0] = json!(
+                    "keep verify — it reads:\nfn verify(exp: u64, now: u64) -> bool {\n    now < exp\n}"
+                )
             }),
-            Box::new(|b| b["state"]["decisions"][0] = json!("verify() compares now < exp")),
+            Box::new(|b| {
+                b["state"]["decisions"][0] =
+                    json!("verify() compares now < exp — as the tests expect")
+            }),
         ),
         (
             "no-rejected-paths state.rejected_paths",
@@ -117,11 +121,25 @@ fn each_rule_and_its_near_miss() {
             "over-long state.decisions",
             Box::new(|b| {
                 b["state"]["decisions"] =
-                    json!((0..13).map(|i| format!("d{i}")).collect::<Vec<_>>())
+                    json!((0..13).map(|i| format!("d{i} — w")).collect::<Vec<_>>())
             }),
             Box::new(|b| {
                 b["state"]["decisions"] =
-                    json!((0..12).map(|i| format!("d{i}")).collect::<Vec<_>>())
+                    json!((0..12).map(|i| format!("d{i} — w")).collect::<Vec<_>>())
+            }),
+        ),
+        // Issue 34, item 9: a decision without a why is named; the
+        // separators people write are all understood.
+        (
+            "decision-without-why state.decisions[0]",
+            Box::new(|b| b["state"]["decisions"][0] = json!("Operator is <=")),
+            Box::new(|b| {
+                b["state"]["decisions"] = json!([
+                    "Operator is <= - because the expiry second is valid",
+                    "B: because b",
+                    "C (because c)",
+                    "D -- d"
+                ])
             }),
         ),
         (

@@ -21,6 +21,7 @@ mod manual;
 mod mcp;
 mod mcp_conformance;
 mod method;
+mod method3;
 mod narrative_merge;
 mod pipeline;
 mod prune;

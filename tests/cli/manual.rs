@@ -264,9 +264,11 @@ fn colour_follows_what_a_line_is_not_what_it_starts_with() {
     // A next step whose later lines look like a heading, a warning and
     // the current-key marker: content, never coloured.
     let step = "step one\n# not a heading\n!! not a warning\n* not a key";
-    sb.write_brief(&repo, None, ["tests pass", step, "cargo test"], &[])
-        .success();
+    // (`other` first: the last key written is the session's, and resume
+    // reads it)
     sb.write_brief(&repo, Some("other"), ["d2", "r2", "c2"], &[])
+        .success();
+    sb.write_brief(&repo, Some("main"), ["tests pass", step, "cargo test"], &[])
         .success();
     sb.git(&repo, &["config", "color.handoff", "always"]);
     let colored = stdout(&sb.handoff(&repo, &["resume"]).success());
@@ -580,8 +582,9 @@ fn the_readme_walkthrough_runs_as_written() {
     }
 }
 
-/// The shipped skill and `/handoff-resume` command teach the whole method (issue
-/// 16, item 8): every mode, the key rules, READ's six steps, the PIPELINE
+/// The shipped skill and `/handoff-resume` command teach the whole method
+/// (issue 16, item 8; issue 34 names the gates as the method does: Forget,
+/// Input, Output): every mode, the key rules, READ's six steps, the PIPELINE
 /// rules, the gates and continue-or-fork — and what they show runs: each
 /// `git handoff <command>` they name exists, the method's pipeline stage
 /// format is accepted, and `/handoff-resume`'s command resumes and makes the key
@@ -617,9 +620,9 @@ fn the_skill_and_resume_command_teach_the_method_as_shipped() {
         "never run parallel stages on overlapping\n  files",
         "Synthesis is not concatenation",
         "continue or fork?",
-        "Plan gate",
-        "Verification gate",
-        "Handoff gate",
+        "Forget gate",
+        "Input gate",
+        "Output gate",
         "fork done",
         "RECOVER instead",
     ] {

@@ -111,7 +111,10 @@ fn recover_takes_corrections_from_json_and_flags() {
     );
     assert_eq!(
         after["state"]["decisions"],
-        serde_json::json!(["use <= not <", "drop leeway"])
+        serde_json::json!([
+            "use <= not < — the expiry second is still valid",
+            "drop leeway"
+        ])
     );
 }
 
@@ -318,8 +321,13 @@ fn recover_show_prints_what_to_re_read_and_writes_nothing() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     for n in 0..4 {
-        sb.write_brief(&repo, None, ["cargo test passes", &format!("step {n}"), "cargo test"], &[])
-            .success();
+        sb.write_brief(
+            &repo,
+            None,
+            ["cargo test passes", &format!("step {n}"), "cargo test"],
+            &[],
+        )
+        .success();
     }
     for n in 0..22 {
         sb.commit(&repo, "log.txt", &format!("{n}\n"), &format!("commit {n}"));
@@ -330,16 +338,25 @@ fn recover_show_prints_what_to_re_read_and_writes_nothing() {
     let narrative_before = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let out = stdout(&sb.handoff(&repo, &["recover", "--show"]).success());
     // The latest 3 entries, newest first; not the oldest.
-    assert!(out.contains("## Narrative (.claude/PROJECT_STATE.md): the latest 3 entries, newest first"), "{out}");
+    assert!(
+        out.contains("## Narrative (.claude/PROJECT_STATE.md): the latest 3 entries, newest first"),
+        "{out}"
+    );
     let (s3, s1) = (out.find("step 3").unwrap(), out.find("step 1").unwrap());
     assert!(s3 < s1, "{out}");
     assert!(!out.contains("step 0"), "{out}");
     // git log --oneline -20: the newest 20 commits.
     assert!(out.contains("## git log --oneline -20\n"), "{out}");
-    assert!(out.contains(" commit 21\n") && out.contains(" commit 2\n"), "{out}");
+    assert!(
+        out.contains(" commit 21\n") && out.contains(" commit 2\n"),
+        "{out}"
+    );
     assert!(!out.contains(" commit 1\n"), "{out}");
     // The diff, redacted.
-    assert!(out.contains("## git diff HEAD (1 file changed, 1 insertion(+), 1 deletion(-))"), "{out}");
+    assert!(
+        out.contains("## git diff HEAD (1 file changed, 1 insertion(+), 1 deletion(-))"),
+        "{out}"
+    );
     assert!(out.contains("+changed [REDACTED:github_token]"), "{out}");
     assert!(!out.contains(&token), "{out}");
     assert!(out.contains("`git handoff recover main`"), "{out}");
@@ -349,7 +366,10 @@ fn recover_show_prints_what_to_re_read_and_writes_nothing() {
         std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap(),
         narrative_before
     );
-    let v = json(&stdout(&sb.handoff(&repo, &["recover", "--show", "--json"]).success()));
+    let v = json(&stdout(
+        &sb.handoff(&repo, &["recover", "--show", "--json"])
+            .success(),
+    ));
     assert_eq!(v["key"], "main");
     assert_eq!(v["entries"].as_array().unwrap().len(), 3);
     assert_eq!(v["commits"].as_array().unwrap().len(), 20);

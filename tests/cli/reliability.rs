@@ -556,6 +556,13 @@ fn ten_thousand_briefs_list_and_resume() {
     assert_eq!(rows.len(), 10_000);
     assert_eq!(rows[9_999]["key"], "k09999");
     sb.handoff(&repo, &["resume", "k00000"]).success();
+    // A new session has no key of its own: a keyless resume must choose.
+    sb.handoff_with(
+        &repo,
+        &["hook", "session-start"],
+        Some(r#"{"source":"startup"}"#),
+    )
+    .success();
     let out = sb.handoff(&repo, &["resume"]).code(1);
     assert_eq!(
         stdout(&out).lines().count(),

@@ -433,6 +433,11 @@ fn selection_with_zero_one_and_several_briefs() {
 
     sb.write_brief(&repo, Some("beta"), ["b", "r", "c"], &[])
         .success();
+    // `write beta` made beta this session's key: a keyless resume reads it
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(out.contains("# Resume — beta"), "{out}");
+    // a new session has no key of its own yet
+    hook(&sb, &repo, "session-start", r#"{"source":"startup"}"#);
     let out = sb.handoff(&repo, &["resume"]).code(1);
     let listing = stdout(&out);
     assert!(
@@ -758,6 +763,8 @@ fn refusals_speak_json_and_name_the_right_command_and_key() {
         sb.write_brief(&repo, Some(key), ["cargo test a", "r", "cargo test b"], &[])
             .success();
     }
+    // a new session: no key of its own, so a keyless read refuses to guess
+    hook(&sb, &repo, "session-start", r#"{"source":"startup"}"#);
     let out = sb.handoff(&repo, &["resume", "--json"]).code(1);
     let v: Value = serde_json::from_str(&stdout(&out)).expect("JSON even when refusing");
     assert_eq!(v["resumed"], false);

@@ -87,7 +87,7 @@ fn summary_new_writes_each_template_prefilled() {
     for expected in [
         "## Date\n2026-11-30\n",
         "## Task\nFix the JWT expiry!\n",
-        "## Decisions Made\n- use <= not <\n",
+        "## Decisions Made\n- use <= not < — the expiry second is still valid\n",
         "- README\n",
         "- notes.txt\n",
         "- Next step: add leeway to verify()\n",

@@ -36,7 +36,7 @@ fn the_most_recent_assistant_usage_counts() {
     // 6 input + 80,000 cache read + 2,304 cache creation = 82,310.
     sb.handoff(&dir, &["usage", &fixture("transcript-basic.jsonl")])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let v = json_of(&sb, &dir, &[&fixture("transcript-basic.jsonl")]);
     assert_eq!(v["tokens"], 82_310);
     assert_eq!(v["window"], 200_000);
@@ -56,7 +56,7 @@ fn a_partial_last_line_is_skipped() {
     assert!(!text.ends_with('\n') && text.lines().last().unwrap().contains("usage"));
     sb.handoff(&dir, &["usage", &path])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn window_and_threshold_precedence() {
     sb.git(&repo, &["config", "handoff.threshold", "15"]);
     sb.handoff(&repo, &["usage", &basic])
         .success()
-        .stdout("context: 20% of 400k (82,310 tokens) — over 15%: time to hand off\n");
+        .stdout("context: 20% of 400k (82,310 tokens) — over 15%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let v = json_of(&sb, &repo, &[&basic]);
     assert_eq!(v["window_source"], "config");
     // … and --window beats git config.
@@ -139,7 +139,7 @@ fn window_and_threshold_precedence() {
     let dir = plain_dir(&sb);
     sb.handoff(&dir, &["usage", &basic])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     // A bad config value is one clear error.
     sb.git(&repo, &["config", "handoff.threshold", "lots"]);
     let out = sb.handoff(&repo, &["usage", &basic]).code(1);
@@ -160,7 +160,7 @@ fn hook_mode_reads_the_transcript_path_and_never_fails() {
     .to_string();
     sb.handoff_with(&dir, &["usage", "--hook"], Some(&input))
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let out = sb
         .handoff_with(&dir, &["usage", "--hook", "--json"], Some(&input))
         .success();
@@ -209,7 +209,7 @@ fn without_a_transcript_the_newest_session_of_this_worktree_is_read() {
         .unwrap();
     sb.handoff(&repo, &["usage"])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off\n");
+        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
 }
 
 #[test]
@@ -222,7 +222,7 @@ fn codex_sessions_read_their_last_token_count() {
     let path = fixture("codex-session.jsonl");
     sb.handoff(&dir, &["usage", &path])
         .success()
-        .stdout("context: 43% of 272k (119,000 tokens) — over 40%: time to hand off\n");
+        .stdout("context: 43% of 272k (119,000 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let v = json_of(&sb, &dir, &[&path]);
     assert_eq!(v["tokens"], 119_000);
     assert_eq!(v["window"], 272_000);

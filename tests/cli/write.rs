@@ -45,7 +45,10 @@ fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
         brief["state"].get("diff_summary").is_none(),
         "clean tree has no diff_summary"
     );
-    assert_eq!(brief["state"]["decisions"][0], "use <= not <");
+    assert_eq!(
+        brief["state"]["decisions"][0],
+        "use <= not < — the expiry second is still valid"
+    );
 
     // `show` prints exactly the stored bytes.
     sb.handoff(&repo, &["show", "feat-jwt"])
@@ -81,7 +84,7 @@ fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
     // pairs the decision with its rejected alternatives.
     assert!(!narrative.contains("### Surprises"), "{narrative}");
     assert!(
-        narrative.contains("- **use <= not <**. Rejected: < operator (off by one)."),
+        narrative.contains("- **use <= not <** — the expiry second is still valid. Rejected: < operator (off by one)."),
         "{narrative}"
     );
 }
@@ -501,6 +504,19 @@ fn list_show_and_drop() {
         .success();
     sb.write_brief(&repo, Some("other"), ["other done", "r", "c"], &[])
         .success();
+    // `*` marks the brief a keyless resume reads: this session's key …
+    let text = stdout(&sb.handoff(&repo, &["list"]).success());
+    assert!(
+        text.starts_with("  main ") && text.contains("\n* other "),
+        "{text}"
+    );
+    // … and, in a new session, the branch's
+    let start = sb.handoff_with(
+        &repo,
+        &["hook", "session-start"],
+        Some(r#"{"source":"startup"}"#),
+    );
+    start.success();
 
     let text = stdout(&sb.handoff(&repo, &["list"]).success());
     let lines: Vec<_> = text.lines().collect();

@@ -73,6 +73,12 @@ pub struct FieldArgs {
     /// Add to state.open_risks (repeatable)
     #[arg(long = "risk", value_name = "TEXT")]
     pub risks: Vec<String>,
+    /// Add to state.preferences: a preference or feedback of the user's that binds the work (repeatable)
+    #[arg(long = "preference", value_name = "TEXT")]
+    pub preferences: Vec<String>,
+    /// Add to state.verbatim the text of FILE, kept word for word, as WHAT (repeatable): the error being debugged, the code being modified, the last turns
+    #[arg(long = "verbatim", value_name = "WHAT=FILE")]
+    pub verbatim: Vec<String>,
     /// Add to state.commands (repeatable)
     #[arg(long = "command", value_name = "CMD")]
     pub commands: Vec<String>,
@@ -105,6 +111,8 @@ impl FieldArgs {
             || !self.decisions.is_empty()
             || !self.rejected.is_empty()
             || !self.risks.is_empty()
+            || !self.preferences.is_empty()
+            || !self.verbatim.is_empty()
             || !self.commands.is_empty()
             || !self.tests.is_empty()
             || !self.read.is_empty()
@@ -148,6 +156,13 @@ impl FieldArgs {
         list(&mut state, "decisions", strings(&self.decisions));
         list(&mut state, "rejected_paths", strings(&self.rejected));
         list(&mut state, "open_risks", strings(&self.risks));
+        list(&mut state, "preferences", strings(&self.preferences));
+        let verbatim = self
+            .verbatim
+            .iter()
+            .map(|spec| verbatim(spec))
+            .collect::<Result<Vec<_>>>()?;
+        list(&mut state, "verbatim", verbatim);
         list(&mut state, "commands", strings(&self.commands));
         let mut tests = Vec::new();
         for spec in &self.tests {
@@ -177,6 +192,23 @@ fn list(map: &mut Map<String, Value>, field: &str, items: Vec<Value>) {
     if !items.is_empty() {
         map.insert(field.into(), Value::Array(items));
     }
+}
+
+/// `--verbatim WHAT=FILE`: the file's text, word for word, as WHAT (the
+/// schema bounds its length).
+fn verbatim(spec: &str) -> Result<Value> {
+    let Some((what, file)) = spec
+        .rsplit_once('=')
+        .filter(|(w, f)| !w.trim().is_empty() && !f.trim().is_empty())
+    else {
+        crate::refuse!(
+            "--verbatim '{spec}' needs the form WHAT=FILE, like --verbatim 'the failing test=err.txt'"
+        );
+    };
+    let bytes = crate::cli::commands::read_file(std::path::Path::new(file.trim()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| crate::refusal!("--verbatim: '{}' is not UTF-8 text", file.trim()))?;
+    Ok(json!({"what": what.trim(), "text": text.trim_end()}))
 }
 
 fn pointer(flag: &str, spec: &str) -> Result<Value> {

@@ -18,10 +18,14 @@ use crate::{git::repo, narrative, store, support::clock};
 /// honoured; never inside the repository) with Date, Purpose, Scope,
 /// Pointers, Suggested Skills, Key Context to Start and, with --hand-back,
 /// Hand-Back Expected, plus Decisions Made, Artifacts and Current State
-/// from the current brief and git, and prints its path. `fork list` shows
-/// this repository's unconsumed fork and hand-back files; `fork consume
-/// FILE` prints one and keeps it as FILE.consumed; `fork done FILE`, once
-/// the merge is confirmed, deletes the fork and its hand-back.
+/// from the current brief and git — only the decisions and uncommitted
+/// files that bear on the purpose (and --context), most relevant first —
+/// and prints its path. Fork only a side task outside this session's
+/// scope; a full context is no reason to fork (write the brief and continue
+/// in a fresh session). `fork list` shows this repository's fork and
+/// hand-back files, consumed ones marked; `fork consume FILE` prints one
+/// and keeps it as FILE.consumed; `fork done FILE`, once the merge is
+/// confirmed, deletes the fork and its hand-back, consumed or not.
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
@@ -56,7 +60,7 @@ pub struct Args {
 /// `fork list` and `fork consume`.
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
-    /// List this repository's unconsumed fork and hand-back files
+    /// List this repository's fork and hand-back files; consumed ones wait for `fork done`
     List {
         /// Print a JSON array instead of text
         #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
@@ -101,7 +105,7 @@ fn write(args: &Args) -> Result<Output> {
     let dir = fork::dir();
     refuse_inside(&dir, &info)?;
     let head = repo::head_state(&repo)?;
-    let key = repo::default_key(&head)?;
+    let key = crate::cli::commands::keyless_key_here(&repo)?;
     let brief = store::read(&repo, &key)
         .ok()
         .flatten()
@@ -134,7 +138,8 @@ fn write(args: &Args) -> Result<Output> {
         info.root.display(),
         head.branch_label()
     ));
-    let (decisions, artifacts, current_state) = parent_state(&repo, &head, brief.as_ref());
+    let focus = format!("{purpose} {}", args.context.join(" "));
+    let (decisions, artifacts, current_state) = parent_state(&repo, &head, brief.as_ref(), &focus);
     let doc = ForkDoc {
         header: Header {
             kind: Kind::Fork,
@@ -282,12 +287,22 @@ fn list_text(found: &[Artifact], dir: &Path) -> String {
     for a in found {
         let purpose: String = a.header.purpose.chars().take(40).collect();
         let purpose = purpose.split_whitespace().collect::<Vec<_>>().join(" ");
+        let state = if a.consumed {
+            "  (consumed, awaiting `fork done`)"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "{:9}  {}  {purpose:pw$}  {}\n",
+            "{:9}  {}  {purpose:pw$}  {}{state}\n",
             a.header.kind.label(),
             a.header.date,
             a.path.display()
         ));
+    }
+    if found.iter().any(|a| a.consumed) {
+        out.push_str(
+            "Consumed files are kept until `git handoff fork done FORKFILE`, once the merge is confirmed.\n",
+        );
     }
     out
 }
@@ -332,21 +347,48 @@ fn done(file: &str) -> Result<Output> {
     ))
 }
 
-/// The parent's state for the fork file: Decisions Made (the brief's
-/// decisions), Artifacts (uncommitted changed files, the brief) and Current
-/// State (branch and head, uncommitted summary, tests, next step).
+/// The most decisions a fork file copies.
+const FORK_DECISIONS: usize = 5;
+/// The most uncommitted files a fork file names.
+const FORK_FILES: usize = 10;
+
+/// The parent's state for the fork file, sliced to the fork's purpose
+/// (`focus`: the purpose and the --context facts): Decisions Made (the
+/// brief's decisions that bear on it, most relevant first), Artifacts (the
+/// uncommitted files that bear on it, the brief) and Current State (branch
+/// and head, uncommitted summary, tests, next step). What is cut is
+/// counted in one line that says where the rest is.
 fn parent_state(
     repo: &gix::Repository,
     head: &repo::HeadState,
     brief: Option<&crate::brief::Brief>,
+    focus: &str,
 ) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let decisions = brief.map(|b| b.state.decisions.clone()).unwrap_or_default();
-    let mut artifacts: Vec<String> = repo::changed_files(repo)
-        .unwrap_or_default()
+    let (mut decisions, cut) = crate::cli::render::relevant_slice(
+        brief.map(|b| b.state.decisions.clone()).unwrap_or_default(),
+        focus,
+        FORK_DECISIONS,
+    );
+    if let (Some(b), 1..) = (brief, cut) {
+        decisions.push(format!(
+            "(+{cut} more, not about this purpose: `git handoff resume {}`)",
+            b.key
+        ));
+    }
+    let (files, cut) = crate::cli::render::relevant_slice(
+        repo::changed_files(repo).unwrap_or_default(),
+        focus,
+        FORK_FILES,
+    );
+    let mut artifacts: Vec<String> = files
         .into_iter()
-        .take(20)
         .map(|f| format!("`{f}` (uncommitted)"))
         .collect();
+    if cut > 0 {
+        artifacts.push(format!(
+            "(+{cut} more uncommitted, not about this purpose: `git status`)"
+        ));
+    }
     if let Some(b) = brief {
         artifacts.push(format!("Brief `refs/handoffs/{}`", b.key));
     }

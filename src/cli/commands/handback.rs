@@ -11,9 +11,11 @@ use crate::{git::repo, support::clock};
 /// Write the hand-back of a fork: result, changes, merge guidance, open items
 ///
 /// The hand-back goes beside the fork file, named after it
-/// (handoff-<purpose>-<date>-handback.md); the parent session reads and
-/// deletes it with `git handoff fork consume FILE`. The fork file may have
-/// been consumed already.
+/// (handoff-<purpose>-<date>-handback.md); the parent session reads it with
+/// `git handoff fork consume FILE` (which keeps it as FILE.consumed) and,
+/// once the merge is confirmed, deletes the fork file and its hand-back
+/// with `git handoff fork done FORKFILE`. The fork file may have been
+/// consumed already.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The fork file this answers: its path in the temp dir, or its name

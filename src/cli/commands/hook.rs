@@ -5,8 +5,10 @@ use std::io::Read;
 
 use serde_json::Value;
 
+use crate::cli::commands::keyless_key_here;
 use crate::cli::{Output, render, report};
 use crate::drift::{self, Depth};
+use crate::git::sticky;
 use crate::{git::repo, narrative, store, support::clock};
 
 /// Answer an agent harness's session hooks (JSON on stdin and stdout)
@@ -79,14 +81,25 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
         .unwrap_or("startup");
     let repo = open(Some(input))?;
     let head = repo::head_state(&repo).ok()?;
-    let key = repo::default_key(&head).ok()?;
+    // A new session re-checks the sticky key: the method's selected key
+    // holds for the session that chose it only.
+    let session = input.get("session_id").and_then(Value::as_str);
+    let left = sticky::session_started(&repo, session, matches!(source, "startup" | "clear"))
+        .ok()
+        .flatten();
+    export_session(session);
+    let key = keyless_key_here(&repo).ok()?;
     let own = match store::read(&repo, &key).ok()? {
         Some(s) => Some(s),
         None => store::read(&repo, crate::brief::keys::DETACHED_KEY).ok()?,
     };
     let after_reset = matches!(source, "clear" | "compact");
-    let context = match own {
+    let mut context = match own {
         Some(stored) if after_reset => inject(&repo, &stored, source, Depth::Quick)?,
+        Some(stored) if stored.key != repo::branch_key(&head) => format!(
+            "This session's handoff brief is '{}'; run `git handoff resume {}` to load it.",
+            stored.key, stored.key
+        ),
         Some(stored) => format!(
             "A handoff brief exists for this branch ('{}'); run `git handoff resume {}` to load it.",
             stored.key, stored.key
@@ -104,12 +117,50 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
             }
         }
     };
+    if let Some(left) = left.filter(|l| l.key != key) {
+        context.push_str(&format!(
+            "\nThe last session here worked on '{0}'; in this session a keyless `git handoff write` targets '{1}' — `git handoff resume {0}` continues that thread instead.\n",
+            left.key,
+            sticky::keyless_key(&repo, &head).unwrap_or(key),
+        ));
+    }
     Some(report::HookContext {
         hook_specific_output: report::HookSpecific {
             hook_event_name: "SessionStart",
             additional_context: context,
         },
     })
+}
+
+/// Tell the harness's later shell commands which session they run in:
+/// Claude Code gives its SessionStart hooks a file of shell exports
+/// (`CLAUDE_ENV_FILE`) sourced before each command, so `GIT_HANDOFF_SESSION`
+/// names the session even when several run in one worktree. Never fails.
+fn export_session(session: Option<&str>) {
+    use std::io::Write;
+    let Some(id) = session.and_then(sticky::valid_session) else {
+        return;
+    };
+    let Some(file) = std::env::var_os("CLAUDE_ENV_FILE").filter(|f| !f.is_empty()) else {
+        return;
+    };
+    let line = format!("export {}={id}", sticky::SESSION_ENV);
+    let existing = std::fs::read_to_string(&file).unwrap_or_default();
+    if existing.lines().last() == Some(line.as_str()) {
+        return;
+    }
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .and_then(|mut f| {
+            let sep = if existing.is_empty() || existing.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            f.write_all(format!("{sep}{line}\n").as_bytes())
+        });
 }
 
 /// The five load-bearing fields of a brief and its drift warnings; `None`
@@ -163,10 +214,11 @@ fn waiting(briefs: &[crate::cli::inventory::Waiting], current: &str) -> String {
 
 fn pre_compact(input: Option<&Value>) -> report::HookMessage {
     let drafted = crate::cli::commands::draft::safety_net(input);
+    // The key a keyless `write` targets: the same rule as `write`'s.
     let key = open(input).and_then(|repo| {
         repo::head_state(&repo)
             .ok()
-            .and_then(|h| repo::default_key(&h).ok())
+            .and_then(|h| sticky::keyless_key(&repo, &h).ok())
     });
     let target = key.map(|k| format!(" (key '{k}')")).unwrap_or_default();
     let draft = drafted

@@ -10,8 +10,8 @@ use crate::{brief, git::repo};
 
 /// Check a brief for the handoff method's anti-patterns
 ///
-/// Rules: vague-check, inlined-content, no-rejected-paths, over-long,
-/// dangling-pointer, placeholder, secret (README, "Lint rules", has a bad and a
+/// Rules: vague-check, inlined-content, no-rejected-paths,
+/// decision-without-why, over-long, dangling-pointer, placeholder, secret (README, "Lint rules", has a bad and a
 /// good example of each). Findings are warnings (exit 0); with --strict or
 /// `git config handoff.strict true` they are errors (exit 1). `write` runs
 /// the same checks (--strict, --no-lint). A brief file (-F) may be a

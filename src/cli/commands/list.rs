@@ -9,7 +9,8 @@ use crate::{git::repo, store, support::clock};
 
 /// List the stored briefs: key, age, branch, head, done-when
 ///
-/// `*` marks the current branch's key. --archived lists the briefs `prune`
+/// `*` marks the brief a keyless `resume` reads (this session's key, else
+/// the current branch's). --archived lists the briefs `prune`
 /// moved to refs/handoff-archive/ instead (`restore KEY` brings one back).
 #[derive(Debug, clap::Args)]
 pub struct Args {

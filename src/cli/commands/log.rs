@@ -16,7 +16,7 @@ use crate::{git::repo, store};
 /// current version and each remote's last fetched one are marked.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief's key (default: the current branch's)
+    /// The brief's key (default: this session's key, else the current branch's)
     pub key: Option<String>,
     /// Print a JSON array instead of text
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
@@ -125,7 +125,7 @@ fn compute(args: &Args) -> Result<Vec<Row>> {
     let repo = repo::open_cwd()?;
     let key = match &args.key {
         Some(k) => checked_key(k)?,
-        None => repo::default_key(&repo::head_state(&repo)?)?,
+        None => crate::cli::commands::keyless_key_here(&repo)?,
     };
     let log = history::log(&repo, &key)?;
     if log.versions.is_empty() {

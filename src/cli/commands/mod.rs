@@ -104,7 +104,7 @@ impl NamedKey {
 /// file (`lint`, `reground`).
 #[derive(Debug, clap::Args)]
 pub struct BriefSource {
-    /// The stored brief's key (default: the current branch's)
+    /// The stored brief's key (default: this session's key, else the current branch's)
     pub key: Option<String>,
     /// Read the brief from FILE (or - for stdin) instead of a stored brief
     #[arg(
@@ -176,9 +176,11 @@ pub enum Selection {
     Ambiguous(Vec<crate::cli::render::ListRow>),
 }
 
-/// Select the brief for `key`, or without one: the current branch's key
-/// (`GIT_HANDOFF_KEY` overrides); when that has none, the only brief if
-/// there is exactly one; several → [`Selection::Ambiguous`]; none → error.
+/// Select the brief for `key`, or without one: the key a keyless `write`
+/// targets ([`keyless_key`]: `GIT_HANDOFF_KEY`, else this session's sticky
+/// key on its branch, else the current branch's), else the current
+/// branch's; when that has none, the only brief if there is exactly one;
+/// several → [`Selection::Ambiguous`]; none → error.
 pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
     use crate::{git::repo as r, store};
     if let Some(spec) = key {
@@ -195,8 +197,13 @@ pub fn select(repo: &gix::Repository, key: Option<&str>) -> Result<Selection> {
             others: Vec::new(),
         });
     }
-    let current = r::default_key(&r::head_state(repo)?)?;
+    let head = r::head_state(repo)?;
     let keys = store::keys(repo)?;
+    let sticky = keyless_key(repo, &head)?;
+    let current = match keys.contains(&sticky) {
+        true => sticky,
+        false => r::default_key(&head)?,
+    };
     if keys.contains(&current) {
         let stored = store::read(repo, &current)?.ok_or_else(|| no_brief(&current))?;
         let others = keys.into_iter().filter(|k| *k != current).collect();
@@ -283,6 +290,24 @@ pub fn ambiguous_both(
     )
 }
 
+/// The key a keyless command or hook uses in `repo`: the one rule of
+/// [`sticky::keyless_key`].
+pub fn keyless_key(repo: &gix::Repository, head: &crate::git::repo::HeadState) -> Result<String> {
+    sticky::keyless_key(repo, head)
+}
+
+/// The key a keyless reading command reads at the current HEAD:
+/// [`keyless_key`] when a brief is stored under it, else the current
+/// branch's key (`GIT_HANDOFF_KEY` overrides).
+pub fn keyless_key_here(repo: &gix::Repository) -> Result<String> {
+    let head = crate::git::repo::head_state(repo)?;
+    let key = keyless_key(repo, &head)?;
+    if crate::store::current_id(repo, &key)?.is_some() {
+        return Ok(key);
+    }
+    crate::git::repo::default_key(&head)
+}
+
 /// Make `key` this worktree's sticky key after it was resumed (the method:
 /// "the selected key becomes the sticky session key"), so that a later
 /// keyless `write` continues that thread. It is remembered as the key of
@@ -301,6 +326,7 @@ pub fn adopt(repo: &gix::Repository, key: &str, explicit: bool, branch: &str) {
     if let Ok(Some(current)) = sticky::read(repo)
         && current.key == key
         && current.branch.as_deref() == Some(branch)
+        && current.session == sticky::current_session(repo)
     {
         return;
     }

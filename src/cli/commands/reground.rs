@@ -13,7 +13,8 @@ use crate::git::repo;
 /// Print the goal, the first five locked decisions and the files to keep in view
 ///
 /// Compact and read-only, with no warnings: for re-grounding a long
-/// session in what it is for. With -F, from a brief file (a file-based
+/// session in what it is for. The user's preferences and feedback
+/// (state.preferences) follow the decisions when the brief has any. With -F, from a brief file (a file-based
 /// handoff's JSON) instead of a stored brief.
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -17,12 +17,13 @@ use crate::{git::repo, narrative, support::clock};
 /// file to read first), DIRTY (uncommitted changes now, none then). Drift is
 /// measured on the brief's own branch: HEAD when on it, else that branch's
 /// tip, else its remote-tracking branch, else HEAD. Without
-/// KEY: the current branch's brief; if it has none, the only brief; if several
+/// KEY: this session's key (the one a keyless write targets), else the
+/// current branch's brief; if neither has one, the only brief; if several
 /// exist, they are listed and nothing is guessed (exit 1). The resumed key
 /// becomes this worktree's sticky key: a later keyless write continues it.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief's key (default: the current branch's); KEY@REMOTE for a remote's version, KEY@{N} for an earlier one
+    /// The brief's key (default: this session's key, else the current branch's); KEY@REMOTE for a remote's version, KEY@{N} for an earlier one
     pub key: Option<String>,
     /// Print one JSON object: the brief, structured warnings, commit drift
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]

@@ -10,14 +10,15 @@ use crate::{git::repo, store};
 
 /// Print a stored brief as JSON, exactly as stored
 ///
-/// Without KEY, shows the current branch's brief. The same bytes as
+/// Without KEY, shows the brief a keyless `resume` reads (this session's
+/// key, else the current branch's). The same bytes as
 /// `git cat-file -p refs/handoffs/<key>`. KEY@{N} shows an earlier version
 /// (@{0} is the newest in `git handoff log KEY`, @{1} the one before),
 /// KEY@REMOTE the remote's version as of the last fetch.
 #[derive(Debug, clap::Args)]
 #[command(disable_version_flag = true)]
 pub struct Args {
-    /// The brief's key (default: the current branch's); KEY@{N} or KEY@REMOTE
+    /// The brief's key (default: this session's key, else the current branch's); KEY@{N} or KEY@REMOTE
     pub key: Option<String>,
     /// Show the version with this id (or a unique prefix), as listed by `git handoff log`
     #[arg(long, value_name = "ID")]
@@ -33,7 +34,7 @@ pub fn run(args: Args) -> Result<Output> {
     let (key, mut selector) = match &args.key {
         Some(spec) => history::parse_key_spec(&repo, spec)?,
         None => (
-            repo::default_key(&repo::head_state(&repo)?)?,
+            crate::cli::commands::keyless_key_here(&repo)?,
             Selector::Current,
         ),
     };

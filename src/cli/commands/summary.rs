@@ -98,7 +98,7 @@ fn new(
     }
     let now = clock::now().map_err(crate::refused)?;
     let head = repo::head_state(repo)?;
-    let key = repo::default_key(&head)?;
+    let key = crate::cli::commands::keyless_key_here(repo)?;
     let brief = store::read(repo, &key)
         .ok()
         .flatten()

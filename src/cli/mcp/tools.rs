@@ -154,7 +154,7 @@ struct Spec {
 const KEY: (&str, &str, &str) = (
     "key",
     "string",
-    "The brief's key (default: the current branch's); KEY@{N} for an earlier version, KEY@REMOTE for a remote's",
+    "The brief's key (default: this session's key, else the current branch's); KEY@{N} for an earlier version, KEY@REMOTE for a remote's",
 );
 const WRITE_KEY: (&str, &str, &str) = (
     "key",

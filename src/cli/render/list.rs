@@ -10,7 +10,8 @@ use crate::cli::output::{Doc, Style};
 pub struct ListRow {
     /// The key.
     pub key: String,
-    /// Whether it is the current branch's key.
+    /// Whether it is the brief a keyless `resume` reads (this session's
+    /// key, else the current branch's).
     pub current: bool,
     /// The version id (blob id).
     pub id: String,

@@ -18,7 +18,8 @@ pub use list::{ListRow, line_width, list_text, waiting_text};
 pub use notes::{failed_text, notes_text, refusal_text, warning, warning_kind, warnings_text};
 pub use reread::reread_text;
 pub use resume::{
-    AUTO_NOTE, draft_text, hook_context, reground_text, resume_lines, resume_text, subagent_text,
+    AUTO_NOTE, SubagentSource, draft_text, hook_context, reground_text, relevant_slice,
+    resume_lines, resume_text, subagent_text,
 };
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};

@@ -100,6 +100,7 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     let s = &brief.state;
     out.push('\n');
     section_tight(&mut out, "Decisions", &s.decisions);
+    section_tight(&mut out, "User preferences and feedback", &s.preferences);
     section_tight(&mut out, "Rejected paths (do not retry)", &s.rejected_paths);
     section_tight(&mut out, "Open risks", &s.open_risks);
     let tests: Vec<String> = s
@@ -115,6 +116,7 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
         &pointers(&brief.files_read_first),
     );
     section_tight(&mut out, "Files to skip", &pointers(&brief.files_skip));
+    verbatim_section(&mut out, &s.verbatim);
     if out.ends_with("\n\n") {
         out.pop();
     }
@@ -242,6 +244,21 @@ fn warning_style(w: &Warning) -> Style {
     }
 }
 
+/// `## Verbatim`: each entry's what, then its text word for word,
+/// indented so that no line of it reads as a heading.
+fn verbatim_section(out: &mut Doc, items: &[crate::brief::Verbatim]) {
+    if items.is_empty() {
+        return;
+    }
+    out.styled_line(Style::Heading, "## Verbatim");
+    for v in items {
+        out.push_str(&format!("- {}:\n", v.what.trim()));
+        for line in v.text.trim_end().lines() {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
+}
+
 /// A `## title` section with no blank line before it.
 fn section_tight(out: &mut Doc, title: &str, items: &[String]) {
     if items.is_empty() {
@@ -272,6 +289,13 @@ pub fn reground_text(brief: &Brief) -> Doc {
     for d in brief.state.decisions.iter().take(5) {
         out.push_str(&format!("- {}\n", d.trim()));
     }
+    if !brief.state.preferences.is_empty() {
+        out.push('\n');
+        out.styled_line(Style::Heading, "## User preferences and feedback");
+        for p in &brief.state.preferences {
+            out.push_str(&format!("- {}\n", p.trim()));
+        }
+    }
     out.push('\n');
     out.styled_line(Style::Heading, "## Files to keep in view");
     if brief.files_read_first.is_empty() {
@@ -283,9 +307,78 @@ pub fn reground_text(brief: &Brief) -> Doc {
     out
 }
 
-/// A subagent brief: task, scope, decisions, do-not-retry, risks, read
-/// first, what to return. No key, schema or store path — except in the one
-/// `(+N more: …)` line that stands for what did not fit.
+/// What a subagent brief is drawn from: a stored brief, the flags given
+/// to `brief`, or both merged — a partial brief as JSON, read leniently.
+#[derive(Debug, Clone, Default)]
+pub struct SubagentSource {
+    /// The stored brief's key when one is the base (the `(+N more …)`
+    /// line names it); `None` for a brief built from flags alone.
+    pub key: Option<String>,
+    /// `resume.resume_by`: the task when `--task` is not given.
+    pub resume_by: Option<String>,
+    /// `resume.done_when`: the goal the task serves.
+    pub done_when: Option<String>,
+    /// `state.next_acceptance_check`: the least the subagent verifies.
+    pub check: Option<String>,
+    /// `state.decisions`.
+    pub decisions: Vec<String>,
+    /// `state.rejected_paths`.
+    pub rejected: Vec<String>,
+    /// `state.open_risks`.
+    pub risks: Vec<String>,
+    /// `state.preferences`.
+    pub preferences: Vec<String>,
+    /// `files_read_first`, rendered.
+    pub read_first: Vec<String>,
+}
+
+impl SubagentSource {
+    /// The source read from a (partial) brief as JSON.
+    pub fn of(value: &serde_json::Value, key: Option<String>) -> SubagentSource {
+        let text = |pointer: &str| {
+            value
+                .pointer(pointer)
+                .and_then(serde_json::Value::as_str)
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+        };
+        let strings = |pointer: &str| -> Vec<String> {
+            value
+                .pointer(pointer)
+                .and_then(serde_json::Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(serde_json::Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let read_first: Vec<FilePointer> = value
+            .get("files_read_first")
+            .cloned()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        SubagentSource {
+            key,
+            resume_by: text("/resume/resume_by"),
+            done_when: text("/resume/done_when"),
+            check: text("/state/next_acceptance_check"),
+            decisions: strings("/state/decisions"),
+            rejected: strings("/state/rejected_paths"),
+            risks: strings("/state/open_risks"),
+            preferences: strings("/state/preferences"),
+            read_first: pointers(&read_first),
+        }
+    }
+}
+
+/// A subagent brief: task, scope, decisions, the user's preferences,
+/// do-not-retry, risks, read first, what to return. No key, schema or
+/// store path — except in the one `(+N more: …)` line that stands for what
+/// did not fit, which names a stored brief's key.
 ///
 /// It fits `cap` lines by construction: task, scope and the Return contract
 /// always appear; each list keeps its items most relevant to the task and
@@ -294,34 +387,32 @@ pub fn reground_text(brief: &Brief) -> Doc {
 /// the lines the task, scope and Return contract need alone, when that is
 /// over the cap.
 pub fn subagent_text(
-    brief: &Brief,
-    task: Option<&str>,
+    source: &SubagentSource,
+    task: &str,
     scope: &[String],
     cap: usize,
 ) -> Result<Doc, usize> {
     let mut out = Doc::new();
     out.styled_line(Style::Heading, "## Task");
-    out.push_str(task.unwrap_or(&brief.resume.resume_by).trim());
+    out.push_str(task.trim());
     out.push('\n');
-    let scope: Vec<String> = if scope.is_empty() {
-        vec![format!(
-            "Only this task; the goal it serves: {}",
-            brief.resume.done_when.trim()
-        )]
-    } else {
-        scope.to_vec()
+    let scope: Vec<String> = match (scope.is_empty(), &source.done_when) {
+        (false, _) => scope.to_vec(),
+        (true, Some(goal)) => vec![format!("Only this task; the goal it serves: {goal}")],
+        (true, None) => vec!["Only this task".to_string()],
     };
     section(&mut out, "Scope", &scope);
+    let verified = match &source.check {
+        Some(check) => format!("What you verified: commands and results (at least `{check}`)"),
+        None => "What you verified: commands and their results".to_string(),
+    };
     let mut ret = Doc::new();
     section(
         &mut ret,
         "Return",
         &[
             "What you changed: files and one line each".to_string(),
-            format!(
-                "What you verified: commands and results (at least `{}`)",
-                brief.state.next_acceptance_check.trim()
-            ),
+            verified,
             "What is still open or surprised you".to_string(),
         ],
     );
@@ -331,10 +422,11 @@ pub fn subagent_text(
     }
     let words = relevance_words(out.as_str());
     let lists = [
-        ("Locked decisions", brief.state.decisions.clone()),
-        ("Do not retry", brief.state.rejected_paths.clone()),
-        ("Open risks", brief.state.open_risks.clone()),
-        ("Read first", pointers(&brief.files_read_first)),
+        ("Locked decisions", source.decisions.clone()),
+        ("User preferences and feedback", source.preferences.clone()),
+        ("Do not retry", source.rejected.clone()),
+        ("Open risks", source.risks.clone()),
+        ("Read first", source.read_first.clone()),
     ]
     .map(|(title, items)| (title, ranked(items, &words)));
     let shown = fit_lists(&lists, cap - fixed);
@@ -348,10 +440,10 @@ pub fn subagent_text(
         left += items.len() - n;
     }
     if left > 0 {
-        out.push_str(&format!(
-            "(+{left} more: git handoff resume {})\n",
-            brief.key
-        ));
+        out.push_str(&match &source.key {
+            Some(key) => format!("(+{left} more: git handoff resume {key})\n"),
+            None => format!("(+{left} more left out: fewer --decision, --rejected or --read)\n"),
+        });
     }
     out.append(ret);
     Ok(out)
@@ -362,9 +454,9 @@ pub fn subagent_text(
 /// short shares one `(+N more …)` line. Every non-empty list first gets its
 /// first item, in order, while that fits; then one more item per list in
 /// turn.
-fn fit_lists(lists: &[(&str, Vec<String>); 4], budget: usize) -> [usize; 4] {
-    let mut shown = [0usize; 4];
-    let cost = |shown: &[usize; 4]| {
+fn fit_lists<const N: usize>(lists: &[(&str, Vec<String>); N], budget: usize) -> [usize; N] {
+    let mut shown = [0usize; N];
+    let cost = |shown: &[usize; N]| {
         let mut lines = 0;
         let mut cut = false;
         for ((_, items), n) in lists.iter().zip(shown) {
@@ -424,6 +516,21 @@ const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "not", "but", "from", "this", "that", "into", "only", "are",
     "was", "its", "all", "any", "use", "one", "when", "then", "than", "each", "what", "your",
 ];
+
+/// The slice of `items` relevant to `purpose` (a fork's): those with a
+/// word or path in common with it, most relevant first, at most `max`;
+/// and how many were left out.
+pub fn relevant_slice(items: Vec<String>, purpose: &str, max: usize) -> (Vec<String>, usize) {
+    let words = relevance_words(purpose);
+    let total = items.len();
+    let kept: Vec<String> = ranked(items, &words)
+        .into_iter()
+        .take_while(|item| relevance_words(item).intersection(&words).next().is_some())
+        .take(max)
+        .collect();
+    let left = total - kept.len();
+    (kept, left)
+}
 
 /// The items, most relevant first (most words and paths in common with the
 /// task and scope); ties keep the brief's order.

@@ -161,6 +161,8 @@ pub fn hermetic(cmd: &mut Command, home: &Path) {
         "GIT_OBJECT_DIRECTORY",
         "GIT_COMMON_DIR",
         "GIT_HANDOFF_KEY",
+        "GIT_HANDOFF_SESSION",
+        "CLAUDE_ENV_FILE",
         "GIT_HANDOFF_STALE_HOURS",
         "NO_COLOR",
         "EMAIL",
@@ -187,7 +189,7 @@ pub fn hermetic(cmd: &mut Command, home: &Path) {
 
 /// The README's example brief.
 pub const EXAMPLE: &str = r#"{"resume":{"done_when":"cargo test auth passes","resume_by":"add leeway to verify()"},
- "state":{"next_acceptance_check":"cargo test auth::expiry","decisions":["use <= not <"],
+ "state":{"next_acceptance_check":"cargo test auth::expiry","decisions":["use <= not < — the expiry second is still valid"],
           "rejected_paths":["< operator (off by one)"]},
  "files_read_first":[{"path":"src/auth.rs","why":"under repair"}]}"#;
 
