@@ -208,6 +208,13 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
             format!("dropped here; `git handoff push --prune` deletes it on '{remote}'")
         }
         Held::NotHere => format!("not here; `git handoff fetch {remote}` brings it"),
+        Held::NotABrief(id) => format!(
+            "not here, and '{remote}' holds {}, which is not a valid brief; `git handoff push --prune {remote} {key}` deletes it there",
+            id.to_hex_with_len(7)
+        ),
+        Held::ValidThere => format!(
+            "'{remote}' holds a valid brief that was not dropped here: --prune deletes only junk and what `git handoff drop` dropped; `git handoff fetch {remote}` brings it, `git handoff drop {key}` then `git handoff push --prune {remote} {key}` deletes it"
+        ),
         Held::SecretKey(rule) => format!(
             "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
         ),

@@ -95,6 +95,20 @@ pub enum NotesMerge {
     /// The remote's notes ref is not a notes history (not a commit, or a
     /// tree holding more than notes): nothing was taken from it.
     Ignored(#[serde(serialize_with = "hex")] ObjectId),
+    /// The remote's history (this commit) lacks versions the local one
+    /// holds: `push` sends them.
+    Behind(#[serde(serialize_with = "hex")] ObjectId),
+    /// The remote's history went back: it lacks commits it held at the
+    /// last fetch or push (a forced or stale push). Nothing was lost here;
+    /// `push` repairs it.
+    RolledBack {
+        /// The remote's tip now.
+        #[serde(serialize_with = "hex")]
+        now: ObjectId,
+        /// The tip it held before, which contains `now`.
+        #[serde(serialize_with = "hex")]
+        was: ObjectId,
+    },
 }
 
 /// The result of a fetch.
@@ -234,6 +248,7 @@ pub(super) fn fetch_sides(
 ) -> Result<(FetchReport, Sides)> {
     remotes::migrate(repo)?;
     let local_notes_before = history::peel(repo, NOTES_REF)?;
+    let published_before = history::peel(repo, &remotes::notes_ref(remote))?;
     let tips = refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
     let staged = staged_notes(repo, remote)?;
@@ -258,6 +273,7 @@ pub(super) fn fetch_sides(
         Staged::Invalid(id) => NotesMerge::Ignored(id),
         Staged::Valid(_) => merge_notes(repo, remote, remote_notes)?,
     };
+    let history = super::notes::behind(repo, history, remote_notes, published_before)?;
     crate::support::failpoint::reach("fetch-history-merged");
 
     let mut sides = Sides::with_tips(repo, remote, tips)?;

@@ -54,6 +54,12 @@ pub enum Held {
     DroppedHere,
     /// Only on the remote.
     NotHere,
+    /// Only on the remote, and what it holds there (this id) is not a
+    /// valid brief of the key: `push --prune` names the key to delete it.
+    NotABrief(ObjectId),
+    /// `push --prune` named it, but the remote holds a valid brief that
+    /// was not dropped here: not junk, so not deleted.
+    ValidThere,
     /// The key holds a secret (the rule) and would become a ref name.
     SecretKey(String),
     /// The brief holds secrets: how many, and how many of each kind.
@@ -343,6 +349,7 @@ pub(super) fn plan_keys(
                 lease: Some(r),
                 new: l,
             },
+            (None, b, Some(r)) if b != Some(r) => only_there(repo, &key, r, options),
             sides_of_key => plan(sides_of_key, !options.keys.is_empty(), options.prune),
         };
         let refused = |lease, held| PushedKey {
@@ -388,6 +395,21 @@ pub(super) fn plan_keys(
     }
     cache.save();
     Ok((keys, sends))
+}
+
+/// The plan of a key only the remote holds (`r`), not dropped here. What
+/// is not a valid brief of the key (fetch ignored it) is deleted when
+/// `push --prune` names the key, with a lease on exactly that value, and
+/// held otherwise; a valid brief is never deleted this way (`push --prune`
+/// deletes one only when it was dropped here).
+fn only_there(repo: &gix::Repository, key: &str, r: ObjectId, options: &PushOptions) -> Plan {
+    let named = options.keys.iter().any(|k| k == key);
+    match (is_brief(repo, Some(r), key), named && options.prune) {
+        (false, true) => Plan::Delete { lease: r },
+        (false, false) => Plan::Hold(Outcome::Skipped, Held::NotABrief(r)),
+        (true, true) => Plan::Hold(Outcome::Skipped, Held::ValidThere),
+        (true, false) => Plan::Hold(Outcome::Skipped, Held::NotHere),
+    }
 }
 
 /// The keys `push` considers: all of them, or the named ones (each must

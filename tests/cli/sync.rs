@@ -2073,3 +2073,111 @@ fn after_redact_history_a_secret_brief_on_the_remote_is_named_with_the_way_out()
     t.run(&t.b, &["push"]).success();
     assert_eq!(t.remote_id("k1"), t.id(&t.b, "refs/handoffs/k1"));
 }
+
+#[test]
+fn a_remote_history_rolled_back_is_named_and_push_repairs_it() {
+    // Issue 30 item 9: not "history: up to date".
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    let first = t.id(&t.bare, "refs/notes/handoffs").unwrap();
+    t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
+    // Written here, not pushed yet: the remote is behind.
+    let out = t.run(&t.a, &["fetch"]).success();
+    assert_stdout_has(
+        &out,
+        &format!(
+            "history: 'origin' is behind ({} lacks versions this history holds; `git handoff push origin` sends them)",
+            short(&first)
+        ),
+    );
+    t.run(&t.a, &["push"]).success();
+    let second = t.id(&t.bare, "refs/notes/handoffs").unwrap();
+    t.run(&t.b, &["fetch"]).success();
+    // A stale clone's plain push rolls the remote's history back.
+    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &first]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(!text.contains("history: up to date"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "history: rolled back on 'origin' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push origin` repairs it)",
+            short(&first),
+            short(&second)
+        )),
+        "{text}"
+    );
+    // Said once; from then on it is behind, until a push repairs it.
+    let out = t.run(&t.b, &["fetch", "--json"]).success();
+    let v = json(&stdout(&out));
+    assert_eq!(v["history"]["result"], "behind", "{v}");
+    assert_eq!(v["history"]["commit"], first.as_str());
+    assert_eq!(
+        t.id(&t.b, "refs/notes/handoffs").as_deref(),
+        Some(second.as_str())
+    );
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(&out, "history: push (fast-forward)");
+    assert_eq!(
+        t.id(&t.bare, "refs/notes/handoffs").as_deref(),
+        Some(second.as_str())
+    );
+    t.run(&t.b, &["fetch"])
+        .success()
+        .stdout("From 'origin':\n  briefs: up to date\n  history: up to date\n");
+}
+
+#[test]
+fn push_prune_key_deletes_a_remote_value_that_is_not_a_brief() {
+    // Issue 30 item 7: the junk fetch ignores can be removed with
+    // git-handoff, with a lease on exactly what was seen.
+    let t = team();
+    t.write(&t.a, "good", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    let junk = t.sb.git_stdin(
+        &t.bare,
+        &["hash-object", "-w", "--stdin"],
+        "not json at all\n",
+    );
+    let junk = junk.trim();
+    t.sb.git(&t.bare, &["update-ref", "refs/handoffs/junk", junk]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(
+        &out,
+        &format!(
+            "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune origin junk` deletes it there)",
+            short(junk)
+        ),
+    );
+    // A plain push leaves it, and says how to delete it.
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(
+        &out,
+        &format!(
+            "skipped: junk (not here, and 'origin' holds {}, which is not a valid brief; `git handoff push --prune origin junk` deletes it there)",
+            short(junk)
+        ),
+    );
+    assert!(!stdout(&out).contains("brings it"), "{}", stdout(&out));
+    // A dry run deletes nothing.
+    let out = t.run(&t.b, &["push", "--prune", "--dry-run", "origin", "junk"]);
+    assert_stdout_has(
+        &out.success(),
+        &format!("would delete: junk (was {})", short(junk)),
+    );
+    assert_eq!(t.remote_id("junk").as_deref(), Some(junk));
+    let out = t
+        .run(&t.b, &["push", "--prune", "origin", "junk", "--json"])
+        .success();
+    let v = json(&stdout(&out));
+    let row = &v["keys"][0];
+    assert_eq!(row["key"], "junk", "{v}");
+    assert_eq!(row["outcome"], "deleted", "{v}");
+    assert_eq!(row["lease"], junk, "{v}");
+    assert_eq!(t.remote_id("junk"), None);
+    assert!(t.remote_id("good").is_some(), "only the junk went");
+    assert_eq!(t.id(&t.b, "refs/handoff-remotes/origin/briefs/junk"), None);
+    t.run(&t.b, &["fetch"])
+        .success()
+        .stdout("From 'origin':\n  briefs: up to date\n  history: up to date\n");
+}

@@ -69,8 +69,12 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
             Status::SecretKey => {
                 format!("ignored: {key} (the key holds a secret; nothing taken, never stored here)")
             }
-            Status::Invalid => format!(
+            Status::Invalid if k.local.is_some() => format!(
                 "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
+                short(&k.remote)
+            ),
+            Status::Invalid => format!(
+                "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune {remote} {key}` deletes it there)",
                 short(&k.remote)
             ),
         };
@@ -89,6 +93,15 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
         NotesMerge::Merged(id) => format!(
             "history: merged with '{remote}' ({}, union of both)",
             id.to_hex_with_len(7)
+        ),
+        NotesMerge::Behind(id) => format!(
+            "history: '{remote}' is behind ({} lacks versions this history holds; `git handoff push {remote}` sends them)",
+            id.to_hex_with_len(7)
+        ),
+        NotesMerge::RolledBack { now, was } => format!(
+            "history: rolled back on '{remote}' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push {remote}` repairs it)",
+            now.to_hex_with_len(7),
+            was.to_hex_with_len(7)
         ),
     };
     let mut out = format!("From '{remote}':\n");
