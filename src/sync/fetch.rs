@@ -120,6 +120,13 @@ pub struct FetchReport {
     pub keys: Vec<KeyReport>,
     /// The notes merge.
     pub history: NotesMerge,
+    /// The remote's refs under git-handoff's own bookkeeping namespaces
+    /// (`refs/handoff-fetch/`, `refs/handoff-remotes/`,
+    /// `refs/handoff-push/`): a plain `git push --mirror` copied them
+    /// there, where nothing reads them. Empty when there are none (or the
+    /// remote could not be listed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bookkeeping: Vec<String>,
 }
 
 impl FetchReport {
@@ -153,20 +160,28 @@ pub(super) fn fetch_refspecs(remote: &str, briefs: bool) -> Vec<String> {
 /// first, and `git fetch` only when what the remote lists differs from
 /// what the last fetch staged, so a fetch with nothing new is one ref
 /// listing. When the listing fails, `git fetch` runs and says why.
-/// Returns the remote's brief values as staged, by key.
-fn refresh_staging(repo: &gix::Repository, remote: &str) -> Result<BTreeMap<String, ObjectId>> {
+/// Returns the remote's brief values as staged, by key, and the names of
+/// its refs under git-handoff's bookkeeping namespaces (as listed).
+fn refresh_staging(
+    repo: &gix::Repository,
+    remote: &str,
+) -> Result<(BTreeMap<String, ObjectId>, Vec<String>)> {
     let staging = format!("{}{remote}/", remotes::STAGING_PREFIX);
     let mut staged = remotes::ids_under(repo, &staging)?;
-    let current =
-        super::git::ls_remote(repo, remote).is_ok_and(|listed| listed == by_remote_name(&staged));
+    let listing = super::git::ls_remote(repo, remote);
+    let current = listing
+        .as_ref()
+        .is_ok_and(|(listed, _)| *listed == by_remote_name(&staged));
+    let bookkeeping = listing.map(|(_, names)| names).unwrap_or_default();
     if !current {
         git_fetch(repo, remote, true)?;
         staged = remotes::ids_under(repo, &staging)?;
     }
-    Ok(staged
+    let tips = staged
         .into_iter()
         .filter_map(|(rest, id)| Some((rest.strip_prefix("briefs/")?.to_string(), id)))
-        .collect())
+        .collect();
+    Ok((tips, bookkeeping))
 }
 
 /// The refs a fetch staged (by the rest of their names below the staging
@@ -249,7 +264,7 @@ pub(super) fn fetch_sides(
     remotes::migrate(repo)?;
     let local_notes_before = history::peel(repo, NOTES_REF)?;
     let published_before = history::peel(repo, &remotes::notes_ref(remote))?;
-    let tips = refresh_staging(repo, remote)?;
+    let (tips, bookkeeping) = refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
     let staged = staged_notes(repo, remote)?;
     if !options.allow_secrets
@@ -284,6 +299,7 @@ pub(super) fn fetch_sides(
         remote: remote.to_string(),
         keys,
         history,
+        bookkeeping,
     };
     Ok((report, sides))
 }

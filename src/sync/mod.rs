@@ -35,6 +35,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 pub use fetch::{FetchOptions, FetchReport, NotesMerge, Status, fetch_with};
+pub use git::bookkeeping_on;
 pub use push::{Held, HistoryPush, Outcome, PushError, PushOptions, PushReport, push};
 pub use resolve::{Resolution, ResolveError, resolve};
 

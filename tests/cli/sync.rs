@@ -2181,3 +2181,126 @@ fn push_prune_key_deletes_a_remote_value_that_is_not_a_brief() {
         .success()
         .stdout("From 'origin':\n  briefs: up to date\n  history: up to date\n");
 }
+
+/// The command a bookkeeping warning names (between the last backticks).
+fn removal_command(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.contains("bookkeeping"))
+        .unwrap_or_else(|| panic!("no bookkeeping warning: {text}"));
+    let end = line.rfind('`').unwrap();
+    let start = line[..end].rfind('`').unwrap();
+    line[start + 1..end].to_string()
+}
+
+#[test]
+fn bookkeeping_refs_mirrored_to_the_remote_are_named_with_their_removal() {
+    // Issue 30 item 10: a teammate's plain `git push --mirror`.
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.a, &["fetch"]).success();
+    t.sb.git(&t.a, &["push", "-q", "--mirror", "origin"]);
+    let mirrored = t.sb.git(
+        &t.bare,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/handoff-fetch",
+            "refs/handoff-remotes",
+        ],
+    );
+    assert!(!mirrored.is_empty(), "the mirror copied them");
+
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains("warning: 'origin' holds ")
+            && text.contains(
+                "of git-handoff's own bookkeeping (refs/handoff-fetch/*, refs/handoff-remotes/*)"
+            )
+            && text.contains("Remove them: `git push origin --delete refs/handoff-"),
+        "{text}"
+    );
+    let out = t.run(&t.b, &["fetch", "--json"]).success();
+    let v = json(&stdout(&out));
+    let listed: Vec<&str> = v["bookkeeping"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, mirrored.lines().collect::<Vec<_>>());
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(&out, "of git-handoff's own bookkeeping");
+    let out = t.run(&t.b, &["init", "--check", "origin"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("blocked  refs/handoff-* on 'origin'")
+            && text.contains("git push origin --delete"),
+        "{text}"
+    );
+    // Nothing was written by any of them, here or there.
+    assert_eq!(
+        t.sb.git(
+            &t.bare,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/handoff-fetch",
+                "refs/handoff-remotes"
+            ],
+        ),
+        mirrored
+    );
+
+    // The command it names removes them.
+    let command = removal_command(&stdout(&t.run(&t.b, &["fetch"]).success()));
+    let mut sh = t.sb.command("sh", &t.b);
+    sh.args(["-c", &command]);
+    assert_ok(&sh.output().unwrap());
+    assert_eq!(
+        t.sb.git(
+            &t.bare,
+            &["for-each-ref", "refs/handoff-fetch", "refs/handoff-remotes"]
+        ),
+        ""
+    );
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(!stdout(&out).contains("bookkeeping"), "{}", stdout(&out));
+    let out = t.run(&t.b, &["init", "--check", "--json", "origin"]);
+    let v = json(&stdout(&out));
+    let row = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "refs/handoff-* on 'origin'")
+        .cloned()
+        .unwrap();
+    assert_eq!(row["status"], "ok", "{row}");
+
+    // Many of them: a pipeline that lists them, quoted for the shell.
+    let head = t.sb.git(&t.a, &["rev-parse", "HEAD"]);
+    for n in 0..12 {
+        t.sb.git(
+            &t.bare,
+            &[
+                "update-ref",
+                &format!("refs/handoff-push/9{n}/refs/handoffs/k"),
+                head.trim(),
+            ],
+        );
+    }
+    let command = removal_command(&stdout(&t.run(&t.b, &["fetch"]).success()));
+    assert_eq!(
+        command,
+        "git ls-remote origin 'refs/handoff-push/*' | cut -f2 | xargs git push origin --delete"
+    );
+    let mut sh = t.sb.command("sh", &t.b);
+    sh.args(["-c", &command]);
+    assert_ok(&sh.output().unwrap());
+    assert_eq!(
+        t.sb.git(&t.bare, &["for-each-ref", "refs/handoff-push"]),
+        ""
+    );
+}

@@ -112,6 +112,9 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     out.push_str(&format!("  {history}\n"));
+    if let Some(warning) = bookkeeping_warning(remote, &report.bookkeeping) {
+        out.push_str(&format!("warning: {warning}\n"));
+    }
     for key in report.diverged().map(|k| &k.key) {
         out.push_str(&format!(
             "hint: both versions of '{key}' stay readable: `git handoff show {key}` (yours), `git handoff show {key}@{remote}` (theirs); `git handoff resolve {key} --keep-local|--take-remote` ends it\n"
@@ -174,4 +177,44 @@ pub fn push_text(report: &PushReport) -> String {
         out.push_str(&format!("  {h}\n"));
     }
     out
+}
+
+/// How many names a removal command lists one by one; more are listed by
+/// `git ls-remote` in a pipeline.
+const LISTED_NAMES: usize = 8;
+
+/// What to say when `remote` holds refs of git-handoff's own bookkeeping
+/// (`names`, as `git ls-remote` listed them): where they came from and the
+/// exact command that removes them; `None` when there are none.
+pub fn bookkeeping_warning(remote: &str, names: &[String]) -> Option<String> {
+    use crate::support::escape::shell_quote;
+    if names.is_empty() {
+        return None;
+    }
+    let namespaces: Vec<String> = [
+        "refs/handoff-fetch/",
+        "refs/handoff-remotes/",
+        "refs/handoff-push/",
+    ]
+    .iter()
+    .filter(|p| names.iter().any(|n| n.starts_with(*p)))
+    .map(|p| format!("{p}*"))
+    .collect();
+    let remote_word = shell_quote(remote);
+    let command = if names.len() <= LISTED_NAMES {
+        let quoted: Vec<String> = names.iter().map(|n| shell_quote(n)).collect();
+        format!("git push {remote_word} --delete {}", quoted.join(" "))
+    } else {
+        let patterns: Vec<String> = namespaces.iter().map(|p| shell_quote(p)).collect();
+        format!(
+            "git ls-remote {remote_word} {} | cut -f2 | xargs git push {remote_word} --delete",
+            patterns.join(" ")
+        )
+    };
+    Some(format!(
+        "'{remote}' holds {} ref{} of git-handoff's own bookkeeping ({}), which a plain `git push --mirror` copies; nothing reads them there, and each clone keeps its own. Remove them: `{command}`",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        namespaces.join(", "),
+    ))
 }
