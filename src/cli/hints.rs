@@ -6,7 +6,6 @@ use crate::agent::fork::ForkError;
 use crate::store::history::VersionError;
 use crate::store::remotes::{CannotMigrate, NoRemote};
 use crate::store::{StoreError, Unreadable};
-use crate::sync::gate::ReturningSecrets;
 use crate::sync::{Held, HistoryPush, PushError, PushReport, ResolveError};
 use crate::write::{NotAnObject, Refusal};
 
@@ -150,34 +149,6 @@ pub fn sync(err: anyhow::Error) -> anyhow::Error {
             "{err}; `git handoff list` shows the keys; nothing was pushed"
         ));
     }
-    if let Some(ReturningSecrets {
-        remote,
-        count,
-        in_history,
-        in_briefs,
-        found,
-    }) = err.downcast_ref::<ReturningSecrets>()
-    {
-        let mut fixes = Vec::new();
-        if *in_history {
-            fixes.push(format!(
-                "replace the history on '{remote}' with the redacted one (`git push --force {remote} {}`)",
-                crate::store::NOTES_REF
-            ));
-        }
-        if *in_briefs {
-            fixes.push(format!(
-                "replace a brief on '{remote}' with yours (`git push --force {remote} refs/handoffs/<key>`) or delete it there (`git push {remote} :refs/handoffs/<key>`)"
-            ));
-        }
-        fixes.push(format!(
-            "or take it anyway with `git handoff fetch --allow-secrets {remote}`"
-        ));
-        return crate::refused(format!(
-            "not fetched from '{remote}': after `git handoff redact --history` here no secret is taken back, and it holds {count}: {found}; nothing was taken. To go on, {}",
-            fixes.join(", ")
-        ));
-    }
     err
 }
 
@@ -217,6 +188,10 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
         ),
         Held::SecretKey(rule) => format!(
             "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
+        ),
+        Held::SecretThere(rules) => format!(
+            "'{remote}''s version holds a secret ({}), never taken back here after `git handoff redact --history`; `git handoff push {remote} {key}` replaces it with yours",
+            rules.join(", ")
         ),
         Held::Secrets { total, kinds } => format!(
             "holds {total} secret{} ({}); `git handoff redact` removes {}",

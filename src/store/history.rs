@@ -275,8 +275,7 @@ pub fn ids_newest_first(
         .map(|(key, mut entries)| {
             // History order (not the timestamps, which a clock behind
             // gets wrong).
-            entries
-                .sort_by(|a, b| (b.generation, b.index, b.id).cmp(&(a.generation, a.index, a.id)));
+            entries.sort_by_key(|e| std::cmp::Reverse((e.generation, e.index, e.id)));
             (key, entries.into_iter().map(|e| e.id).collect())
         })
         .collect())

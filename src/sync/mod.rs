@@ -18,12 +18,14 @@
 //! | `push` | plan sends, build `git push`, run it, apply the answers |
 //! | `outgoing` | pinning many creates for one glob refspec |
 //! | `resolve` | ending a divergence |
+//! | `held` | after `redact --history`: what holds a secret, held alone |
 //! | `gate`, `gate_cache` | the one secret gate for what leaves and enters |
 
 mod fetch;
 pub mod gate;
 pub mod gate_cache;
 mod git;
+mod held;
 mod notes;
 mod outgoing;
 mod push;

@@ -16,7 +16,7 @@ use super::notes::{NOTES_RETRIES, merge_notes};
 use super::outgoing;
 use super::reconcile::{Plan, plan};
 use super::refs::{Sides, delete, is_brief, mirror, previous, set, transaction};
-use super::{FetchOptions, FetchReport, hex_opt};
+use super::{FetchOptions, FetchReport, NotesMerge, hex_opt};
 use crate::brief::redact;
 use crate::store::history;
 use crate::store::remotes::{self, base_ref, tip_ref};
@@ -62,6 +62,9 @@ pub enum Held {
     ValidThere,
     /// The key holds a secret (the rule) and would become a ref name.
     SecretKey(String),
+    /// After `redact --history` here: the remote's brief holds a secret
+    /// (these rules), so the key is held; named, it is replaced there.
+    SecretThere(Vec<String>),
     /// The brief holds secrets: how many, and how many of each kind.
     Secrets {
         /// Secrets found.
@@ -165,6 +168,10 @@ pub enum HistoryPush {
     /// Dry run: the remote's history moved since the last fetch; a real
     /// push merges it first, then sends the result.
     WouldMerge,
+    /// Not sent: after `redact --history` here, the remote's history
+    /// (this commit) holds secrets this one left out, so this one does not
+    /// contain it; it goes once the remote's is replaced.
+    Held(String),
 }
 
 /// The result of a push.
@@ -342,6 +349,9 @@ pub(super) fn plan_keys(
     let mut sends = Vec::new();
     for key in selected {
         let p = match sides.get(&key) {
+            (l, _, Some(r)) if let Some(held) = sides.held.get(&key) => {
+                super::held::plan(&key, held, (l, r), options)
+            }
             // The remote holds something that is not a brief of this key
             // (fetch reported it as ignored): the local brief replaces it,
             // with a lease on exactly that value.
@@ -651,6 +661,9 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
     let selected = selected_keys(&sides, remote, options)?;
     let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
     let (mut notes_to_push, mut history) = plan_history(repo, remote)?;
+    if let Some(NotesMerge::Held { theirs, .. }) = fetch_report.as_ref().map(|r| r.history) {
+        (notes_to_push, history) = (None, HistoryPush::Held(theirs.to_string()));
+    }
     let (pinned, batches) = plan_batches(repo, &sides, sends, options, notes_to_push.is_some())?;
     let mut glob = pinned.as_ref().map(outgoing::Pinned::refspec);
     let mut stale_lock = None;
@@ -727,6 +740,15 @@ pub(super) fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<Histor
     for _ in 0..NOTES_RETRIES {
         git_fetch(repo, remote, false)?;
         let staged = staged_notes(repo, remote)?;
+        if let (Some(theirs), true) = (staged.valid(), crate::sync::gate::history_redacted(repo))
+            && !super::held::returning(repo, remote, Some(theirs), history::peel(repo, NOTES_REF)?)?
+                .in_history
+                .is_empty()
+        {
+            let message = format!("handoff: fetch {remote}");
+            mirror(repo, &remotes::staged_notes_ref(remote), None, &message)?;
+            return Ok(HistoryPush::Held(theirs.to_string()));
+        }
         if let Staged::Invalid(id) = staged {
             return Ok(HistoryPush::Rejected(format!(
                 "'{remote}' holds {} at {NOTES_REF}, which is not a notes history",

@@ -17,8 +17,10 @@ use crate::{git::repo, store::remotes};
 /// versions readable. A remote that holds an older version of a key (a
 /// rollback by a stale clone's plain push) never replaces the local one.
 /// Nothing from the remote is published here before it is validated; after
-/// `redact --history`, secrets are not merged back in. Never deletes a
-/// local brief. Exit 1 when a key diverged.
+/// `redact --history`, secrets are not merged back in: a key whose remote
+/// brief holds one is held alone and the remote's history is merged
+/// without the lines that hold them. Never deletes a local brief. Exit 1
+/// when a key diverged.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The remote (default: handoff.remote, else the branch's upstream remote, else origin)

@@ -69,6 +69,21 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
             Status::SecretKey => {
                 format!("ignored: {key} (the key holds a secret; nothing taken, never stored here)")
             }
+            Status::HeldSecret => {
+                let rules = k
+                    .secret
+                    .as_ref()
+                    .map(|h| h.rules.join(", "))
+                    .unwrap_or_default();
+                let next = match k.local {
+                    Some(_) => format!("`git handoff push {remote} {key}` replaces it with yours"),
+                    None => format!("`git handoff push --prune {remote} {key}` deletes it there"),
+                };
+                format!(
+                    "held: {key} ('{remote}' holds {}, which holds a secret ({rules}); after `git handoff redact --history` here none is taken back; the other keys went on; {next})",
+                    short(&k.remote)
+                )
+            }
             Status::Invalid if k.local.is_some() => format!(
                 "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
                 short(&k.remote)
@@ -80,30 +95,7 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
         };
         lines.push(line);
     }
-    let history = match report.history {
-        NotesMerge::NoRemoteHistory => format!("history: '{remote}' has none yet"),
-        NotesMerge::UpToDate => "history: up to date".to_string(),
-        NotesMerge::Created(id) | NotesMerge::FastForwarded(id) => {
-            format!("history: fast-forwarded to {}", id.to_hex_with_len(7))
-        }
-        NotesMerge::Ignored(id) => format!(
-            "history: ignored ('{remote}' holds {} at refs/notes/handoffs, which is not a notes history; nothing taken)",
-            id.to_hex_with_len(7)
-        ),
-        NotesMerge::Merged(id) => format!(
-            "history: merged with '{remote}' ({}, union of both)",
-            id.to_hex_with_len(7)
-        ),
-        NotesMerge::Behind(id) => format!(
-            "history: '{remote}' is behind ({} lacks versions this history holds; `git handoff push {remote}` sends them)",
-            id.to_hex_with_len(7)
-        ),
-        NotesMerge::RolledBack { now, was } => format!(
-            "history: rolled back on '{remote}' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push {remote}` repairs it)",
-            now.to_hex_with_len(7),
-            was.to_hex_with_len(7)
-        ),
-    };
+    let history = history_line(report);
     let mut out = format!("From '{remote}':\n");
     if lines.is_empty() {
         out.push_str("  briefs: up to date\n");
@@ -121,6 +113,50 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
         ));
     }
     out
+}
+
+/// The fetch report's history line.
+fn history_line(report: &FetchReport) -> String {
+    let remote = &report.remote;
+    match report.history {
+        NotesMerge::NoRemoteHistory => format!("history: '{remote}' has none yet"),
+        NotesMerge::UpToDate => "history: up to date".to_string(),
+        NotesMerge::Created(id) | NotesMerge::FastForwarded(id) => {
+            format!("history: fast-forwarded to {}", id.to_hex_with_len(7))
+        }
+        NotesMerge::Ignored(id) => format!(
+            "history: ignored ('{remote}' holds {} at refs/notes/handoffs, which is not a notes history; nothing taken)",
+            id.to_hex_with_len(7)
+        ),
+        NotesMerge::Merged(id) => format!(
+            "history: merged with '{remote}' ({}, union of both)",
+            id.to_hex_with_len(7)
+        ),
+        NotesMerge::Held {
+            commit,
+            theirs,
+            left_out,
+        } => format!(
+            "history: {} '{remote}' without {left_out} line{} that hold secrets ({}); '{remote}' keeps them until its history is replaced with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            if commit.is_some() {
+                "merged from"
+            } else {
+                "up to date with"
+            },
+            if left_out == 1 { "" } else { "s" },
+            shown_list(&report.left_out),
+            NOTES = crate::store::NOTES_REF,
+        ),
+        NotesMerge::Behind(id) => format!(
+            "history: '{remote}' is behind ({} lacks versions this history holds; `git handoff push {remote}` sends them)",
+            id.to_hex_with_len(7)
+        ),
+        NotesMerge::RolledBack { now, was } => format!(
+            "history: rolled back on '{remote}' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push {remote}` repairs it)",
+            now.to_hex_with_len(7),
+            was.to_hex_with_len(7)
+        ),
+    }
 }
 
 /// The push report as text.
@@ -162,6 +198,10 @@ pub fn push_text(report: &PushReport) -> String {
             "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
         )),
         HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
+        HistoryPush::Held(theirs) => Some(format!(
+            "history: not pushed: '{remote}''s history holds secrets this one left out; replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            NOTES = crate::store::NOTES_REF,
+        )),
         HistoryPush::WouldMerge => Some(format!(
             "history: would merge '{remote}''s newer history first, then push"
         )),
@@ -217,4 +257,13 @@ pub fn bookkeeping_warning(remote: &str, names: &[String]) -> Option<String> {
         if names.len() == 1 { "" } else { "s" },
         namespaces.join(", "),
     ))
+}
+
+/// At most three items, then how many more.
+fn shown_list(items: &[String]) -> String {
+    let mut shown: Vec<String> = items.iter().take(3).cloned().collect();
+    if items.len() > 3 {
+        shown.push(format!("and {} more", items.len() - 3));
+    }
+    shown.join("; ")
 }
