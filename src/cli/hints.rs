@@ -189,9 +189,14 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
         Held::SecretKey(rule) => format!(
             "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
         ),
-        Held::SecretThere(rules) => format!(
-            "'{remote}''s version holds a secret ({}), never taken back here after `git handoff redact --history`; `git handoff push {remote} {key}` replaces it with yours",
-            rules.join(", ")
+        Held::SecretThere { rules, here } => format!(
+            "'{remote}''s version holds a secret ({}), never taken back here after `git handoff redact --history`; {}",
+            rules.join(", "),
+            if *here {
+                format!("`git handoff push {remote} {key}` replaces it with yours")
+            } else {
+                format!("`git handoff push --prune {remote} {key}` deletes it there")
+            }
         ),
         Held::Secrets { total, kinds } => format!(
             "holds {total} secret{} ({}); `git handoff redact` removes {}",

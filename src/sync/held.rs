@@ -257,7 +257,10 @@ pub(super) fn plan(
         None if named && options.prune => Plan::Delete { lease: r },
         _ => Plan::Hold(
             super::Outcome::Skipped,
-            super::Held::SecretThere(held.rules.iter().map(|r| r.to_string()).collect()),
+            super::Held::SecretThere {
+                rules: held.rules.iter().map(|r| r.to_string()).collect(),
+                here: l.is_some(),
+            },
         ),
     }
 }

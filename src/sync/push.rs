@@ -63,8 +63,14 @@ pub enum Held {
     /// The key holds a secret (the rule) and would become a ref name.
     SecretKey(String),
     /// After `redact --history` here: the remote's brief holds a secret
-    /// (these rules), so the key is held; named, it is replaced there.
-    SecretThere(Vec<String>),
+    /// (these rules), so the key is held; named, the brief here replaces
+    /// it there (`here`: there is one), or `--prune` deletes it.
+    SecretThere {
+        /// The rules that matched.
+        rules: Vec<String>,
+        /// Whether a brief of the key exists here.
+        here: bool,
+    },
     /// The brief holds secrets: how many, and how many of each kind.
     Secrets {
         /// Secrets found.

@@ -2426,4 +2426,25 @@ fn after_redact_history_one_key_with_a_secret_is_held_alone() {
     assert_stdout_has(&out, "history: up to date");
     assert!(!stdout(&out).contains("held"), "{}", stdout(&out));
     assert!(!t.reachable_holds(&t.bare, TOKEN), "the remote is repaired");
+
+    // A held key with no brief here: named with --prune, it is deleted
+    // there (with a lease); a plain push says so.
+    t.write(&t.a, "k9", "2026-11-30T12:00:00Z", &format!("also {TOKEN}"));
+    t.sb.git(&t.a, &["push", "-q", "origin", "+refs/handoffs/k9"]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(
+        &out,
+        "`git handoff push --prune origin k9` deletes it there)",
+    );
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(
+        &out,
+        "never taken back here after `git handoff redact --history`; `git handoff push --prune origin k9` deletes it there)",
+    );
+    assert!(t.remote_id("k9").is_some());
+    let out = t.run(&t.b, &["push", "--prune", "origin", "k9"]).success();
+    assert_stdout_has(&out, "delete: k9 (was ");
+    assert_eq!(t.remote_id("k9"), None);
+    assert_eq!(t.id(&t.b, "refs/handoffs/k9"), None);
+    assert!(!t.reachable_holds(&t.b, TOKEN));
 }
