@@ -112,6 +112,11 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
         )),
         "{text}"
     );
+    // The one brief it brought is the one to resume.
+    assert!(
+        text.ends_with("Resume with: git handoff resume feat\n"),
+        "{text}"
+    );
     assert_eq!(
         t.id(&t.b, "refs/handoffs/feat").as_deref(),
         Some(v1.as_str())
