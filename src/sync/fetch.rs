@@ -233,9 +233,24 @@ pub(super) fn fetch_sides(
     options: FetchOptions,
 ) -> Result<(FetchReport, Sides)> {
     remotes::migrate(repo)?;
-    let local_notes_before = history::peel(repo, NOTES_REF)?;
     let tips = refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
+    reconcile_staged(repo, remote, tips, options)
+}
+
+/// The local part of a fetch, no network: validate what the staging
+/// namespace holds from `remote` (`tips`: its brief values by key), pass it
+/// through the secret gate, merge the notes history and reconcile every
+/// key three-way. What [`fetch_sides`] runs after `git fetch`, and what
+/// takes the values a plain `git fetch` staged (`super::staged`).
+pub(super) fn reconcile_staged(
+    repo: &gix::Repository,
+    remote: &str,
+    tips: BTreeMap<String, ObjectId>,
+    options: FetchOptions,
+) -> Result<(FetchReport, Sides)> {
+    let reading = super::staged::Reading::start(repo, remote, &tips);
+    let local_notes_before = history::peel(repo, NOTES_REF)?;
     let staged = staged_notes(repo, remote)?;
     if !options.allow_secrets
         && crate::sync::gate::history_redacted(repo)
@@ -269,6 +284,9 @@ pub(super) fn fetch_sides(
         keys,
         history,
     };
+    if super::staged::settled(&report) {
+        reading.record(repo, remote);
+    }
     Ok((report, sides))
 }
 

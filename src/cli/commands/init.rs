@@ -38,8 +38,12 @@ pub const DRIVER_NAME: &str = "git-handoff narrative (merged as a log, newest en
 /// refs/notes/handoffs to notes.rewriteRef (history notes follow rebase and
 /// amend), sets notes.handoffs.mergeStrategy=cat_sort_uniq (a plain `git
 /// notes merge` unions the history too) and, with REMOTE, handoff.remote.
-/// Never writes remote.*.push or a fetch refspec, so `git push` and `git
-/// fetch` behave as before. What is set up is left alone, so running it
+/// Adds to each remote's remote.<name>.fetch two refspecs that bring its
+/// briefs and history into refs/handoff-fetch/<name>/, so that a plain `git
+/// fetch` or `git pull` brings the team's briefs: the next git-handoff
+/// command takes them with the rules of `fetch` (validated, secret gate,
+/// three-way), without the network. Never writes remote.*.push, so `git
+/// push` behaves as before. What is set up is left alone, so running it
 /// again changes nothing. Never writes global config.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -61,6 +65,9 @@ pub struct Context {
     pub narrative: String,
     /// The remote to record as `handoff.remote`, if one was given.
     pub remote: Option<String>,
+    /// Every remote whose name fits in a ref name, each getting the fetch
+    /// refspecs of [`FetchRefspecs`].
+    pub remotes: Vec<String>,
 }
 
 /// The state of one setup item.
@@ -104,6 +111,11 @@ pub fn items(ctx: &Context) -> Vec<Box<dyn Item>> {
         }),
         Box::new(RemoteBases),
     ];
+    for remote in &ctx.remotes {
+        items.push(Box::new(FetchRefspecs {
+            remote: remote.clone(),
+        }));
+    }
     if let Some(remote) = &ctx.remote {
         items.push(Box::new(ConfigValue {
             key: "handoff.remote",
@@ -130,10 +142,16 @@ pub fn run(args: Args) -> Result<Output> {
         .as_deref()
         .map(|r| remotes::checked_remote(&repo, r))
         .transpose()?;
+    let remotes = repo
+        .remote_names()
+        .iter()
+        .filter_map(|r| remotes::checked_remote(&repo, &r.to_string()).ok())
+        .collect();
     let ctx = Context {
         root,
         narrative,
         remote,
+        remotes,
     };
     let rows: Vec<SetupRow> = items(&ctx)
         .iter()
@@ -381,6 +399,79 @@ impl Item for RemoteBases {
     fn apply(&self, ctx: &Context) -> Result<()> {
         let repo = gix::discover(&ctx.root).context("cannot open the repository")?;
         remotes::migrate(&repo)
+    }
+}
+
+/// The fetch refspecs (`remote.<remote>.fetch`, multi-valued) that make a
+/// plain `git fetch` or `git pull` bring the remote's briefs and history
+/// into the staging namespace `git handoff fetch` uses; the next
+/// git-handoff command takes them. Each is added once; the remote's own
+/// refspecs are left alone, and `remote.<remote>.push` is never written.
+pub struct FetchRefspecs {
+    /// The remote.
+    pub remote: String,
+}
+
+impl FetchRefspecs {
+    fn key(&self) -> String {
+        format!("remote.{}.fetch", self.remote)
+    }
+
+    /// The refspecs git-handoff needs that the remote lacks.
+    fn missing(&self) -> Result<Vec<String>> {
+        let key = self.key();
+        let out = git(&["config", "--get-all", &key])?;
+        let values: Vec<String> = match out.status.code() {
+            Some(0) => String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect(),
+            Some(1) => Vec::new(),
+            _ => bail!(
+                "`git config --get-all {key}` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        };
+        Ok(crate::sync::staged::refspecs(&self.remote)
+            .into_iter()
+            .filter(|spec| !values.contains(spec))
+            .collect())
+    }
+}
+
+impl Item for FetchRefspecs {
+    fn name(&self) -> String {
+        self.key()
+    }
+
+    fn check(&self, _ctx: &Context) -> Result<Status> {
+        let missing = self.missing()?;
+        Ok(if missing.is_empty() {
+            Status::Done(format!(
+                "`git fetch {}` brings the briefs and their history; the next git-handoff command takes them",
+                self.remote
+            ))
+        } else {
+            Status::Missing(format!(
+                "lacks {} (a plain `git fetch {}` does not bring the briefs)",
+                missing.join(" and "),
+                self.remote
+            ))
+        })
+    }
+
+    fn apply(&self, _ctx: &Context) -> Result<()> {
+        let key = self.key();
+        for spec in self.missing()? {
+            let out = git(&["config", "--local", "--add", &key, &spec])?;
+            if !out.status.success() {
+                bail!(
+                    "`git config --local --add {key} {spec}` failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+        }
+        Ok(())
     }
 }
 
