@@ -307,4 +307,24 @@ fn init_adds_each_remote_s_fetch_refspecs_once_and_check_reports_them() {
     got.sort();
     want.sort();
     assert_eq!(got, want);
+
+    // A partial clone's plain fetch would filter the history's blobs out:
+    // no refspec there, and init still succeeds.
+    let partial = t.sb.path("partial");
+    t.sb.git(
+        t.sb.dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--filter=blob:none",
+            &t.url,
+            partial.to_str().unwrap(),
+        ],
+    );
+    let out = t.sb.handoff(&partial, &["init"]).success();
+    assert_stdout_has(&out, "not added: 'origin' is a partial clone's remote");
+    assert_eq!(
+        t.sb.git(&partial, &["config", "--get-all", "remote.origin.fetch"]),
+        "+refs/heads/*:refs/remotes/origin/*\n"
+    );
 }

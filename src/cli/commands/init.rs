@@ -417,6 +417,19 @@ impl FetchRefspecs {
         format!("remote.{}.fetch", self.remote)
     }
 
+    /// Whether the remote is a partial clone's (its fetches filter
+    /// objects out, which `git handoff fetch` turns off and a refspec
+    /// cannot).
+    fn partial(&self) -> Result<bool> {
+        for key in ["promisor", "partialclonefilter"] {
+            let out = git(&["config", "--get", &format!("remote.{}.{key}", self.remote)])?;
+            if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() != "false" {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The refspecs git-handoff needs that the remote lacks.
     fn missing(&self) -> Result<Vec<String>> {
         let key = self.key();
@@ -446,6 +459,13 @@ impl Item for FetchRefspecs {
 
     fn check(&self, _ctx: &Context) -> Result<Status> {
         let missing = self.missing()?;
+        if !missing.is_empty() && self.partial()? {
+            // Not an error: `git handoff fetch` works as before.
+            return Ok(Status::Done(format!(
+                "not added: '{}' is a partial clone's remote, whose plain `git fetch` would leave the history's blobs behind; `git handoff fetch` brings the briefs whole",
+                self.remote
+            )));
+        }
         Ok(if missing.is_empty() {
             Status::Done(format!(
                 "`git fetch {}` brings the briefs and their history; the next git-handoff command takes them",
