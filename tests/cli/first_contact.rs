@@ -253,10 +253,18 @@ fn git_fetch_prune_never_makes_a_brief_vanish_silently() {
     let t = team();
     write_at(&t, &t.a, "k1", "2026-11-30T09:00:00Z", "one");
     let v2 = write_at(&t, &t.a, "k2", "2026-11-30T09:00:00Z", "two");
+    for key in ["k3", "k4", "k5", "k6"] {
+        write_at(&t, &t.a, key, "2026-11-30T09:00:00Z", "more");
+    }
     t.sb.handoff(&t.a, &["push"]).success();
     t.sb.handoff(&t.b, &["init"]).success();
     t.sb.git(&t.b, &["fetch", "-q"]);
-    t.sb.handoff(&t.b, &["list"]).success();
+    // Many briefs: five named.
+    let out = t.sb.handoff(&t.b, &["list"]).success();
+    assert_eq!(
+        stderr(&out),
+        "note: took 6 briefs `git fetch` brought from 'origin': k1 (new), k2 (new), k3 (new), k4 (new), k5 (new) and 1 more (`git handoff list` lists them)\n"
+    );
     assert_eq!(ref_id(&t, &t.b, "refs/handoffs/k2"), Some(v2.clone()));
     // The team deletes k2 on the remote; a pruning fetch removes the
     // staged value.

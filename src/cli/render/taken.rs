@@ -3,6 +3,9 @@
 
 use crate::sync::{FetchReport, NotesMerge, Status};
 
+/// How many taken briefs the note names.
+const NAMED: usize = 5;
+
 /// The lines for one remote's reconciliation of what `git fetch` brought:
 /// the briefs taken (one line), then one line per key that needs a look
 /// (diverged, rolled back, deleted there, ignored). Empty when nothing
@@ -47,11 +50,17 @@ pub fn taken_text(report: &FetchReport) -> String {
     );
     let mut out = String::new();
     if !taken.is_empty() {
+        let more = taken.len().saturating_sub(NAMED);
         out.push_str(&format!(
-            "note: took {} brief{} `git fetch` brought from '{remote}': {}\n",
+            "note: took {} brief{} `git fetch` brought from '{remote}': {}{}\n",
             taken.len(),
             if taken.len() == 1 { "" } else { "s" },
-            taken.join(", ")
+            taken[..taken.len() - more].join(", "),
+            if more > 0 {
+                format!(" and {more} more (`git handoff list` lists them)")
+            } else {
+                String::new()
+            }
         ));
     } else if history {
         out.push_str(&format!(
