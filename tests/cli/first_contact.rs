@@ -292,3 +292,22 @@ fn git_fetch_prune_never_makes_a_brief_vanish_silently() {
         stdout(&out)
     );
 }
+
+#[test]
+fn a_session_start_after_git_pull_names_the_team_s_briefs() {
+    let t = team();
+    write_at(&t, &t.a, "feat", "2026-11-30T09:00:00Z", "v1");
+    t.sb.handoff(&t.a, &["push"]).success();
+    t.sb.handoff(&t.b, &["init"]).success();
+    t.sb.git(&t.b, &["pull", "-q"]);
+    let input = format!(
+        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        t.b.display()
+    );
+    let out =
+        t.sb.handoff_with(&t.b, &["hook", "session-start"], Some(&input))
+            .success();
+    let text = stdout(&out);
+    assert!(text.contains("git handoff resume feat"), "{text}");
+    assert!(!text.contains("never fetched"), "{text}");
+}
