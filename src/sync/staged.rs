@@ -271,3 +271,89 @@ fn save(repo: &gix::Repository, all: &BTreeMap<String, Seen>) {
         let _ = crate::support::atomic::write_unless_locked(&path(repo), &data);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Reading, load, pending, staged};
+    use crate::support::test_git::git;
+
+    /// A repository with remote `origin` and a staged value of key `k`.
+    fn staged_repo(dir: &std::path::Path) {
+        git(dir, &["init", "-q"], None);
+        git(dir, &["remote", "add", "origin", "/nowhere"], None);
+        stage(dir, "one");
+    }
+
+    /// Stage a blob holding `text` as `origin`'s value of `k`.
+    fn stage(dir: &std::path::Path, text: &str) {
+        let blob = git(dir, &["hash-object", "-w", "--stdin"], Some(text));
+        git(
+            dir,
+            &[
+                "update-ref",
+                "refs/handoff-fetch/origin/briefs/k",
+                blob.trim(),
+            ],
+            None,
+        );
+    }
+
+    /// Record the staged values as reconciled, as a fetch does.
+    fn reconciled(repo: &gix::Repository) {
+        let (tips, _) = staged(repo, "origin").unwrap();
+        Reading::start(repo, "origin", &tips).record(repo, "origin");
+    }
+
+    #[test]
+    fn a_value_staged_at_once_after_a_reconciliation_is_pending() {
+        let tmp = tempfile::tempdir().unwrap();
+        staged_repo(tmp.path());
+        let repo = gix::open(tmp.path()).unwrap();
+        assert_eq!(pending(&repo).unwrap(), ["origin"], "never reconciled");
+        reconciled(&repo);
+        assert!(pending(&repo).unwrap().is_empty());
+        // Within the same clock tick as the record: still seen.
+        stage(tmp.path(), "two");
+        assert_eq!(pending(&repo).unwrap(), ["origin"]);
+        reconciled(&repo);
+        assert!(pending(&repo).unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_old_stamp_is_trusted_and_a_moved_one_is_checked() {
+        let tmp = tempfile::tempdir().unwrap();
+        staged_repo(tmp.path());
+        // The staging folders last changed long before the record.
+        let staging = tmp.path().join(".git/refs/handoff-fetch/origin");
+        for dir in [staging.join("briefs"), staging] {
+            let dir = dir.to_str().unwrap().to_string();
+            let ok = std::process::Command::new("touch")
+                .args(["-d", "2020-01-01T00:00:00", &dir])
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+        }
+        let repo = gix::open(tmp.path()).unwrap();
+        reconciled(&repo);
+        let trusted = load(&repo)["origin"].clone();
+        assert!(pending(&repo).unwrap().is_empty());
+        assert_eq!(load(&repo)["origin"], trusted, "nothing was read again");
+        stage(tmp.path(), "two");
+        assert_eq!(pending(&repo).unwrap(), ["origin"]);
+    }
+
+    #[test]
+    fn forgotten_staged_values_leave_nothing_to_take() {
+        let tmp = tempfile::tempdir().unwrap();
+        staged_repo(tmp.path());
+        let repo = gix::open(tmp.path()).unwrap();
+        reconciled(&repo);
+        git(
+            tmp.path(),
+            &["update-ref", "-d", "refs/handoff-fetch/origin/briefs/k"],
+            None,
+        );
+        assert!(pending(&repo).unwrap().is_empty());
+    }
+}
