@@ -233,9 +233,14 @@ fn after_redact_history_a_plain_git_fetch_never_brings_a_secret_back() {
     t.sb.handoff(&t.b, &["init"]).success();
     let clean_notes = ref_id(&t, &t.b, "refs/notes/handoffs");
     t.sb.git(&t.b, &["fetch", "-q"]);
+    // Comparing with the remote's version takes first: never the staged
+    // secret.
+    let out = t.sb.handoff(&t.b, &["diff", "k1", "@origin"]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(!text.contains(token) && !err.contains(token), "{text}{err}");
     // The command goes on; nothing is taken; the warning says why.
     let out = t.sb.handoff(&t.b, &["list"]).success();
-    let err = stderr(&out);
+    let err = format!("{err}{}", stderr(&out));
     assert!(
         err.starts_with("warning: not fetched from 'origin': after `git handoff redact --history` here no secret is taken back"),
         "{err}"
