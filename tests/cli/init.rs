@@ -308,6 +308,31 @@ fn init_adds_each_remote_s_fetch_refspecs_once_and_check_reports_them() {
     want.sort();
     assert_eq!(got, want);
 
+    // `git remote rename` keeps the refspecs verbatim, staging into the
+    // old name's namespace: --check names them, init replaces them.
+    t.sb.git(dir, &["remote", "rename", "backup", "team"]);
+    let out = t.sb.handoff(dir, &["init", "--check"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("missing  remote.team.fetch "), "{text}");
+    assert!(
+        text.contains("+refs/handoffs/*:refs/handoff-fetch/backup/briefs/*"),
+        "{text}"
+    );
+    assert!(text.contains("(a renamed remote?)"), "{text}");
+    t.sb.handoff(dir, &["init"]).success();
+    let team = specs("team");
+    assert!(!team.contains("/backup/"), "{team}");
+    assert!(
+        team.contains("+refs/handoffs/*:refs/handoff-fetch/team/briefs/*\n")
+            && team.contains("+refs/notes/handoffs*:refs/handoff-fetch/team/notes/handoffs*\n"),
+        "{team}"
+    );
+    assert!(
+        team.starts_with("+refs/heads/*:refs/remotes/team/*\n"),
+        "{team}"
+    );
+    t.sb.handoff(dir, &["init", "--check"]).success();
+
     // A partial clone's plain fetch would filter the history's blobs out:
     // no refspec there, and init still succeeds.
     let partial = t.sb.path("partial");

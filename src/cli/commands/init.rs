@@ -430,11 +430,11 @@ impl FetchRefspecs {
         Ok(false)
     }
 
-    /// The refspecs git-handoff needs that the remote lacks.
-    fn missing(&self) -> Result<Vec<String>> {
+    /// The remote's fetch refspecs, every scope.
+    fn values(&self) -> Result<Vec<String>> {
         let key = self.key();
         let out = git(&["config", "--get-all", &key])?;
-        let values: Vec<String> = match out.status.code() {
+        Ok(match out.status.code() {
             Some(0) => String::from_utf8_lossy(&out.stdout)
                 .lines()
                 .map(str::to_string)
@@ -444,11 +444,33 @@ impl FetchRefspecs {
                 "`git config --get-all {key}` failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ),
-        };
-        Ok(crate::sync::staged::refspecs(&self.remote)
+        })
+    }
+
+    /// The refspecs git-handoff needs that the remote lacks, and those of
+    /// the same shape that stage into another remote's namespace (left by
+    /// `git remote rename`, which rewrites only the default refspec).
+    fn missing_and_stale(&self) -> Result<(Vec<String>, Vec<String>)> {
+        let values = self.values()?;
+        let ours = crate::sync::staged::refspecs(&self.remote);
+        let missing = ours
+            .iter()
+            .filter(|s| !values.contains(s))
+            .cloned()
+            .collect();
+        let stale = values
             .into_iter()
-            .filter(|spec| !values.contains(spec))
-            .collect())
+            .filter(|v| {
+                !ours.contains(v)
+                    && ["+refs/handoffs/*:", "+refs/notes/handoffs*:"]
+                        .iter()
+                        .any(|src| {
+                            v.strip_prefix(src)
+                                .is_some_and(|dst| dst.starts_with(remotes::STAGING_PREFIX))
+                        })
+            })
+            .collect();
+        Ok((missing, stale))
     }
 }
 
@@ -458,7 +480,7 @@ impl Item for FetchRefspecs {
     }
 
     fn check(&self, _ctx: &Context) -> Result<Status> {
-        let missing = self.missing()?;
+        let (missing, stale) = self.missing_and_stale()?;
         if !missing.is_empty() && self.partial()? {
             // Not an error: `git handoff fetch` works as before.
             return Ok(Status::Done(format!(
@@ -466,27 +488,46 @@ impl Item for FetchRefspecs {
                 self.remote
             )));
         }
-        Ok(if missing.is_empty() {
-            Status::Done(format!(
-                "`git fetch {}` brings the briefs and their history; the next git-handoff command takes them",
-                self.remote
-            ))
-        } else {
-            Status::Missing(format!(
-                "lacks {} (a plain `git fetch {}` does not bring the briefs)",
-                missing.join(" and "),
-                self.remote
-            ))
+        let remote = &self.remote;
+        Ok(match (missing.is_empty(), stale.is_empty()) {
+            (true, true) => Status::Done(format!(
+                "`git fetch {remote}` brings the briefs and their history; the next git-handoff command takes them"
+            )),
+            (false, true) => Status::Missing(format!(
+                "lacks {} (a plain `git fetch {remote}` does not bring the briefs)",
+                missing.join(" and ")
+            )),
+            (_, false) => Status::Missing(format!(
+                "has {}, which stage{} another remote's briefs (a renamed remote?); init replaces {}",
+                stale.join(" and "),
+                if stale.len() == 1 { "s" } else { "" },
+                if stale.len() == 1 { "it" } else { "them" }
+            )),
         })
     }
 
     fn apply(&self, _ctx: &Context) -> Result<()> {
         let key = self.key();
-        for spec in self.missing()? {
-            let out = git(&["config", "--local", "--add", &key, &spec])?;
+        let (missing, stale) = self.missing_and_stale()?;
+        let unset = stale.iter().map(|spec| {
+            vec![
+                "config",
+                "--local",
+                "--fixed-value",
+                "--unset-all",
+                key.as_str(),
+                spec.as_str(),
+            ]
+        });
+        let add = missing
+            .iter()
+            .map(|spec| vec!["config", "--local", "--add", key.as_str(), spec.as_str()]);
+        for args in unset.chain(add) {
+            let out = git(&args)?;
             if !out.status.success() {
                 bail!(
-                    "`git config --local --add {key} {spec}` failed: {}",
+                    "`git {}` failed: {}",
+                    args.join(" "),
                     String::from_utf8_lossy(&out.stderr).trim()
                 );
             }
