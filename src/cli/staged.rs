@@ -1,7 +1,8 @@
 //! Before a command reads the briefs: take what a plain `git fetch` (or
 //! `git pull`) staged from a remote, with the rules of `fetch` and no
 //! network (`sync::staged`), and say on stderr what was taken. Never fails
-//! the command: what cannot be taken is a warning, and stays staged.
+//! the command: what cannot be taken is a warning, and stays staged (what
+//! the secret gate refuses is forgotten, as `fetch` forgets it).
 
 use anyhow::Result;
 
