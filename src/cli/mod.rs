@@ -13,6 +13,7 @@ pub mod mcp;
 pub mod output;
 pub mod render;
 pub mod report;
+pub mod staged;
 
 use clap::{Parser, Subcommand};
 

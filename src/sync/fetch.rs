@@ -287,10 +287,29 @@ pub(super) fn fetch_sides(
     options: FetchOptions,
 ) -> Result<(FetchReport, Sides)> {
     remotes::migrate(repo)?;
-    let local_notes_before = history::peel(repo, NOTES_REF)?;
-    let published_before = history::peel(repo, &remotes::notes_ref(remote))?;
     let (tips, bookkeeping) = refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
+    let (mut report, sides) = reconcile_staged(repo, remote, tips, options)?;
+    report.bookkeeping = bookkeeping;
+    Ok((report, sides))
+}
+
+/// The local part of a fetch, no network: validate what the staging
+/// namespace holds from `remote` (`tips`: its brief values by key), pass it
+/// through the secret gate, merge the notes history and reconcile every
+/// key three-way. What [`fetch_sides`] runs after `git fetch`, and what
+/// takes the values a plain `git fetch` staged (`super::staged`).
+pub(super) fn reconcile_staged(
+    repo: &gix::Repository,
+    remote: &str,
+    tips: BTreeMap<String, ObjectId>,
+    options: FetchOptions,
+) -> Result<(FetchReport, Sides)> {
+    let reading = super::staged::Reading::start(repo, remote, &tips);
+    let local_notes_before = history::peel(repo, NOTES_REF)?;
+    // What the last reconcile published of the remote's history (`git
+    // fetch` stages, it never moves this ref).
+    let published_before = history::peel(repo, &remotes::notes_ref(remote))?;
     let staged = staged_notes(repo, remote)?;
     let returning = match !options.allow_secrets && crate::sync::gate::history_redacted(repo) {
         true => super::held::returning(repo, remote, staged.valid(), local_notes_before)?,
@@ -338,8 +357,11 @@ pub(super) fn fetch_sides(
         keys,
         history,
         left_out,
-        bookkeeping,
+        bookkeeping: Vec::new(),
     };
+    if super::staged::settled(&report) {
+        reading.record(repo, remote);
+    }
     Ok((report, sides))
 }
 

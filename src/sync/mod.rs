@@ -13,12 +13,13 @@
 //! | `git` | the `git` subprocess and the parsing of its answers |
 //! | `refs` | local ref transactions and the three sides of every key |
 //! | `reconcile` | the pure decision tables of fetch and push |
-//! | `fetch` | fetch, staging, validation of the remote's history |
+//! | `fetch` | fetch: staging (network), then the local reconciliation |
 //! | `notes` | the union merge of two notes histories |
 //! | `push` | plan sends, build `git push`, run it, apply the answers |
 //! | `outgoing` | pinning many creates for one glob refspec |
 //! | `resolve` | ending a divergence |
 //! | `held` | after `redact --history`: what holds a secret, held alone |
+//! | `staged` | taking what a plain `git fetch` staged, no network |
 //! | `gate`, `gate_cache` | the one secret gate for what leaves and enters |
 
 mod fetch;
@@ -32,6 +33,7 @@ mod push;
 mod reconcile;
 mod refs;
 mod resolve;
+pub mod staged;
 
 use gix::ObjectId;
 use serde::Serialize;

@@ -230,3 +230,126 @@ fn init_outside_a_repository_is_one_clear_error() {
     assert_eq!(err.lines().count(), 1);
     assert_eq!(stdout(&out), "");
 }
+
+#[test]
+fn init_adds_each_remote_s_fetch_refspecs_once_and_check_reports_them() {
+    let t = team();
+    let dir = &t.a;
+    t.sb.git(dir, &["remote", "add", "backup", &t.url]);
+    let specs = |remote: &str| {
+        t.sb.git(
+            dir,
+            &["config", "--get-all", &format!("remote.{remote}.fetch")],
+        )
+    };
+    let origin = "+refs/heads/*:refs/remotes/origin/*\n\
+                  +refs/handoffs/*:refs/handoff-fetch/origin/briefs/*\n\
+                  +refs/notes/handoffs*:refs/handoff-fetch/origin/notes/handoffs*\n";
+
+    let out = t.sb.handoff(dir, &["init", "--check"]).code(1);
+    let text = stdout(&out);
+    for remote in ["origin", "backup"] {
+        assert!(
+            text.contains(&format!("missing  remote.{remote}.fetch ")),
+            "{text}"
+        );
+    }
+    assert!(
+        text.contains("(a plain `git fetch origin` does not bring the briefs)"),
+        "{text}"
+    );
+    assert_eq!(specs("origin"), "+refs/heads/*:refs/remotes/origin/*\n");
+
+    let out = t.sb.handoff(dir, &["init"]).success();
+    let text = stdout(&out);
+    assert!(text.contains("set      remote.origin.fetch "), "{text}");
+    assert!(text.contains("set      remote.backup.fetch "), "{text}");
+    assert_eq!(specs("origin"), origin);
+    assert!(specs("backup").contains("refs/handoff-fetch/backup/briefs/*"));
+
+    // Idempotent: never a refspec twice; --check agrees, per remote.
+    let config = t.sb.git(dir, &["config", "--local", "--list"]);
+    let out = t.sb.handoff(dir, &["init"]).success();
+    assert_stdout_has(&out, "Everything is set up; nothing to change.");
+    assert_eq!(t.sb.git(dir, &["config", "--local", "--list"]), config);
+    assert_eq!(specs("origin"), origin);
+    let out = t.sb.handoff(dir, &["init", "--check", "--json"]).success();
+    let v = json(&stdout(&out));
+    let row = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "remote.origin.fetch")
+        .unwrap();
+    assert_eq!(row["status"], "ok", "{v}");
+    assert!(!config.contains(".push="), "{config}");
+
+    // One refspec removed by hand: --check names it, init adds only it.
+    t.sb.git(
+        dir,
+        &[
+            "config",
+            "--unset",
+            "remote.origin.fetch",
+            "^\\+refs/handoffs/",
+        ],
+    );
+    let out = t.sb.handoff(dir, &["init", "--check"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("missing  remote.origin.fetch "), "{text}");
+    assert!(
+        text.contains("lacks +refs/handoffs/*:refs/handoff-fetch/origin/briefs/* ("),
+        "{text}"
+    );
+    t.sb.handoff(dir, &["init"]).success();
+    let mut got: Vec<String> = specs("origin").lines().map(str::to_string).collect();
+    let mut want: Vec<String> = origin.lines().map(str::to_string).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+
+    // `git remote rename` keeps the refspecs verbatim, staging into the
+    // old name's namespace: --check names them, init replaces them.
+    t.sb.git(dir, &["remote", "rename", "backup", "team"]);
+    let out = t.sb.handoff(dir, &["init", "--check"]).code(1);
+    let text = stdout(&out);
+    assert!(text.contains("missing  remote.team.fetch "), "{text}");
+    assert!(
+        text.contains("+refs/handoffs/*:refs/handoff-fetch/backup/briefs/*"),
+        "{text}"
+    );
+    assert!(text.contains("(a renamed remote?)"), "{text}");
+    t.sb.handoff(dir, &["init"]).success();
+    let team = specs("team");
+    assert!(!team.contains("/backup/"), "{team}");
+    assert!(
+        team.contains("+refs/handoffs/*:refs/handoff-fetch/team/briefs/*\n")
+            && team.contains("+refs/notes/handoffs*:refs/handoff-fetch/team/notes/handoffs*\n"),
+        "{team}"
+    );
+    assert!(
+        team.starts_with("+refs/heads/*:refs/remotes/team/*\n"),
+        "{team}"
+    );
+    t.sb.handoff(dir, &["init", "--check"]).success();
+
+    // A partial clone's plain fetch would filter the history's blobs out:
+    // no refspec there, and init still succeeds.
+    let partial = t.sb.path("partial");
+    t.sb.git(
+        t.sb.dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--filter=blob:none",
+            &t.url,
+            partial.to_str().unwrap(),
+        ],
+    );
+    let out = t.sb.handoff(&partial, &["init"]).success();
+    assert_stdout_has(&out, "not added: 'origin' is a partial clone's remote");
+    assert_eq!(
+        t.sb.git(&partial, &["config", "--get-all", "remote.origin.fetch"]),
+        "+refs/heads/*:refs/remotes/origin/*\n"
+    );
+}

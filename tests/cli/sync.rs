@@ -971,13 +971,21 @@ fn init_writes_only_safe_config_and_git_push_still_works() {
             "merge.handoff-narrative.name=git-handoff narrative (merged as a log, newest entry first)",
             "notes.handoffs.mergestrategy=cat_sort_uniq",
             "notes.rewriteref=refs/notes/handoffs",
+            "remote.origin.fetch=+refs/handoffs/*:refs/handoff-fetch/origin/briefs/*",
+            "remote.origin.fetch=+refs/notes/handoffs*:refs/handoff-fetch/origin/notes/handoffs*",
         ],
         "{after}"
     );
     assert!(!after.contains("remote.origin.push"), "{after}");
+    // The branch refspec stays first and as it was; the added ones stage
+    // the briefs outside refs/remotes/.
     let fetch_specs =
         t.sb.git(&t.a, &["config", "--get-all", "remote.origin.fetch"]);
-    assert_eq!(fetch_specs, "+refs/heads/*:refs/remotes/origin/*\n");
+    assert!(
+        fetch_specs.starts_with("+refs/heads/*:refs/remotes/origin/*\n"),
+        "{fetch_specs}"
+    );
+    assert_eq!(fetch_specs.lines().count(), 3, "{fetch_specs}");
 
     // Idempotent; --check agrees.
     let out = t.run(&t.a, &["init", "origin"]).success();

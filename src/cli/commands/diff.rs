@@ -4,7 +4,6 @@ use anyhow::Result;
 
 use crate::cli::commands::checked_key;
 use crate::cli::{Format, Output, report};
-use crate::git::repo;
 use crate::store::history::{self, Selector};
 
 /// Show how two versions of a brief differ (unified diff of their JSON)
@@ -32,7 +31,7 @@ pub struct Args {
 /// Compare and render.
 pub fn run(args: Args) -> Result<Output> {
     let key = checked_key(&args.key)?;
-    let repo = repo::open_cwd()?;
+    let repo = crate::cli::staged::open()?;
     let log = history::log(&repo, &key)?;
     if log.versions.is_empty() {
         return Err(crate::cli::commands::no_brief(&key));

@@ -79,7 +79,9 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
         .get("source")
         .and_then(Value::as_str)
         .unwrap_or("startup");
-    let repo = open(Some(input))?;
+    let mut repo = open(Some(input))?;
+    // What a `git pull` brought is waiting to be named below.
+    crate::cli::staged::take(&mut repo);
     let head = repo::head_state(&repo).ok()?;
     // A new session re-checks the sticky key: the method's selected key
     // holds for the session that chose it only.

@@ -38,8 +38,12 @@ pub const DRIVER_NAME: &str = "git-handoff narrative (merged as a log, newest en
 /// refs/notes/handoffs to notes.rewriteRef (history notes follow rebase and
 /// amend), sets notes.handoffs.mergeStrategy=cat_sort_uniq (a plain `git
 /// notes merge` unions the history too) and, with REMOTE, handoff.remote.
-/// Never writes remote.*.push or a fetch refspec, so `git push` and `git
-/// fetch` behave as before. What is set up is left alone, so running it
+/// Adds to each remote's remote.<name>.fetch two refspecs that bring its
+/// briefs and history into refs/handoff-fetch/<name>/, so that a plain `git
+/// fetch` or `git pull` brings the team's briefs: the next git-handoff
+/// command takes them with the rules of `fetch` (validated, secret gate,
+/// three-way), without the network. Never writes remote.*.push, so `git
+/// push` behaves as before. What is set up is left alone, so running it
 /// again changes nothing. Never writes global config. `--check` also
 /// lists the remote's refs and reports (blocked) refs of git-handoff's own
 /// bookkeeping there, which a plain `git push --mirror` copies, with the
@@ -64,6 +68,9 @@ pub struct Context {
     pub narrative: String,
     /// The remote to record as `handoff.remote`, if one was given.
     pub remote: Option<String>,
+    /// Every remote whose name fits in a ref name, each getting the fetch
+    /// refspecs of [`FetchRefspecs`].
+    pub remotes: Vec<String>,
 }
 
 /// The state of one setup item.
@@ -107,6 +114,11 @@ pub fn items(ctx: &Context) -> Vec<Box<dyn Item>> {
         }),
         Box::new(RemoteBases),
     ];
+    for remote in &ctx.remotes {
+        items.push(Box::new(FetchRefspecs {
+            remote: remote.clone(),
+        }));
+    }
     if let Some(remote) = &ctx.remote {
         items.push(Box::new(ConfigValue {
             key: "handoff.remote",
@@ -133,10 +145,16 @@ pub fn run(args: Args) -> Result<Output> {
         .as_deref()
         .map(|r| remotes::checked_remote(&repo, r))
         .transpose()?;
+    let remotes = repo
+        .remote_names()
+        .iter()
+        .filter_map(|r| remotes::checked_remote(&repo, &r.to_string()).ok())
+        .collect();
     let ctx = Context {
         root,
         narrative,
         remote,
+        remotes,
     };
     let mut rows: Vec<SetupRow> = items(&ctx)
         .iter()
@@ -411,6 +429,140 @@ impl Item for RemoteBases {
     fn apply(&self, ctx: &Context) -> Result<()> {
         let repo = gix::discover(&ctx.root).context("cannot open the repository")?;
         remotes::migrate(&repo)
+    }
+}
+
+/// The fetch refspecs (`remote.<remote>.fetch`, multi-valued) that make a
+/// plain `git fetch` or `git pull` bring the remote's briefs and history
+/// into the staging namespace `git handoff fetch` uses; the next
+/// git-handoff command takes them. Each is added once; the remote's own
+/// refspecs are left alone, and `remote.<remote>.push` is never written.
+pub struct FetchRefspecs {
+    /// The remote.
+    pub remote: String,
+}
+
+impl FetchRefspecs {
+    fn key(&self) -> String {
+        format!("remote.{}.fetch", self.remote)
+    }
+
+    /// Whether the remote is a partial clone's (its fetches filter
+    /// objects out, which `git handoff fetch` turns off and a refspec
+    /// cannot).
+    fn partial(&self) -> Result<bool> {
+        for key in ["promisor", "partialclonefilter"] {
+            let out = git(&["config", "--get", &format!("remote.{}.{key}", self.remote)])?;
+            if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() != "false" {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The remote's fetch refspecs, every scope.
+    fn values(&self) -> Result<Vec<String>> {
+        let key = self.key();
+        let out = git(&["config", "--get-all", &key])?;
+        Ok(match out.status.code() {
+            Some(0) => String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect(),
+            Some(1) => Vec::new(),
+            _ => bail!(
+                "`git config --get-all {key}` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        })
+    }
+
+    /// The refspecs git-handoff needs that the remote lacks, and those of
+    /// the same shape that stage into another remote's namespace (left by
+    /// `git remote rename`, which rewrites only the default refspec).
+    fn missing_and_stale(&self) -> Result<(Vec<String>, Vec<String>)> {
+        let values = self.values()?;
+        let ours = crate::sync::staged::refspecs(&self.remote);
+        let missing = ours
+            .iter()
+            .filter(|s| !values.contains(s))
+            .cloned()
+            .collect();
+        let stale = values
+            .into_iter()
+            .filter(|v| {
+                !ours.contains(v)
+                    && ["+refs/handoffs/*:", "+refs/notes/handoffs*:"]
+                        .iter()
+                        .any(|src| {
+                            v.strip_prefix(src)
+                                .is_some_and(|dst| dst.starts_with(remotes::STAGING_PREFIX))
+                        })
+            })
+            .collect();
+        Ok((missing, stale))
+    }
+}
+
+impl Item for FetchRefspecs {
+    fn name(&self) -> String {
+        self.key()
+    }
+
+    fn check(&self, _ctx: &Context) -> Result<Status> {
+        let (missing, stale) = self.missing_and_stale()?;
+        if !missing.is_empty() && self.partial()? {
+            // Not an error: `git handoff fetch` works as before.
+            return Ok(Status::Done(format!(
+                "not added: '{}' is a partial clone's remote, whose plain `git fetch` would leave the history's blobs behind; `git handoff fetch` brings the briefs whole",
+                self.remote
+            )));
+        }
+        let remote = &self.remote;
+        Ok(match (missing.is_empty(), stale.is_empty()) {
+            (true, true) => Status::Done(format!(
+                "`git fetch {remote}` brings the briefs and their history; the next git-handoff command takes them"
+            )),
+            (false, true) => Status::Missing(format!(
+                "lacks {} (a plain `git fetch {remote}` does not bring the briefs)",
+                missing.join(" and ")
+            )),
+            (_, false) => Status::Missing(format!(
+                "has {}, which stage{} another remote's briefs (a renamed remote?); init replaces {}",
+                stale.join(" and "),
+                if stale.len() == 1 { "s" } else { "" },
+                if stale.len() == 1 { "it" } else { "them" }
+            )),
+        })
+    }
+
+    fn apply(&self, _ctx: &Context) -> Result<()> {
+        let key = self.key();
+        let (missing, stale) = self.missing_and_stale()?;
+        let unset = stale.iter().map(|spec| {
+            vec![
+                "config",
+                "--local",
+                "--fixed-value",
+                "--unset-all",
+                key.as_str(),
+                spec.as_str(),
+            ]
+        });
+        let add = missing
+            .iter()
+            .map(|spec| vec!["config", "--local", "--add", key.as_str(), spec.as_str()]);
+        for args in unset.chain(add) {
+            let out = git(&args)?;
+            if !out.status.success() {
+                bail!(
+                    "`git {}` failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+        }
+        Ok(())
     }
 }
 

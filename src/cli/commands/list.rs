@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::cli::inventory::{rows, rows_of};
 use crate::cli::render::{self, ListRow};
 use crate::cli::{Format, Output};
-use crate::{git::repo, store, support::clock};
+use crate::{store, support::clock};
 
 /// List the stored briefs: key, age, branch, head, done-when
 ///
@@ -46,7 +46,7 @@ struct Listed {
 
 /// The rows `args` asks for: the stored briefs, or the archived ones.
 fn compute(args: &Args) -> Result<Listed> {
-    let repo = repo::open_cwd_for_reading()?;
+    let repo = crate::cli::staged::open_for_reading()?;
     render::remember(&repo);
     let now = clock::now().map_err(crate::refused)?;
     if args.archived {

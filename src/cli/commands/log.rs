@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use crate::cli::commands::checked_key;
 use crate::cli::{Format, Output};
+use crate::store;
 use crate::store::history::{self, Log};
-use crate::{git::repo, store};
 
 /// List every version of a brief, newest first
 ///
@@ -122,7 +122,7 @@ pub fn both(args: Args) -> Result<(Output, Output)> {
 
 /// The rows of the key's history, newest first.
 fn compute(args: &Args) -> Result<Vec<Row>> {
-    let repo = repo::open_cwd()?;
+    let repo = crate::cli::staged::open()?;
     let key = match &args.key {
         Some(k) => checked_key(k)?,
         None => crate::cli::commands::keyless_key_here(&repo)?,

@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use crate::cli::inventory::{self, Waiting};
-use crate::{cli::Output, cli::render, git::repo, support::clock};
+use crate::{cli::Output, cli::render, support::clock};
 
 /// How many briefs the overview names.
 const NAMED: usize = 5;
@@ -12,7 +12,7 @@ const NAMED: usize = 5;
 /// The overview: the briefs (newest first) and the next command.
 pub fn run() -> Result<Output> {
     let head = "git handoff: save and restore the working state of a coding session (`git handoff help` lists every command)\n";
-    let repo = repo::open_cwd_for_reading()?;
+    let repo = crate::cli::staged::open_for_reading()?;
     let now = clock::now().map_err(crate::refused)?;
     let briefs = inventory::waiting(&repo, now)?;
     let never_fetched = crate::store::remotes::never_fetched(&repo).unwrap_or_default();

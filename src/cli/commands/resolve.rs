@@ -4,8 +4,8 @@ use anyhow::Result;
 
 use crate::cli::commands::checked_key;
 use crate::cli::{Format, Output};
+use crate::store::remotes;
 use crate::sync::{self, Resolution};
-use crate::{git::repo, store::remotes};
 
 /// End a divergence: keep the local version or take the remote's
 ///
@@ -35,7 +35,7 @@ pub struct Args {
 /// Resolve and render.
 pub fn run(args: Args) -> Result<Output> {
     let key = checked_key(&args.key)?;
-    let repo = repo::open_cwd()?;
+    let repo = crate::cli::staged::open()?;
     let remote = match &args.remote {
         Some(r) => remotes::checked_remote(&repo, r)?,
         None => remotes::default_remote(&repo)?,

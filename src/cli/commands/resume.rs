@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::cli::commands::{Selection, adopt, refuse_ambiguous, select};
 use crate::cli::{Format, Output, render, report};
 use crate::drift::{self, Depth};
-use crate::{git::repo, narrative, support::clock};
+use crate::{narrative, support::clock};
 
 /// Show a brief with what has drifted since it was written
 ///
@@ -41,7 +41,7 @@ struct Resumed {
 /// Select and compute drift once; `Err` holds the listing of an ambiguous
 /// keyless selection. A resumed key becomes the worktree's sticky key.
 fn compute(args: &Args) -> Result<std::result::Result<Resumed, Vec<render::ListRow>>> {
-    let repo = repo::open_cwd_for_reading()?;
+    let repo = crate::cli::staged::open_for_reading()?;
     render::remember(&repo);
     let (stored, others) = match select(&repo, args.key.as_deref())? {
         Selection::Found { stored, others } => (stored, others),

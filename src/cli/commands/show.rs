@@ -5,8 +5,8 @@ use anyhow::Result;
 
 use crate::cli::commands::{checked_key, no_brief};
 use crate::cli::{Format, Output};
+use crate::store;
 use crate::store::history::{self, Selector};
-use crate::{git::repo, store};
 
 /// Print a stored brief as JSON, exactly as stored
 ///
@@ -30,7 +30,7 @@ pub struct Args {
 
 /// Show the brief.
 pub fn run(args: Args) -> Result<Output> {
-    let repo = repo::open_cwd_for_reading()?;
+    let repo = crate::cli::staged::open_for_reading()?;
     let (key, mut selector) = match &args.key {
         Some(spec) => history::parse_key_spec(&repo, spec)?,
         None => (

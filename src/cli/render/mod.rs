@@ -11,6 +11,7 @@ mod resume;
 mod setup;
 mod split;
 mod sync;
+mod taken;
 mod usage;
 
 pub use color::{Painter, color_wanted, remember};
@@ -24,6 +25,7 @@ pub use resume::{
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
 pub use sync::{bookkeeping_warning, fetch_text, push_text};
+pub use taken::taken_text;
 pub use usage::usage_text;
 
 pub use crate::support::text::one_line;
