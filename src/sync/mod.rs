@@ -16,6 +16,8 @@
 //! | `fetch` | fetch, staging, validation of the remote's history |
 //! | `notes` | the union merge of two notes histories |
 //! | `push` | plan sends, build `git push`, run it, apply the answers |
+//! | `lock` | one lock per remote: fetch, push and resolve never interleave |
+//! | `lineage` | whether one version is an older one of another's line |
 //! | `outgoing` | pinning many creates for one glob refspec |
 //! | `resolve` | ending a divergence |
 //! | `gate`, `gate_cache` | the one secret gate for what leaves and enters |
@@ -24,6 +26,8 @@ mod fetch;
 pub mod gate;
 pub mod gate_cache;
 mod git;
+mod lineage;
+pub mod lock;
 mod notes;
 mod outgoing;
 mod push;
