@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 pub struct Owned {
     path: PathBuf,
     record: String,
+    taken_over: Option<String>,
 }
 
 /// Why a lock could not be taken.
@@ -148,7 +149,14 @@ impl Owned {
     /// Take the lock file `path`, waiting up to `wait` for a live owner; a
     /// lock whose owner is provably dead is taken over at once.
     pub fn acquire(path: &Path, wait: Duration) -> Result<Owned, LockError> {
-        let record = Owner::me().record();
+        Owned::acquire_with(path, wait, "")
+    }
+
+    /// [`Owned::acquire`], recording `extra` lines after the owner (what
+    /// the holder is doing, for whoever takes the lock over from it).
+    pub fn acquire_with(path: &Path, wait: Duration, extra: &str) -> Result<Owned, LockError> {
+        let record = format!("{}{extra}", Owner::me().record());
+        let mut taken_over = None;
         let deadline = Instant::now() + wait;
         let mut pause = Duration::from_millis(5);
         loop {
@@ -157,6 +165,7 @@ impl Owned {
                     return Ok(Owned {
                         path: path.to_path_buf(),
                         record,
+                        taken_over,
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -167,7 +176,8 @@ impl Owned {
                     });
                 }
             }
-            if take_over_dead(path) {
+            if let Some(dead) = take_over_dead(path) {
+                taken_over = taken_over.or(dead);
                 continue;
             }
             if Instant::now() >= deadline {
@@ -176,6 +186,15 @@ impl Owned {
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(100));
         }
+    }
+}
+
+impl Owned {
+    /// The record of the killed owner this lock was taken over from, if
+    /// it was: what that owner was doing, so the new holder can finish or
+    /// undo it.
+    pub fn taken_over(&self) -> Option<&str> {
+        self.taken_over.as_deref()
     }
 }
 
@@ -214,27 +233,28 @@ fn create(path: &Path, record: &str) -> std::io::Result<()> {
     }
 }
 
-/// Remove the lock at `path` if its owner is provably dead; whether it was
-/// removed. The lock is moved aside first and checked again there, so that
-/// a lock another process took over meanwhile is put back, not removed.
-fn take_over_dead(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return false;
-    };
+/// Remove the lock at `path` if its owner is provably dead: `None` when it
+/// was not, `Some(record)` to try again (the dead owner's record when this
+/// process removed it). The lock is moved aside first and checked again
+/// there, so that a lock another process took over meanwhile is put back,
+/// not removed.
+fn take_over_dead(path: &Path) -> Option<Option<String>> {
+    let text = std::fs::read_to_string(path).ok()?;
     if !Owner::parse(&text).is_some_and(|o| o.is_dead()) {
-        return false;
+        return None;
     }
     let aside = path.with_extension(format!("dead-{}", std::process::id()));
     if std::fs::rename(path, &aside).is_err() {
         // Gone meanwhile: try again.
-        return true;
+        return Some(None);
     }
-    if std::fs::read_to_string(&aside).is_ok_and(|t| t != text) {
+    let ours = std::fs::read_to_string(&aside).is_ok_and(|t| t == text);
+    if !ours {
         // Another process took it over between the read and the move.
         let _ = std::fs::hard_link(&aside, path);
     }
     let _ = std::fs::remove_file(&aside);
-    true
+    Some(ours.then_some(text))
 }
 
 fn held(path: &Path) -> LockError {

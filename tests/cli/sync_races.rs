@@ -189,7 +189,7 @@ fn a_staging_lock_is_local_not_a_remote_failure() {
         let lock = lock.clone();
         std::fs::write(&lock, "").unwrap();
         std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(150));
+            std::thread::sleep(std::time::Duration::from_millis(700));
             std::fs::remove_file(&lock).unwrap();
         })
     };
