@@ -563,7 +563,7 @@ fn entry_start(text: &str) -> Option<usize> {
 /// (`support::owned_lock`), and that write's staged update is finished
 /// when its versions were stored, dropped when they were not.
 pub struct Pending {
-    lock: crate::support::owned_lock::Owned,
+    _lock: crate::support::owned_lock::Owned,
     staged: PathBuf,
     path: PathBuf,
     /// How many lines the entry adds to the file.
@@ -655,7 +655,7 @@ impl Pending {
         let text = prepend_keeping_endings(existing.as_deref(), entry);
         let added = text.lines().count() - existing.as_deref().map_or(0, |e| e.lines().count());
         let pending = Pending {
-            lock,
+            _lock: lock,
             staged,
             path: path.to_path_buf(),
             added,
