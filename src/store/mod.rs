@@ -329,10 +329,19 @@ fn refuse_unwritable(repo: &gix::Repository, updates: &[Update]) -> Result<(), S
 fn write_blobs(repo: &gix::Repository, updates: &[Update]) -> anyhow::Result<Vec<ObjectId>> {
     let mut blobs = Vec::with_capacity(updates.len());
     for update in updates {
-        let id = repo
-            .write_blob(update.brief.to_pretty_json().as_bytes())
-            .context("cannot write the brief blob")?
-            .detach();
+        let data = update.brief.to_pretty_json();
+        // `git gc` removes empty object directories: a loose object whose
+        // directory vanished between its creation and the rename is
+        // written again, as git does.
+        let mut attempt = 0;
+        let id = loop {
+            attempt += 1;
+            match repo.write_blob(data.as_bytes()) {
+                Ok(id) => break id.detach(),
+                Err(_) if attempt < 5 => continue,
+                Err(err) => return Err(err).context("cannot write the brief blob"),
+            }
+        };
         blobs.push(id);
     }
     Ok(blobs)

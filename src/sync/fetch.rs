@@ -305,7 +305,7 @@ fn reconcile_keys(
         let (status_settled, action) = super::lineage::settle(
             repo,
             &key,
-            (l, r),
+            (l, b, r),
             (status, action),
             (local_notes_before, remote_notes),
         )?;

@@ -24,23 +24,32 @@ const WALK_LIMIT: usize = 200_000;
 /// is an older version of the local line (in the local history `notes.0`),
 /// fast-forwarded when the local value is an older version of the
 /// remote's line (in the remote's history `notes.1`); otherwise as it was.
+///
+/// Without a base (a first fetch of a key both sides hold) the same test
+/// decides: a version merely present in the other side's history (the
+/// whole history travels with every push) is not evidence that the other
+/// side's value was written on top of it.
 pub(super) fn settle(
     repo: &gix::Repository,
     key: &str,
-    (l, r): (Option<ObjectId>, Option<ObjectId>),
+    (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
     (status, action): (Status, Action),
     (local_notes, remote_notes): (Option<ObjectId>, Option<ObjectId>),
 ) -> Result<(Status, Action)> {
-    let (Status::Diverged, Some(l), Some(r)) = (status, l, r) else {
+    let first = b.is_none() && matches!(status, Status::Ahead | Status::FastForwarded);
+    let (true, Some(l), Some(r)) = (status == Status::Diverged || first, l, r) else {
         return Ok((status, action));
     };
+    if l == r {
+        return Ok((status, action));
+    }
     if follows(repo, local_notes, key, l, r)? {
         return Ok((Status::Ahead, Action::SetBase(r)));
     }
     if follows(repo, remote_notes, key, r, l)? {
         return Ok((Status::FastForwarded, Action::TakeRemote));
     }
-    Ok((status, action))
+    Ok((Status::Diverged, Action::Nothing))
 }
 
 /// Whether, in the notes history at `tip`, the commit that first recorded
