@@ -232,3 +232,35 @@ fn a_lock_left_by_a_killed_migration_is_named() {
         Some(v1.as_str())
     );
 }
+
+/// A first fetch of a key both sides wrote on their own: after one push
+/// carried this clone's history to the remote, its version is in the
+/// remote's history, yet the remote's value was not written on top of
+/// it — still diverged, never replaced silently by the newer timestamp.
+#[test]
+fn a_key_both_wrote_before_any_fetch_stays_diverged() {
+    let t = team();
+    write(&t, &t.a, "k", "from a");
+    t.sb.handoff(&t.a, &["push"]).success();
+    write(&t, &t.b, "k", "from b");
+    write(&t, &t.b, "other", "b's own");
+    // B's push sends its history and `other`; `k` is held.
+    t.sb.handoff(&t.b, &["push"]).code(1);
+    assert_eq!(fetched_status_any(&t, &t.b, "k"), "diverged");
+    t.sb.handoff(&t.b, &["push"]).code(1);
+    let a_value = id(&t, &t.a, "refs/handoffs/k");
+    assert_eq!(id(&t, &t.bare, "refs/handoffs/k"), a_value);
+}
+
+/// The status `fetch --json` reports for `key`, whatever the exit code.
+fn fetched_status_any(t: &Team, dir: &Path, key: &str) -> String {
+    let out = t.sb.handoff(dir, &["fetch", "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    v["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["key"] == key)
+        .map(|k| k["status"].as_str().unwrap().to_string())
+        .unwrap_or_default()
+}
