@@ -316,6 +316,13 @@ fn reconcile_keys(
         let local_versions = local_history.as_ref().and_then(|h| h.get(&key));
         let (status_now, action) =
             check_remote_value(repo, &key, (l, r), local_versions, (status, action));
+        let (status_now, action) = super::lineage::confirm_rollback(
+            repo,
+            &key,
+            (l, r),
+            (status, (status_now, action)),
+            local_notes_before,
+        )?;
         status = status_now;
         let edits = reconcile_edits(&key, remote, (l, b, r), action, &message)?;
         let changes = !edits.is_empty();

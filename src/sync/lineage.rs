@@ -52,6 +52,35 @@ pub(super) fn settle(
     Ok((Status::Diverged, Action::Nothing))
 }
 
+/// A rollback (the remote holds an older version of the key than the local
+/// one, by the order of `log`) only when the local version was written on
+/// top of the remote's (the notes commit that first recorded it had it):
+/// otherwise the remote's value is another line — a teammate's
+/// `resolve --keep-local`, say — and the fast-forward stands. `before` is
+/// the status the three-way rules gave, `checked` what the rollback check
+/// made of it.
+pub(super) fn confirm_rollback(
+    repo: &gix::Repository,
+    key: &str,
+    (l, r): (Option<ObjectId>, Option<ObjectId>),
+    (before, checked): (Status, (Status, Action)),
+    local_notes: Option<ObjectId>,
+) -> Result<(Status, Action)> {
+    let (Status::RolledBack, Some(l), Some(r)) = (checked.0, l, r) else {
+        return Ok(checked);
+    };
+    if follows(repo, local_notes, key, l, r)? {
+        return Ok(checked);
+    }
+    Ok(super::fetch::check_remote_value(
+        repo,
+        key,
+        (Some(l), Some(r)),
+        None,
+        (before, Action::TakeRemote),
+    ))
+}
+
 /// Whether, in the notes history at `tip`, the commit that first recorded
 /// version `newer` of `key` had version `older` in its history.
 pub(super) fn follows(

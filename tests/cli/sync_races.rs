@@ -264,3 +264,42 @@ fn fetched_status_any(t: &Team, dir: &Path, key: &str) -> String {
         .map(|k| k["status"].as_str().unwrap().to_string())
         .unwrap_or_default()
 }
+
+fn write_at(t: &Team, dir: &Path, key: &str, now: &str, done: &str) -> String {
+    let args = write_args(Some(key), [done, "carry on", "cargo test"], &["--json"]);
+    let mut cmd = t.sb.command("git", dir);
+    cmd.env("GIT_HANDOFF_NOW", now).arg("handoff").args(args);
+    let out = assert_cmd::Command::from_std(cmd).assert().success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    v["id"].as_str().unwrap().to_string()
+}
+
+/// A teammate's `resolve --keep-local` is taken, not undone: the remote's
+/// value is older by its timestamp and in the local history, but the local
+/// version was not written on top of it — a fast-forward, not a rollback.
+#[test]
+fn a_teammates_keep_local_is_a_fast_forward_not_a_rollback() {
+    let t = team();
+    write_at(&t, &t.a, "k", "2026-11-30T08:00:00Z", "v0");
+    t.sb.handoff(&t.a, &["push"]).success();
+    t.sb.handoff(&t.b, &["fetch"]).success();
+    let a1 = write_at(&t, &t.a, "k", "2026-11-30T09:00:00Z", "a1");
+    write_at(&t, &t.b, "k", "2026-11-30T10:00:00Z", "b1");
+    t.sb.handoff(&t.b, &["push"]).success();
+    // A's push holds the diverged key but sends its history.
+    t.sb.handoff(&t.a, &["push"]).code(1);
+    t.sb.handoff(&t.b, &["fetch"]).success();
+    t.sb.handoff(&t.a, &["resolve", "k", "--keep-local"])
+        .success();
+    t.sb.handoff(&t.a, &["push"]).success();
+    assert_eq!(fetched_status(&t, &t.b, "k"), "fast-forwarded");
+    assert_eq!(
+        id(&t, &t.b, "refs/handoffs/k").as_deref(),
+        Some(a1.as_str())
+    );
+    t.sb.handoff(&t.b, &["push"]).success();
+    assert_eq!(
+        id(&t, &t.bare, "refs/handoffs/k").as_deref(),
+        Some(a1.as_str())
+    );
+}
