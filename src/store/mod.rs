@@ -257,7 +257,7 @@ pub fn write(
         // brief refs old (their lock files name themselves), never a brief
         // whose version the history lacks.
         if !annotated.is_empty() {
-            edits.insert(0, notes_edit(repo, &annotated, reflog)?);
+            edits.insert(0, again_after_gc(|| notes_edit(repo, &annotated, reflog))?);
         }
         crate::support::failpoint::reach("before-ref-transaction");
         match refs::commit(repo, edits) {
@@ -596,6 +596,21 @@ fn notes_edit(
         .context("cannot write the notes commit")?
         .id;
     Ok(refs::update(NOTES_REF, commit, parent, reflog))
+}
+
+/// Run a step that writes objects again when it failed: `git gc` removes
+/// empty object directories, and a loose object whose directory vanished
+/// between its creation and its rename is written again, as git does.
+fn again_after_gc<T>(mut step: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match step() {
+            Ok(value) => return Ok(value),
+            Err(_) if attempt < 5 => continue,
+            Err(err) => return Err(err),
+        }
+    }
 }
 
 /// If a lock file of one of these refs (or of packed-refs) exists, explain

@@ -106,6 +106,8 @@ pub(super) const LOCAL_RACE_RETRIES: u32 = 6;
 pub(super) fn local_ref_failure(stderr: &str) -> bool {
     stderr.contains("cannot lock ref")
         || stderr.contains("some local refs could not be updated")
+        // An object directory `git gc` removed under it.
+        || stderr.contains("failed to write object")
         || stale_git_lock(stderr).is_some()
 }
 

@@ -43,6 +43,7 @@ pub(super) fn settle(
     if l == r {
         return Ok((status, action));
     }
+    let local_notes = current_notes(repo, local_notes)?;
     if follows(repo, local_notes, key, l, r)? {
         return Ok((Status::Ahead, Action::SetBase(r)));
     }
@@ -69,7 +70,7 @@ pub(super) fn confirm_rollback(
     let (Status::RolledBack, Some(l), Some(r)) = (checked.0, l, r) else {
         return Ok(checked);
     };
-    if follows(repo, local_notes, key, l, r)? {
+    if follows(repo, current_notes(repo, local_notes)?, key, l, r)? {
         return Ok(checked);
     }
     Ok(super::fetch::check_remote_value(
@@ -79,6 +80,13 @@ pub(super) fn confirm_rollback(
         None,
         (before, Action::TakeRemote),
     ))
+}
+
+/// The local history as it is now: a brief written while the fetch ran
+/// (read after the history the fetch started from) has its version there,
+/// since a write commits the history before the brief.
+fn current_notes(repo: &gix::Repository, before: Option<ObjectId>) -> Result<Option<ObjectId>> {
+    Ok(history::peel(repo, crate::store::NOTES_REF)?.or(before))
 }
 
 /// Whether, in the notes history at `tip`, the commit that first recorded
