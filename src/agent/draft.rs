@@ -38,6 +38,8 @@ const MAX_TESTS: usize = 8;
 const MAX_METHOD: usize = 8;
 const MAX_ERROR_LINES: usize = 7;
 const MAX_LINE: usize = 200;
+/// The longest the agent's last words are kept, in characters.
+const MAX_WORDS: usize = 300;
 const MAX_TASK: usize = 300;
 
 /// The last failing command and the telling lines of what it printed: the
@@ -115,6 +117,9 @@ pub struct Draft {
     /// What the session was doing when it ended, as an open risk: its
     /// newest tool call, which has no result.
     pub unfinished: Option<String>,
+    /// The agent's last words, as an open risk: what it meant to do next,
+    /// often, in one line of at most [`MAX_WORDS`] characters.
+    pub last_words: Option<String>,
 }
 
 /// Compose the draft of `session` (read from `transcript`) for the
@@ -152,6 +157,13 @@ pub fn compose(session: &Session, transcript: &Path, root: &Path) -> Draft {
                 .runs
                 .iter()
                 .any(|r| !shell::is_inspection(&r.command)),
+        last_words: session.last_words.as_deref().map(|words| {
+            let flat = words.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!(
+                "The session's last words (check them against the code): {}",
+                cut(&flat, MAX_WORDS)
+            )
+        }),
         unfinished: session.unfinished.as_ref().map(|u| match u {
             Unfinished::Run(command) => format!(
                 "The session ended while `{}` ran: no result was recorded",
@@ -492,6 +504,7 @@ impl Draft {
         list("rejected_paths", json!(self.rejected));
         let mut risks: Vec<String> = self.failure.iter().map(Failure::risk).collect();
         risks.extend(self.unfinished.iter().cloned());
+        risks.extend(self.last_words.iter().cloned());
         list("open_risks", json!(risks));
         let mut brief = json!({
             "mode": MODE,
@@ -604,6 +617,7 @@ mod tests {
             touches: Vec::new(),
             runs,
             unfinished: None,
+            last_words: None,
             decisions: vec!["b".into(), "a".into()],
             rejected: Vec::new(),
         }

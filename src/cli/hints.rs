@@ -6,7 +6,6 @@ use crate::agent::fork::ForkError;
 use crate::store::history::VersionError;
 use crate::store::remotes::{CannotMigrate, NoRemote};
 use crate::store::{StoreError, Unreadable};
-use crate::sync::gate::ReturningSecrets;
 use crate::sync::{Held, HistoryPush, PushError, PushReport, ResolveError};
 use crate::write::{NotAnObject, Refusal};
 
@@ -150,34 +149,6 @@ pub fn sync(err: anyhow::Error) -> anyhow::Error {
             "{err}; `git handoff list` shows the keys; nothing was pushed"
         ));
     }
-    if let Some(ReturningSecrets {
-        remote,
-        count,
-        in_history,
-        in_briefs,
-        found,
-    }) = err.downcast_ref::<ReturningSecrets>()
-    {
-        let mut fixes = Vec::new();
-        if *in_history {
-            fixes.push(format!(
-                "replace the history on '{remote}' with the redacted one (`git push --force {remote} {}`)",
-                crate::store::NOTES_REF
-            ));
-        }
-        if *in_briefs {
-            fixes.push(format!(
-                "replace a brief on '{remote}' with yours (`git push --force {remote} refs/handoffs/<key>`) or delete it there (`git push {remote} :refs/handoffs/<key>`)"
-            ));
-        }
-        fixes.push(format!(
-            "or take it anyway with `git handoff fetch --allow-secrets {remote}`"
-        ));
-        return crate::refused(format!(
-            "not fetched from '{remote}': after `git handoff redact --history` here no secret is taken back, and it holds {count}: {found}; nothing was taken. To go on, {}",
-            fixes.join(", ")
-        ));
-    }
     err
 }
 
@@ -208,8 +179,24 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
             format!("dropped here; `git handoff push --prune` deletes it on '{remote}'")
         }
         Held::NotHere => format!("not here; `git handoff fetch {remote}` brings it"),
+        Held::NotABrief(id) => format!(
+            "not here, and '{remote}' holds {}, which is not a valid brief; `git handoff push --prune {remote} {key}` deletes it there",
+            id.to_hex_with_len(7)
+        ),
+        Held::ValidThere => format!(
+            "'{remote}' holds a valid brief that was not dropped here: --prune deletes only junk and what `git handoff drop` dropped; `git handoff fetch {remote}` brings it, `git handoff drop {key}` then `git handoff push --prune {remote} {key}` deletes it"
+        ),
         Held::SecretKey(rule) => format!(
             "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
+        ),
+        Held::SecretThere { rules, here } => format!(
+            "'{remote}''s version holds a secret ({}), never taken back here after `git handoff redact --history`; {}",
+            rules.join(", "),
+            if *here {
+                format!("`git handoff push {remote} {key}` replaces it with yours")
+            } else {
+                format!("`git handoff push --prune {remote} {key}` deletes it there")
+            }
         ),
         Held::Secrets { total, kinds } => format!(
             "holds {total} secret{} ({}); `git handoff redact` removes {}",

@@ -25,8 +25,11 @@ pub use output::{Doc, Format, Output, Style};
 /// the history in refs/notes/handoffs and an entry to the narrative log
 /// .claude/PROJECT_STATE.md.
 ///
-/// Start here: `git handoff` with no command lists the briefs waiting in
-/// this repository and the command that resumes each.
+/// Start here: `git handoff resume` resumes the brief of this branch (or the
+/// only one waiting) and says what drifted since it was written; `git
+/// handoff` with no command lists every brief waiting and the command that
+/// resumes each. In a fresh clone of a team's repository, `git handoff
+/// fetch` first brings the team's briefs (`git clone` does not).
 #[derive(Debug, Parser)]
 #[command(
     name = "git-handoff",

@@ -188,6 +188,10 @@ pub struct Resumed<'a> {
     /// narrative log (the entry `write` added, committed).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub commits_only_narrative: bool,
+    /// The newest of those commits (at most three, the tip first), each
+    /// `{"sha7", "subject"}`; absent when there are none.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub recent_commits: &'a [drift::RecentCommit],
     /// Whether the brief's head is in the history measured (`null` unknown).
     pub in_history: Option<bool>,
     /// The CHANGED warnings alone.

@@ -44,6 +44,15 @@ impl Since {
         self.commits.len()
     }
 
+    /// The ids of the first `n` commits of the walk, the tip first.
+    pub fn newest(&self, n: usize) -> Vec<ObjectId> {
+        self.commits
+            .iter()
+            .take(n)
+            .filter_map(|&node| self.id(node))
+            .collect()
+    }
+
     fn graph_commit(&self, pos: u32) -> gix::commitgraph::file::Commit<'_> {
         self.graph
             .as_ref()

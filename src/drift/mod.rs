@@ -245,6 +245,10 @@ pub enum Commits {
         /// (the entry `write` added, committed).
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         only_narrative: bool,
+        /// The newest of those commits (at most [`RECENT`]), the tip first:
+        /// what changed, in the commits' own words.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        recent: Vec<RecentCommit>,
     },
     /// The brief's head is in none of the histories checked.
     NotInHistory {
@@ -257,6 +261,36 @@ pub enum Commits {
     /// Not known: no head recorded, unknown to this object database, or a
     /// shallow boundary in the way.
     Unknown,
+}
+
+/// How many of the commits since the brief a report names.
+pub const RECENT: usize = 3;
+
+/// One commit made since the brief was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RecentCommit {
+    /// Its short id.
+    pub sha7: String,
+    /// Its subject line, redacted as every printed line of user data.
+    pub subject: String,
+}
+
+/// The newest commits of a walk, with their subjects; a commit that cannot
+/// be read is left out.
+fn recent_commits(repo: &gix::Repository, since: &Since) -> Vec<RecentCommit> {
+    since
+        .newest(RECENT)
+        .into_iter()
+        .filter_map(|id| {
+            let commit = repo.find_commit(id).ok()?;
+            let message = commit.message_raw_sloppy().to_string();
+            let subject = message.lines().next().unwrap_or("").trim();
+            Some(RecentCommit {
+                sha7: store::short(&id),
+                subject: crate::brief::redact::redact_text(subject).0,
+            })
+        })
+        .collect()
 }
 
 /// What to compute: the cheap checks only (for hooks), or everything.
@@ -542,6 +576,7 @@ fn commits(
                 count,
                 only_narrative: count > 0
                     && narrative.is_some_and(|path| only_differs_at(repo, brief_head, tip, path)),
+                recent: recent_commits(repo, &since),
             };
             changed(repo, brief, &since, report);
         }

@@ -35,9 +35,9 @@ pub struct Version {
     pub brief: Brief,
     /// Its stored form (pretty JSON with a trailing newline).
     pub pretty: String,
-    /// Position in the history, for versions written in the same second:
-    /// the generation of the first notes commit that holds it, then its
-    /// line number in the note. Versions found only in refs sort last.
+    /// Position in the history, which orders the versions: the
+    /// generation of the first notes commit that holds it, then its line
+    /// number in the note. Versions found only in refs sort newest.
     seq: (u64, usize),
 }
 
@@ -45,7 +45,10 @@ pub struct Version {
 /// refs point at now.
 #[derive(Debug, Clone, Default)]
 pub struct Log {
-    /// Every version, newest first (by timestamp, then by history order).
+    /// Every version, newest first: by the history's order (the notes
+    /// commits' generations, then line numbers), the version the brief ref
+    /// points at first. Timestamps are shown, never used to order: a clock
+    /// that was behind does not move a version back.
     pub versions: Vec<Version>,
     /// The id `refs/handoffs/<key>` points at, if it exists.
     pub current: Option<ObjectId>,
@@ -219,13 +222,20 @@ fn sort_newest_first(versions: &mut [Version]) {
     versions.sort_by(|a, b| newer(b, a));
 }
 
-/// `Greater` when `a` is newer than `b`.
+/// `Greater` when `a` is newer than `b`: later in the history (a notes
+/// commit of a higher generation, then a later line). Timestamps are
+/// written by clocks that may be wrong; they never decide the order.
 fn newer(a: &Version, b: &Version) -> Ordering {
-    let ts = |v: &Version| crate::support::clock::parse(&v.brief.timestamp).unwrap_or(i64::MIN);
-    ts(a)
-        .cmp(&ts(b))
-        .then(a.seq.cmp(&b.seq))
-        .then(a.id.cmp(&b.id))
+    a.seq.cmp(&b.seq).then(a.id.cmp(&b.id))
+}
+
+/// Put the version the brief ref points at first (`@{0}`), the rest in
+/// history order: the ref says which version is current, whatever the
+/// history's shape after a merge or a `resolve`.
+fn current_first(versions: &mut [Version], current: Option<ObjectId>) {
+    if let Some(at) = current.and_then(|c| versions.iter().position(|v| v.id == c)) {
+        versions[..=at].rotate_right(1);
+    }
 }
 
 /// Version ids per key recorded in the notes history reachable from `tip`.
@@ -263,9 +273,9 @@ pub fn ids_newest_first(
     Ok(by_key
         .into_iter()
         .map(|(key, mut entries)| {
-            entries.sort_by(|a, b| {
-                (b.ts, b.generation, b.index, b.id).cmp(&(a.ts, a.generation, a.index, a.id))
-            });
+            // History order (not the timestamps, which a clock behind
+            // gets wrong).
+            entries.sort_by_key(|e| std::cmp::Reverse((e.generation, e.index, e.id)));
             (key, entries.into_iter().map(|e| e.id).collect())
         })
         .collect())
@@ -308,6 +318,7 @@ pub fn log(repo: &gix::Repository, key: &str) -> Result<Log> {
     if added {
         sort_newest_first(&mut versions);
     }
+    current_first(&mut versions, current);
     Ok(Log {
         versions,
         current,

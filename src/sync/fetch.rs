@@ -57,6 +57,10 @@ pub enum Status {
     /// The remote's key holds a secret: nothing was taken (the key shown
     /// is redacted).
     SecretKey,
+    /// After `redact --history` here: the remote's brief of this key holds
+    /// a secret, so the key is held alone (nothing taken, the rest
+    /// reconciled; `secret` says which rules).
+    HeldSecret,
 }
 
 /// One key's result of a fetch.
@@ -75,6 +79,9 @@ pub struct KeyReport {
     /// The local version before the fetch, when the fetch replaced it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<VersionInfo>,
+    /// Why the key is held ([`Status::HeldSecret`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<super::held::HeldKey>,
 }
 
 /// What happened to the notes history in a fetch.
@@ -94,6 +101,34 @@ pub enum NotesMerge {
     /// The remote's notes ref is not a notes history (not a commit, or a
     /// tree holding more than notes): nothing was taken from it.
     Ignored(#[serde(serialize_with = "hex")] ObjectId),
+    /// The remote's history (this commit) lacks versions the local one
+    /// holds: `push` sends them.
+    Behind(#[serde(serialize_with = "hex")] ObjectId),
+    /// The remote's history went back: it lacks commits it held at the
+    /// last fetch or push (a forced or stale push). Nothing was lost here;
+    /// `push` repairs it.
+    /// After `redact --history` here: the remote's history (at `theirs`)
+    /// holds secrets; its other lines were merged without them (`commit`,
+    /// none when nothing else was new), on top of the local history alone.
+    /// The remote keeps them until its history is replaced with this one.
+    Held {
+        /// The merge commit, if one was made.
+        #[serde(serialize_with = "super::hex_opt")]
+        commit: Option<ObjectId>,
+        /// The remote's history.
+        #[serde(serialize_with = "hex")]
+        theirs: ObjectId,
+        /// How many distinct lines were left out.
+        left_out: usize,
+    },
+    RolledBack {
+        /// The remote's tip now.
+        #[serde(serialize_with = "hex")]
+        now: ObjectId,
+        /// The tip it held before, which contains `now`.
+        #[serde(serialize_with = "hex")]
+        was: ObjectId,
+    },
 }
 
 /// The result of a fetch.
@@ -105,6 +140,17 @@ pub struct FetchReport {
     pub keys: Vec<KeyReport>,
     /// The notes merge.
     pub history: NotesMerge,
+    /// With [`NotesMerge::Held`]: what holds the secrets left out (key,
+    /// version and rule, never the secret).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// The remote's refs under git-handoff's own bookkeeping namespaces
+    /// (`refs/handoff-fetch/`, `refs/handoff-remotes/`,
+    /// `refs/handoff-push/`): a plain `git push --mirror` copied them
+    /// there, where nothing reads them. Empty when there are none (or the
+    /// remote could not be listed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bookkeeping: Vec<String>,
 }
 
 impl FetchReport {
@@ -138,20 +184,28 @@ pub(super) fn fetch_refspecs(remote: &str, briefs: bool) -> Vec<String> {
 /// first, and `git fetch` only when what the remote lists differs from
 /// what the last fetch staged, so a fetch with nothing new is one ref
 /// listing. When the listing fails, `git fetch` runs and says why.
-/// Returns the remote's brief values as staged, by key.
-fn refresh_staging(repo: &gix::Repository, remote: &str) -> Result<BTreeMap<String, ObjectId>> {
+/// Returns the remote's brief values as staged, by key, and the names of
+/// its refs under git-handoff's bookkeeping namespaces (as listed).
+fn refresh_staging(
+    repo: &gix::Repository,
+    remote: &str,
+) -> Result<(BTreeMap<String, ObjectId>, Vec<String>)> {
     let staging = format!("{}{remote}/", remotes::STAGING_PREFIX);
     let mut staged = remotes::ids_under(repo, &staging)?;
-    let current =
-        super::git::ls_remote(repo, remote).is_ok_and(|listed| listed == by_remote_name(&staged));
+    let listing = super::git::ls_remote(repo, remote);
+    let current = listing
+        .as_ref()
+        .is_ok_and(|(listed, _)| *listed == by_remote_name(&staged));
+    let bookkeeping = listing.map(|(_, names)| names).unwrap_or_default();
     if !current {
         git_fetch(repo, remote, true)?;
         staged = remotes::ids_under(repo, &staging)?;
     }
-    Ok(staged
+    let tips = staged
         .into_iter()
         .filter_map(|(rest, id)| Some((rest.strip_prefix("briefs/")?.to_string(), id)))
-        .collect())
+        .collect();
+    Ok((tips, bookkeeping))
 }
 
 /// The refs a fetch staged (by the rest of their names below the staging
@@ -230,33 +284,48 @@ pub(super) fn fetch_sides(
 ) -> Result<(FetchReport, Sides)> {
     remotes::migrate(repo)?;
     let local_notes_before = history::peel(repo, NOTES_REF)?;
-    let tips = refresh_staging(repo, remote)?;
+    let published_before = history::peel(repo, &remotes::notes_ref(remote))?;
+    let (tips, bookkeeping) = refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
     let staged = staged_notes(repo, remote)?;
-    if !options.allow_secrets
-        && crate::sync::gate::history_redacted(repo)
-        && let Err(refused) = crate::sync::gate::refuse_returning_secrets(
-            repo,
-            remote,
-            staged.valid(),
-            local_notes_before,
-        )
-    {
-        remotes::forget_staged(repo, remote)?;
-        return Err(refused);
-    }
-    let remote_notes = publish_remote_notes(repo, remote, staged)?;
+    let returning = match !options.allow_secrets && crate::sync::gate::history_redacted(repo) {
+        true => super::held::returning(repo, remote, staged.valid(), local_notes_before)?,
+        false => Default::default(),
+    };
+    let left_out: Vec<String> = returning.in_history.iter().map(|f| f.to_string()).collect();
     // The history first: every version a brief ref is about to take from
     // the remote is then already in the local history, so that a fetch
     // killed between two keys never leaves a brief whose version `log`
     // cannot show. The three-way rules read the pre-merge histories.
-    let history = match staged {
-        Staged::Invalid(id) => NotesMerge::Ignored(id),
-        Staged::Valid(_) => merge_notes(repo, remote, remote_notes)?,
+    let (remote_notes, history) = match (staged.valid(), left_out.is_empty()) {
+        (Some(theirs), false) => {
+            // Never published: the rules read the remote's history as
+            // of the last fetch.
+            let merge = super::held::merge_clean(repo, remote, theirs, &returning.lines)?;
+            (published_before, merge)
+        }
+        _ => {
+            let remote_notes = publish_remote_notes(repo, remote, staged)?;
+            let history = match staged {
+                Staged::Invalid(id) => NotesMerge::Ignored(id),
+                Staged::Valid(_) => merge_notes(repo, remote, remote_notes)?,
+            };
+            let history = super::notes::behind(repo, history, remote_notes, published_before)?;
+            (remote_notes, history)
+        }
     };
     crate::support::failpoint::reach("fetch-history-merged");
 
     let mut sides = Sides::with_tips(repo, remote, tips)?;
+    sides.held = returning
+        .keys
+        .into_iter()
+        .filter(|(_, h)| h.in_brief)
+        .collect();
+    // What holds a secret is not kept here, not even staged (`log` and
+    // `show KEY@REMOTE` read the staged values).
+    let held_history = staged.valid().filter(|_| !left_out.is_empty());
+    super::held::forget(repo, remote, &sides, held_history)?;
     let mut keys = reconcile_keys(repo, remote, &mut sides, (local_notes_before, remote_notes))?;
     remotes::record_fetched(repo, remote);
     keys.sort_by(|a, b| a.key.cmp(&b.key));
@@ -264,6 +333,8 @@ pub(super) fn fetch_sides(
         remote: remote.to_string(),
         keys,
         history,
+        left_out,
+        bookkeeping,
     };
     Ok((report, sides))
 }
@@ -283,7 +354,11 @@ fn reconcile_keys(
     let mut keys = secret_key_reports(sides);
     let redact_options = redact::Options::from_repo(repo);
     let mut stamps = Stamps::new(repo);
+    keys.extend(super::held::key_reports(repo, sides, &mut stamps));
     for key in sides.keys() {
+        if sides.held.contains_key(&key) {
+            continue;
+        }
         let (l, b, r) = sides.get(&key);
         // The histories are read only for the keys whose answer needs them
         // (never for a key that is only ahead here).
@@ -345,6 +420,7 @@ fn reconcile_keys(
             local: stamps.info(if took { r } else { l }),
             remote: stamps.info(r),
             replaced: if took { stamps.info(l) } else { None },
+            secret: None,
         });
     }
     stamps.save();
@@ -363,6 +439,7 @@ pub(super) fn secret_key_reports(sides: &Sides) -> Vec<KeyReport> {
             local: None,
             remote: None,
             replaced: None,
+            secret: None,
         })
         .collect()
 }

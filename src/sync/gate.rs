@@ -19,7 +19,7 @@ use gix::bstr::ByteSlice;
 use crate::brief::Brief;
 use crate::brief::redact::{self, Options};
 use crate::git::packs::Packs;
-use crate::{store, store::history, store::remotes};
+use crate::{store, store::history};
 
 /// The notes commits, trees and note blobs of one or more notes
 /// histories.
@@ -300,6 +300,8 @@ pub struct Finding {
     pub version: String,
     /// The rules that matched.
     pub rules: Vec<&'static str>,
+    /// The key, as stored, when it is a brief's (line); never shown as is.
+    pub key: Option<String>,
 }
 
 impl std::fmt::Display for Finding {
@@ -345,11 +347,13 @@ fn finding_in_line(
                 .map(|id| store::short(&id))
                 .unwrap_or_else(|_| store::short(&holder)),
             rules,
+            key: Some(brief.key),
         },
         Err(_) => Finding {
             what: "a history line that is not a brief".into(),
             version: store::short(&holder),
             rules,
+            key: None,
         },
     })
 }
@@ -406,14 +410,21 @@ pub fn findings(
     walk: &mut NotesWalk,
     options: Options,
 ) -> Result<Vec<Finding>> {
+    Ok(findings_and_lines(repo, walk, options)?.0)
+}
+
+/// [`findings`], and the digests ([`line_digest`]) of the lines that hold
+/// them, so that a merge can leave exactly those lines out.
+pub fn findings_and_lines(
+    repo: &gix::Repository,
+    walk: &mut NotesWalk,
+    options: Options,
+) -> Result<(Vec<Finding>, HashSet<ObjectId>)> {
     let mut out = Vec::new();
     let mut cache = crate::sync::gate_cache::GateCache::load(repo, options);
     // A note grows line by line: each new blob repeats the older lines.
     // Lines are remembered by digest, so memory stays small.
-    let digest = |line: &[u8]| {
-        gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, line)
-            .context("cannot hash a history line")
-    };
+    let digest = |line: &[u8]| line_digest(repo, line);
     let mut seen: HashSet<ObjectId> = HashSet::new();
     let mut dirty: HashSet<ObjectId> = HashSet::new();
     let mut packs = std::mem::take(&mut walk.packs)
@@ -454,10 +465,17 @@ pub fn findings(
                 what: "a notes commit message".into(),
                 version: store::short(commit),
                 rules: counts.into_keys().collect(),
+                key: None,
             });
         }
     }
-    Ok(out)
+    Ok((out, dirty))
+}
+
+/// The digest by which [`findings_and_lines`] names a history line.
+pub fn line_digest(repo: &gix::Repository, line: &[u8]) -> Result<ObjectId> {
+    gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, line)
+        .context("cannot hash a history line")
 }
 
 /// The secrets in the versions of `ours` (the local history) that a push
@@ -501,72 +519,4 @@ pub fn mark_history_redacted(repo: &gix::Repository) -> Result<()> {
         b"git handoff redact --history removed secrets from refs/notes/handoffs;\n\
           git handoff fetch refuses to merge them back (fetch --allow-secrets overrides).\n",
     )
-}
-
-/// After `redact --history`: refuse a fetch whose history (the part the
-/// local history lacks) or whose briefs bring a secret back. Nothing has
-/// been published when this runs.
-pub fn refuse_returning_secrets(
-    repo: &gix::Repository,
-    remote: &str,
-    theirs: Option<ObjectId>,
-    ours: Option<ObjectId>,
-) -> Result<()> {
-    let options = Options::from_repo(repo);
-    let mut found = Vec::new();
-    if let Some(theirs) = theirs {
-        let mut walk = NotesWalk::default();
-        walk.mark_known_from(repo, &Vec::from_iter(ours), theirs);
-        let _ = walk.add(repo, theirs)?;
-        found = findings(repo, &mut walk, options)?;
-    }
-    let in_history_count = found.len();
-    for (key, id) in remotes::ids_under(repo, &remotes::tip_prefix(remote))? {
-        if store::current_id(repo, &key).ok().flatten() == Some(id) {
-            continue;
-        }
-        let Ok(blob) = repo.find_blob(id) else {
-            continue;
-        };
-        let counts = redact::find_in_line(&blob.data, options);
-        if !counts.is_empty() {
-            found.push(Finding {
-                what: format!("brief {}", shown_key(&key, options)),
-                version: store::short(&id),
-                rules: counts.into_keys().collect(),
-            });
-        }
-    }
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(ReturningSecrets {
-        remote: remote.to_string(),
-        count: found.len(),
-        in_history: in_history_count > 0,
-        in_briefs: found.len() > in_history_count,
-        found: list(&found),
-    }
-    .into())
-}
-
-/// A fetch refused after `redact --history`: the remote's history or its
-/// briefs hold secrets, which a fetch here never takes back. Nothing was
-/// taken. The command layer words it, with how to replace what the remote
-/// holds or take it anyway (`cli::hints`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "not fetched from '{remote}': after redact --history here no secret is taken back, and it holds {count}: {found}; nothing was taken"
-)]
-pub struct ReturningSecrets {
-    /// The remote.
-    pub remote: String,
-    /// How many secrets.
-    pub count: usize,
-    /// Whether some are in the remote's notes history.
-    pub in_history: bool,
-    /// Whether some are in the remote's brief refs.
-    pub in_briefs: bool,
-    /// What they are ([`list`]).
-    pub found: String,
 }

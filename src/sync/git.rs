@@ -34,13 +34,24 @@ pub(super) fn git(repo: &gix::Repository, args: &[String]) -> Result<GitRun> {
     })
 }
 
+/// The namespaces of git-handoff's own bookkeeping, which only ever make
+/// sense in the clone that wrote them: what a fetch staged, what each
+/// remote held, what a push pinned. A plain `git push --mirror` copies them
+/// to a remote, where nothing reads them.
+pub(super) const BOOKKEEPING: [&str; 3] = [
+    crate::store::remotes::STAGING_PREFIX,
+    crate::store::remotes::REMOTES_PREFIX,
+    crate::store::remotes::OUTGOING_PREFIX,
+];
+
 /// The remote's brief refs and notes refs, by name, as `git ls-remote`
-/// lists them (peeled tag lines left out).
+/// lists them (peeled tag lines left out), and apart from them the names
+/// of its refs under the [`BOOKKEEPING`] namespaces, sorted.
 pub(super) fn ls_remote(
     repo: &gix::Repository,
     remote: &str,
-) -> Result<BTreeMap<String, ObjectId>> {
-    let args: Vec<String> = [
+) -> Result<(BTreeMap<String, ObjectId>, Vec<String>)> {
+    let mut args: Vec<String> = [
         "ls-remote",
         "--quiet",
         remote,
@@ -50,6 +61,7 @@ pub(super) fn ls_remote(
     .iter()
     .map(|s| s.to_string())
     .collect();
+    args.extend(BOOKKEEPING.iter().map(|p| format!("{p}*")));
     let run = git(repo, &args)?;
     if !run.ok {
         return Err(anyhow!(
@@ -58,18 +70,34 @@ pub(super) fn ls_remote(
         ));
     }
     let mut out = BTreeMap::new();
+    let mut bookkeeping = Vec::new();
     for line in run.stdout.lines() {
         let Some((id, name)) = line.split_once('\t') else {
             continue;
         };
-        if !(name.starts_with(REF_PREFIX) || name.starts_with(NOTES_REF)) || name.ends_with("^{}") {
+        if name.ends_with("^{}") {
+            continue;
+        }
+        if BOOKKEEPING.iter().any(|p| name.starts_with(p)) {
+            bookkeeping.push(name.to_string());
+            continue;
+        }
+        if !(name.starts_with(REF_PREFIX) || name.starts_with(NOTES_REF)) {
             continue;
         }
         let id = ObjectId::from_hex(id.as_bytes())
             .map_err(|_| anyhow!("git ls-remote '{remote}' listed a bad id: {id}"))?;
         out.insert(name.to_string(), id);
     }
-    Ok(out)
+    bookkeeping.sort();
+    Ok((out, bookkeeping))
+}
+
+/// The names of `remote`'s refs under git-handoff's bookkeeping
+/// namespaces ([`BOOKKEEPING`]), sorted: what a plain `git push --mirror`
+/// from a clone copied there.
+pub fn bookkeeping_on(repo: &gix::Repository, remote: &str) -> Result<Vec<String>> {
+    Ok(ls_remote(repo, remote)?.1)
 }
 
 /// The most telling line of git's stderr (`git::cmd::reason`).

@@ -20,12 +20,14 @@
 //! | `lineage` | whether one version is an older one of another's line |
 //! | `outgoing` | pinning many creates for one glob refspec |
 //! | `resolve` | ending a divergence |
+//! | `held` | after `redact --history`: what holds a secret, held alone |
 //! | `gate`, `gate_cache` | the one secret gate for what leaves and enters |
 
 mod fetch;
 pub mod gate;
 pub mod gate_cache;
 mod git;
+mod held;
 mod lineage;
 pub mod lock;
 mod notes;
@@ -39,6 +41,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 pub use fetch::{FetchOptions, FetchReport, NotesMerge, Status, fetch_with};
+pub use git::bookkeeping_on;
 pub use push::{Held, HistoryPush, Outcome, PushError, PushOptions, PushReport, push};
 pub use resolve::{Resolution, ResolveError, resolve};
 

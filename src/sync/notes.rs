@@ -116,6 +116,30 @@ pub fn merge_notes(
     )
 }
 
+/// A merge that found nothing to take (`UpToDate`) told apart: the local
+/// history equals the remote's, or holds more (`Behind`: versions written
+/// here and not pushed yet), or the remote went back from `before` (its
+/// tip at the last fetch or push) to an older commit (`RolledBack`).
+pub(super) fn behind(
+    repo: &gix::Repository,
+    merge: NotesMerge,
+    theirs: Option<ObjectId>,
+    before: Option<ObjectId>,
+) -> Result<NotesMerge> {
+    let (NotesMerge::UpToDate, Some(theirs)) = (merge, theirs) else {
+        return Ok(merge);
+    };
+    if history::peel(repo, NOTES_REF)? == Some(theirs) {
+        return Ok(merge);
+    }
+    Ok(match before {
+        Some(was) if was != theirs && contains(repo, was, theirs)? == Some(true) => {
+            NotesMerge::RolledBack { now: theirs, was }
+        }
+        _ => NotesMerge::Behind(theirs),
+    })
+}
+
 pub(super) fn merge_commit(
     repo: &gix::Repository,
     remote: &str,

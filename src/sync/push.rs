@@ -16,7 +16,7 @@ use super::notes::{NOTES_RETRIES, merge_notes};
 use super::outgoing;
 use super::reconcile::{Plan, plan};
 use super::refs::{Sides, delete, is_brief, mirror, previous, set, transaction};
-use super::{FetchOptions, FetchReport, hex_opt};
+use super::{FetchOptions, FetchReport, NotesMerge, hex_opt};
 use crate::brief::redact;
 use crate::store::history;
 use crate::store::remotes::{self, base_ref, tip_ref};
@@ -54,8 +54,23 @@ pub enum Held {
     DroppedHere,
     /// Only on the remote.
     NotHere,
+    /// Only on the remote, and what it holds there (this id) is not a
+    /// valid brief of the key: `push --prune` names the key to delete it.
+    NotABrief(ObjectId),
+    /// `push --prune` named it, but the remote holds a valid brief that
+    /// was not dropped here: not junk, so not deleted.
+    ValidThere,
     /// The key holds a secret (the rule) and would become a ref name.
     SecretKey(String),
+    /// After `redact --history` here: the remote's brief holds a secret
+    /// (these rules), so the key is held; named, the brief here replaces
+    /// it there (`here`: there is one), or `--prune` deletes it.
+    SecretThere {
+        /// The rules that matched.
+        rules: Vec<String>,
+        /// Whether a brief of the key exists here.
+        here: bool,
+    },
     /// The brief holds secrets: how many, and how many of each kind.
     Secrets {
         /// Secrets found.
@@ -159,6 +174,10 @@ pub enum HistoryPush {
     /// Dry run: the remote's history moved since the last fetch; a real
     /// push merges it first, then sends the result.
     WouldMerge,
+    /// Not sent: after `redact --history` here, the remote's history
+    /// (this commit) holds secrets this one left out, so this one does not
+    /// contain it; it goes once the remote's is replaced.
+    Held(String),
 }
 
 /// The result of a push.
@@ -336,6 +355,9 @@ pub(super) fn plan_keys(
     let mut sends = Vec::new();
     for key in selected {
         let p = match sides.get(&key) {
+            (l, _, Some(r)) if let Some(held) = sides.held.get(&key) => {
+                super::held::plan(&key, held, (l, r), options)
+            }
             // The remote holds something that is not a brief of this key
             // (fetch reported it as ignored): the local brief replaces it,
             // with a lease on exactly that value.
@@ -343,6 +365,7 @@ pub(super) fn plan_keys(
                 lease: Some(r),
                 new: l,
             },
+            (None, b, Some(r)) if b != Some(r) => only_there(repo, &key, r, options),
             sides_of_key => plan(sides_of_key, !options.keys.is_empty(), options.prune),
         };
         let refused = |lease, held| PushedKey {
@@ -388,6 +411,21 @@ pub(super) fn plan_keys(
     }
     cache.save();
     Ok((keys, sends))
+}
+
+/// The plan of a key only the remote holds (`r`), not dropped here. What
+/// is not a valid brief of the key (fetch ignored it) is deleted when
+/// `push --prune` names the key, with a lease on exactly that value, and
+/// held otherwise; a valid brief is never deleted this way (`push --prune`
+/// deletes one only when it was dropped here).
+fn only_there(repo: &gix::Repository, key: &str, r: ObjectId, options: &PushOptions) -> Plan {
+    let named = options.keys.iter().any(|k| k == key);
+    match (is_brief(repo, Some(r), key), named && options.prune) {
+        (false, true) => Plan::Delete { lease: r },
+        (false, false) => Plan::Hold(Outcome::Skipped, Held::NotABrief(r)),
+        (true, true) => Plan::Hold(Outcome::Skipped, Held::ValidThere),
+        (true, false) => Plan::Hold(Outcome::Skipped, Held::NotHere),
+    }
 }
 
 /// The keys `push` considers: all of them, or the named ones (each must
@@ -631,6 +669,9 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
     let selected = selected_keys(&sides, remote, options)?;
     let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
     let (mut notes_to_push, mut history) = plan_history(repo, remote)?;
+    if let Some(NotesMerge::Held { theirs, .. }) = fetch_report.as_ref().map(|r| r.history) {
+        (notes_to_push, history) = (None, HistoryPush::Held(theirs.to_string()));
+    }
     let (pinned, batches) = plan_batches(repo, &sides, sends, options, notes_to_push.is_some())?;
     let mut glob = pinned.as_ref().map(outgoing::Pinned::refspec);
     let mut stale_lock = None;
@@ -707,6 +748,15 @@ pub(super) fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<Histor
     for _ in 0..NOTES_RETRIES {
         git_fetch(repo, remote, false)?;
         let staged = staged_notes(repo, remote)?;
+        if let (Some(theirs), true) = (staged.valid(), crate::sync::gate::history_redacted(repo))
+            && !super::held::returning(repo, remote, Some(theirs), history::peel(repo, NOTES_REF)?)?
+                .in_history
+                .is_empty()
+        {
+            let message = format!("handoff: fetch {remote}");
+            mirror(repo, &remotes::staged_notes_ref(remote), None, &message)?;
+            return Ok(HistoryPush::Held(theirs.to_string()));
+        }
         if let Staged::Invalid(id) = staged {
             return Ok(HistoryPush::Rejected(format!(
                 "'{remote}' holds {} at {NOTES_REF}, which is not a notes history",

@@ -183,6 +183,9 @@ pub(super) struct Sides {
     pub(super) remote: BTreeMap<String, ObjectId>,
     /// The remote's keys that hold a secret, redacted: never taken.
     pub(super) secret_keys: Vec<String>,
+    /// After `redact --history`: the keys whose remote brief holds a
+    /// secret, held alone (never taken; pushed only when named).
+    pub(super) held: BTreeMap<String, super::held::HeldKey>,
 }
 
 impl Sides {
@@ -223,6 +226,7 @@ impl Sides {
             base,
             remote: theirs,
             secret_keys,
+            held: BTreeMap::new(),
         })
     }
 

@@ -126,6 +126,12 @@ fn a_claude_code_session_drafts_what_it_did_and_stores_nothing() {
         risks[1],
         "The session ended while `cargo test expiry` ran: no result was recorded"
     );
+    // The agent's newest prose, on one line: often what it meant to do next.
+    assert_eq!(
+        risks[2],
+        "The session's last words (check them against the code): The leeway makes the expired token pass: 100 + 30 >= 131 is false... checking the test's numbers."
+    );
+    assert_eq!(risks.len(), 3);
     // Newest first; edited files first; the refused edit of src/config.rs
     // and the Grep are no files read.
     assert_eq!(

@@ -528,3 +528,36 @@ fn log_is_the_same_whether_notes_are_loose_packed_as_deltas_or_whole() {
     sb.git(&repo, &["repack", "-a", "-d", "-f", "-q", "--window=0"]);
     assert_eq!(cold_logs(&sb, &repo, &keys), loose);
 }
+
+#[test]
+fn a_clock_that_went_backwards_does_not_reorder_the_versions() {
+    // Issue 30 item 8: versions are ordered by the history itself; the
+    // timestamps are shown, never trusted for order.
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let v1 = write_at(&sb, &repo, "k", "2026-11-30T10:00:00Z", "first");
+    let v2 = write_at(&sb, &repo, "k", "2026-11-30T11:00:00Z", "second");
+    // This machine's clock is behind: the newest version says 09:00.
+    let v3 = write_at(&sb, &repo, "k", "2026-11-30T09:00:00Z", "third");
+    let rows = log_json(&sb, &repo, "k");
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [v3.as_str(), v2.as_str(), v1.as_str()]);
+    assert_eq!(rows[0]["current"], true);
+    assert_eq!(rows[0]["timestamp"], "2026-11-30T09:00:00Z");
+    let text = stdout(&sb.handoff(&repo, &["log", "k"]).success());
+    let first = text.lines().find(|l| l.contains("@{0}")).unwrap_or("");
+    assert!(first.contains("(current)"), "{text}");
+
+    let current = stdout(&sb.handoff(&repo, &["show", "k"]).success());
+    let newest = stdout(&sb.handoff(&repo, &["show", "k@{0}"]).success());
+    assert_eq!(current, newest);
+    let out = sb.handoff(&repo, &["diff", "k", "--json"]).success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["old"]["id"], v2.as_str());
+    assert_eq!(v["new"]["id"], v3.as_str());
+    // The same through a rebuilt index.
+    std::fs::remove_dir_all(repo.join(".git/handoff-history-index")).ok();
+    let again = log_json(&sb, &repo, "k");
+    let ids: Vec<&str> = again.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [v3.as_str(), v2.as_str(), v1.as_str()]);
+}

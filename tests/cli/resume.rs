@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::support::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn write(sb: &Sandbox, dir: &Path, extra: &[&str]) {
     let mut args = vec![
@@ -211,14 +211,39 @@ fn commits_since_changed_files_and_a_dirty_tree() {
             "src/auth.rs=under repair",
             "--read",
             "README=intro",
+            "--decision",
+            "keep verify() pure",
         ],
+    );
+    // Before anything changed, the decisions carry no caveat.
+    let before = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        before.contains("\n## Decisions\n- keep verify() pure\n"),
+        "{before}"
     );
     sb.commit(&repo, "src/auth.rs", "a\nb\n", "touch auth");
     sb.commit(&repo, "other.txt", "x\n", "other");
     sb.commit(&repo, "src/auth.rs", "a\nb\nc\n", "touch auth again");
     std::fs::write(repo.join("README"), "changed\n").unwrap();
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
-    assert!(out.contains("- Commits since brief written: 3\n"), "{out}");
+    // The newest commits are named with their subjects, the tip first.
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("- Commits since brief written: 3: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    // A file the brief rests on changed: its decisions are to be re-checked.
+    assert!(
+        out.contains("\n## Decisions (made before the CHANGED files above changed: re-check those that rest on them)\n- keep verify() pure\n"),
+        "{out}"
+    );
+    let tip = sb.git(&repo, &["log", "-1", "--format=%h touch auth again"]);
+    assert!(
+        line.starts_with(&format!(
+            "- Commits since brief written: 3: {}; ",
+            tip.trim()
+        )),
+        "{line}"
+    );
     let count = sb.git(&repo, &["rev-list", "--count", "HEAD~3..HEAD"]);
     assert_eq!(count.trim(), "3");
     let newest = sb.git(&repo, &["rev-parse", "--short=7", "HEAD"]);
@@ -883,7 +908,7 @@ fn from_the_main_worktree_drift_is_measured_on_the_briefs_branch() {
                 ))),
         "the commit that changed it is named: {out}"
     );
-    assert!(out.contains("- Commits since brief written: 1\n"), "{out}");
+    assert!(out.contains("- Commits since brief written: 1: "), "{out}");
     assert!(!out.contains("not in current history"), "{out}");
     // DIRTY is about the worktree the work happens in
     assert!(!out.contains("!! DIRTY"), "{out}");
@@ -905,10 +930,18 @@ fn from_the_main_worktree_drift_is_measured_on_the_briefs_branch() {
     assert_eq!(v["worktree"], wt_real.as_str());
     assert_eq!(v["commits_since"], 1);
     assert_eq!(v["in_history"], true);
+    let tip = sb.git(&wt, &["log", "-1", "--format=%h%n%s"]);
+    let (sha7, subject) = tip.trim().split_once('\n').unwrap();
+    assert_eq!(
+        v["recent_commits"],
+        json!([{"sha7": sha7, "subject": subject}])
+    );
     // the brief's own worktree says the same, with no mismatch
     let here = stdout(&sb.handoff(&wt, &["resume"]).success());
     assert!(
-        here.contains("- Commits since brief written: 1\n"),
+        here.contains(&format!(
+            "- Commits since brief written: 1: {sha7} {subject}\n"
+        )),
         "{here}"
     );
     assert!(!here.contains("BRANCH MISMATCH"), "{here}");
@@ -946,7 +979,7 @@ fn from_a_clone_drift_is_measured_on_the_remote_tracking_branch() {
         "{out}"
     );
     assert!(!w.iter().any(|l| l.starts_with("!! MISSING")), "{out}");
-    assert!(out.contains("- Commits since brief written: 1\n"), "{out}");
+    assert!(out.contains("- Commits since brief written: 1: "), "{out}");
     assert!(!out.contains("not in current history"), "{out}");
     let v: Value = serde_json::from_str(&stdout(
         &sb.handoff(&mate, &["resume", "feat-x", "--json"]).success(),
@@ -978,7 +1011,7 @@ fn from_a_clone_drift_is_measured_on_the_remote_tracking_branch() {
         "{out}"
     );
     assert!(w.contains(&"!! MISSING: src/dur.rs".to_string()), "{out}");
-    assert!(out.contains("- Commits since brief written: 2\n"), "{out}");
+    assert!(out.contains("- Commits since brief written: 2: "), "{out}");
 }
 
 #[test]
@@ -1213,7 +1246,7 @@ fn commits_that_only_add_the_narrative_entry_are_named_as_such() {
     // Another file under the same folder is work, not the narrative.
     sb.commit(&repo, ".claude/settings.json", "{}\n", "settings");
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
-    assert!(out.contains("- Commits since brief written: 2\n"), "{out}");
+    assert!(out.contains("- Commits since brief written: 2: "), "{out}");
     let json: Value =
         serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
     assert_eq!(json["commits_since"], 2);
@@ -1237,5 +1270,5 @@ fn a_configured_narrative_path_and_a_switched_off_one_are_followed() {
     // With the narrative off, the same file is just a file.
     sb.git(&repo, &["config", "handoff.narrative", "false"]);
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
-    assert!(out.contains("- Commits since brief written: 1\n"), "{out}");
+    assert!(out.contains("- Commits since brief written: 1: "), "{out}");
 }

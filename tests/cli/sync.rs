@@ -112,6 +112,11 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
         )),
         "{text}"
     );
+    // The one brief it brought is the one to resume.
+    assert!(
+        text.ends_with("Resume with: git handoff resume feat\n"),
+        "{text}"
+    );
     assert_eq!(
         t.id(&t.b, "refs/handoffs/feat").as_deref(),
         Some(v1.as_str())
@@ -1306,17 +1311,18 @@ fn after_redact_history_a_fetch_never_merges_the_secret_back() {
     let log = stdout(&t.run(&t.b, &["log", "k1", "--json"]).success());
     assert!(!log.contains(TOKEN), "{log}");
 
-    let out = t.run(&t.b, &["fetch"]).failure();
-    let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    // The key is held alone (issue 30 item 6), the secret named by its
+    // rule, never shown.
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
     assert!(
-        err.contains("not fetched from 'origin': after `git handoff redact --history` here no secret is taken back")
-            && err.contains("key 'k1' version ")
-            && err.contains("(github_token)")
-            && err.contains("`git handoff fetch --allow-secrets origin`"),
-        "{err}"
+        text.contains("held: k1 ('origin' holds ")
+            && text.contains("which holds a secret (github_token); after `git handoff redact --history` here none is taken back")
+            && text.contains("without 1 line that hold secrets (key 'k1' version "),
+        "{text}"
     );
-    assert!(!err.contains(TOKEN), "{err}");
+    assert!(!text.contains(TOKEN), "{text}");
+    assert!(!stderr(&out).contains(TOKEN));
     assert_eq!(
         t.id(&t.b, "refs/notes/handoffs").as_deref(),
         Some(clean_notes.as_str())
@@ -2054,22 +2060,396 @@ fn after_redact_history_a_secret_brief_on_the_remote_is_named_with_the_way_out()
     t.run(&t.b, &["redact", "--history"]).success();
     let notes = ["push", "-q", "--force", "origin", "refs/notes/handoffs"];
     t.sb.git(&t.b, &notes);
-    let out = t.run(&t.b, &["fetch"]).code(1);
-    let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("brief 'k1'"), "{err}");
+    // Held alone (issue 30 item 6), with the way out.
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
     assert!(
-        err.contains("`git push --force origin refs/handoffs/<key>`"),
-        "{err}"
+        text.contains("held: k1 ('origin' holds ")
+            && text.contains("`git handoff push origin k1` replaces it with yours"),
+        "{text}"
     );
-    assert!(!err.contains("refs/notes/handoffs`"), "{err}");
-    assert!(!err.contains(TOKEN), "{err}");
+    assert!(!text.contains(TOKEN), "{text}");
+    assert!(!stderr(&out).contains(TOKEN));
     // The way out it names works: B's brief replaces it, and sync goes on.
-    t.sb.git(
-        &t.b,
-        &["push", "-q", "--force", "origin", "refs/handoffs/k1"],
-    );
+    t.run(&t.b, &["push", "origin", "k1"]).success();
     t.run(&t.b, &["fetch"]).success();
     t.run(&t.b, &["push"]).success();
     assert_eq!(t.remote_id("k1"), t.id(&t.b, "refs/handoffs/k1"));
+}
+
+#[test]
+fn a_remote_history_rolled_back_is_named_and_push_repairs_it() {
+    // Issue 30 item 9: not "history: up to date".
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    let first = t.id(&t.bare, "refs/notes/handoffs").unwrap();
+    t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
+    // Written here, not pushed yet: the remote is behind.
+    let out = t.run(&t.a, &["fetch"]).success();
+    assert_stdout_has(
+        &out,
+        &format!(
+            "history: 'origin' is behind ({} lacks versions this history holds; `git handoff push origin` sends them)",
+            short(&first)
+        ),
+    );
+    t.run(&t.a, &["push"]).success();
+    let second = t.id(&t.bare, "refs/notes/handoffs").unwrap();
+    t.run(&t.b, &["fetch"]).success();
+    // A stale clone's plain push rolls the remote's history back.
+    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &first]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(!text.contains("history: up to date"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "history: rolled back on 'origin' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push origin` repairs it)",
+            short(&first),
+            short(&second)
+        )),
+        "{text}"
+    );
+    // Said once; from then on it is behind, until a push repairs it.
+    let out = t.run(&t.b, &["fetch", "--json"]).success();
+    let v = json(&stdout(&out));
+    assert_eq!(v["history"]["result"], "behind", "{v}");
+    assert_eq!(v["history"]["commit"], first.as_str());
+    assert_eq!(
+        t.id(&t.b, "refs/notes/handoffs").as_deref(),
+        Some(second.as_str())
+    );
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(&out, "history: push (fast-forward)");
+    assert_eq!(
+        t.id(&t.bare, "refs/notes/handoffs").as_deref(),
+        Some(second.as_str())
+    );
+    t.run(&t.b, &["fetch"])
+        .success()
+        .stdout("From 'origin':\n  briefs: up to date\n  history: up to date\n");
+}
+
+#[test]
+fn push_prune_key_deletes_a_remote_value_that_is_not_a_brief() {
+    // Issue 30 item 7: the junk fetch ignores can be removed with
+    // git-handoff, with a lease on exactly what was seen.
+    let t = team();
+    t.write(&t.a, "good", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    let junk = t.sb.git_stdin(
+        &t.bare,
+        &["hash-object", "-w", "--stdin"],
+        "not json at all\n",
+    );
+    let junk = junk.trim();
+    t.sb.git(&t.bare, &["update-ref", "refs/handoffs/junk", junk]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(
+        &out,
+        &format!(
+            "ignored: junk ('origin' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune origin junk` deletes it there)",
+            short(junk)
+        ),
+    );
+    // A plain push leaves it, and says how to delete it.
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(
+        &out,
+        &format!(
+            "skipped: junk (not here, and 'origin' holds {}, which is not a valid brief; `git handoff push --prune origin junk` deletes it there)",
+            short(junk)
+        ),
+    );
+    assert!(!stdout(&out).contains("brings it"), "{}", stdout(&out));
+    // A dry run deletes nothing.
+    let out = t.run(&t.b, &["push", "--prune", "--dry-run", "origin", "junk"]);
+    assert_stdout_has(
+        &out.success(),
+        &format!("would delete: junk (was {})", short(junk)),
+    );
+    assert_eq!(t.remote_id("junk").as_deref(), Some(junk));
+    let out = t
+        .run(&t.b, &["push", "--prune", "origin", "junk", "--json"])
+        .success();
+    let v = json(&stdout(&out));
+    let row = &v["keys"][0];
+    assert_eq!(row["key"], "junk", "{v}");
+    assert_eq!(row["outcome"], "deleted", "{v}");
+    assert_eq!(row["lease"], junk, "{v}");
+    assert_eq!(t.remote_id("junk"), None);
+    assert!(t.remote_id("good").is_some(), "only the junk went");
+    assert_eq!(t.id(&t.b, "refs/handoff-remotes/origin/briefs/junk"), None);
+    t.run(&t.b, &["fetch"])
+        .success()
+        .stdout("From 'origin':\n  briefs: up to date\n  history: up to date\n");
+}
+
+/// The command a bookkeeping warning names (between the last backticks).
+fn removal_command(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.contains("bookkeeping"))
+        .unwrap_or_else(|| panic!("no bookkeeping warning: {text}"));
+    let end = line.rfind('`').unwrap();
+    let start = line[..end].rfind('`').unwrap();
+    line[start + 1..end].to_string()
+}
+
+#[test]
+fn bookkeeping_refs_mirrored_to_the_remote_are_named_with_their_removal() {
+    // Issue 30 item 10: a teammate's plain `git push --mirror`.
+    let t = team();
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.a, &["fetch"]).success();
+    t.sb.git(&t.a, &["push", "-q", "--mirror", "origin"]);
+    let mirrored = t.sb.git(
+        &t.bare,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/handoff-fetch",
+            "refs/handoff-remotes",
+        ],
+    );
+    assert!(!mirrored.is_empty(), "the mirror copied them");
+
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains("warning: 'origin' holds ")
+            && text.contains(
+                "of git-handoff's own bookkeeping (refs/handoff-fetch/*, refs/handoff-remotes/*)"
+            )
+            && text.contains("Remove them: `git push origin --delete refs/handoff-"),
+        "{text}"
+    );
+    let out = t.run(&t.b, &["fetch", "--json"]).success();
+    let v = json(&stdout(&out));
+    let listed: Vec<&str> = v["bookkeeping"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, mirrored.lines().collect::<Vec<_>>());
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(&out, "of git-handoff's own bookkeeping");
+    let out = t.run(&t.b, &["init", "--check", "origin"]).code(1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("blocked  refs/handoff-* on 'origin'")
+            && text.contains("git push origin --delete"),
+        "{text}"
+    );
+    // Nothing was written by any of them, here or there.
+    assert_eq!(
+        t.sb.git(
+            &t.bare,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/handoff-fetch",
+                "refs/handoff-remotes"
+            ],
+        ),
+        mirrored
+    );
+
+    // The command it names removes them.
+    let command = removal_command(&stdout(&t.run(&t.b, &["fetch"]).success()));
+    let mut sh = t.sb.command("sh", &t.b);
+    sh.args(["-c", &command]);
+    assert_ok(&sh.output().unwrap());
+    assert_eq!(
+        t.sb.git(
+            &t.bare,
+            &["for-each-ref", "refs/handoff-fetch", "refs/handoff-remotes"]
+        ),
+        ""
+    );
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert!(!stdout(&out).contains("bookkeeping"), "{}", stdout(&out));
+    let out = t.run(&t.b, &["init", "--check", "--json", "origin"]);
+    let v = json(&stdout(&out));
+    let row = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "refs/handoff-* on 'origin'")
+        .cloned()
+        .unwrap();
+    assert_eq!(row["status"], "ok", "{row}");
+
+    // Many of them: a pipeline that lists them, quoted for the shell.
+    let head = t.sb.git(&t.a, &["rev-parse", "HEAD"]);
+    for n in 0..12 {
+        t.sb.git(
+            &t.bare,
+            &[
+                "update-ref",
+                &format!("refs/handoff-push/9{n}/refs/handoffs/k"),
+                head.trim(),
+            ],
+        );
+    }
+    let command = removal_command(&stdout(&t.run(&t.b, &["fetch"]).success()));
+    assert_eq!(
+        command,
+        "git ls-remote origin 'refs/handoff-push/*' | cut -f2 | xargs git push origin --delete"
+    );
+    let mut sh = t.sb.command("sh", &t.b);
+    sh.args(["-c", &command]);
+    assert_ok(&sh.output().unwrap());
+    assert_eq!(
+        t.sb.git(&t.bare, &["for-each-ref", "refs/handoff-push"]),
+        ""
+    );
+}
+
+impl Team {
+    /// Whether any object reachable from a ref of `dir` holds `needle`.
+    fn reachable_holds(&self, dir: &Path, needle: &str) -> bool {
+        let objects = self.sb.git(dir, &["rev-list", "--all", "--objects"]);
+        let ids: String = objects
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .map(|id| format!("{id}\n"))
+            .collect();
+        use std::io::Write;
+        let mut cmd = self.sb.command("git", dir);
+        cmd.args(["cat-file", "--batch"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(ids.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&out.stdout).contains(needle)
+    }
+}
+
+#[test]
+fn after_redact_history_one_key_with_a_secret_is_held_alone() {
+    // Issue 30 item 6: one bad key no longer holds the whole team back.
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", &format!("uses {TOKEN}"));
+    t.write(&t.a, "k2", "2026-11-30T09:10:00Z", "clean v1");
+    let plain_push = |keys: &[&str]| {
+        let mut args = vec!["push", "-q", "origin", "refs/notes/handoffs"];
+        let refs: Vec<String> = keys.iter().map(|k| format!("+refs/handoffs/{k}")).collect();
+        args.extend(refs.iter().map(String::as_str));
+        t.sb.git(&t.a, &args);
+    };
+    plain_push(&["k1", "k2"]);
+    t.run(&t.b, &["fetch"]).success();
+    t.run(&t.b, &["redact", "--history"]).success();
+    // The team goes on: a new version of k2, pushed as before.
+    let k2v2 = t.write(&t.a, "k2", "2026-11-30T10:00:00Z", "clean v2");
+    plain_push(&["k1", "k2"]);
+
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(text.contains("held: k1 ('origin' holds "), "{text}");
+    assert!(
+        text.contains("(github_token); after `git handoff redact --history` here none is taken back; the other keys went on; `git handoff push origin k1` replaces it with yours)"),
+        "{text}"
+    );
+    assert!(text.contains("fast-forwarded: k2"), "{text}");
+    assert!(
+        text.contains(
+            "history: merged from 'origin' without 1 line that hold secrets (key 'k1' version "
+        ) && text.contains("`git push --force-with-lease=refs/notes/handoffs:"),
+        "{text}"
+    );
+    assert!(!text.contains(TOKEN), "{text}");
+    assert_eq!(
+        t.id(&t.b, "refs/handoffs/k2").as_deref(),
+        Some(k2v2.as_str())
+    );
+    assert_eq!(t.log_ids(&t.b, "k2").first(), Some(&k2v2));
+    assert!(!t.reachable_holds(&t.b, TOKEN), "no secret is kept here");
+    let log = stdout(&t.run(&t.b, &["log", "k1", "--json"]).success());
+    assert!(!log.contains(TOKEN), "{log}");
+    let theirs = t.run(&t.b, &["show", "k1@origin"]);
+    assert!(!stdout(&theirs).contains(TOKEN));
+    t.run(&t.b, &["show", "k2@origin"])
+        .success()
+        .stdout(t.sb.git(&t.b, &["cat-file", "-p", &k2v2]));
+    let v = json(&stdout(&t.run(&t.b, &["fetch", "--json"]).success()));
+    let k1 = v["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["key"] == "k1")
+        .cloned()
+        .unwrap();
+    assert_eq!(k1["status"], "held-secret", "{v}");
+    assert_eq!(k1["secret"]["rules"], serde_json::json!(["github_token"]));
+    assert_eq!(v["history"]["result"], "held", "{v}");
+    assert!(!t.reachable_holds(&t.b, TOKEN));
+
+    // Push works for the other keys; the held key and the history wait.
+    t.write(&t.b, "k3", "2026-11-30T11:00:00Z", "new here");
+    let out = t.run(&t.b, &["push"]).success();
+    let text = stdout(&out);
+    assert!(text.contains("create: k3"), "{text}");
+    assert!(
+        text.contains("skipped: k1 ('origin''s version holds a secret (github_token), never taken back here after `git handoff redact --history`; `git handoff push origin k1` replaces it with yours)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("history: not pushed: 'origin''s history holds secrets"),
+        "{text}"
+    );
+    assert!(t.remote_id("k3").is_some());
+    assert!(!t.reachable_holds(&t.b, TOKEN));
+
+    // Named, the key replaces the remote's version (with a lease on it).
+    let theirs = t.remote_id("k1").unwrap();
+    let mine = t.id(&t.b, "refs/handoffs/k1").unwrap();
+    let out = t.run(&t.b, &["push", "origin", "k1"]).success();
+    assert_stdout_has(
+        &out,
+        &format!("push: k1 ({} -> {})", short(&theirs), short(&mine)),
+    );
+    assert_eq!(t.remote_id("k1").as_deref(), Some(mine.as_str()));
+    // The command the history line names replaces the remote's history.
+    let text = stdout(&t.run(&t.b, &["fetch"]).success());
+    let line = text.lines().find(|l| l.contains("history:")).unwrap();
+    let end = line.rfind('`').unwrap();
+    let command = &line[line[..end].rfind('`').unwrap() + 1..end];
+    let words: Vec<&str> = command.split(' ').collect();
+    assert_eq!(words[..2], ["git", "push"], "{command}");
+    t.sb.git(&t.b, &words[1..]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(&out, "history: up to date");
+    assert!(!stdout(&out).contains("held"), "{}", stdout(&out));
+    assert!(!t.reachable_holds(&t.bare, TOKEN), "the remote is repaired");
+
+    // A held key with no brief here: named with --prune, it is deleted
+    // there (with a lease); a plain push says so.
+    t.write(&t.a, "k9", "2026-11-30T12:00:00Z", &format!("also {TOKEN}"));
+    t.sb.git(&t.a, &["push", "-q", "origin", "+refs/handoffs/k9"]);
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(
+        &out,
+        "`git handoff push --prune origin k9` deletes it there)",
+    );
+    let out = t.run(&t.b, &["push"]).success();
+    assert_stdout_has(
+        &out,
+        "never taken back here after `git handoff redact --history`; `git handoff push --prune origin k9` deletes it there)",
+    );
+    assert!(t.remote_id("k9").is_some());
+    let out = t.run(&t.b, &["push", "--prune", "origin", "k9"]).success();
+    assert_stdout_has(&out, "delete: k9 (was ");
+    assert_eq!(t.remote_id("k9"), None);
+    assert_eq!(t.id(&t.b, "refs/handoffs/k9"), None);
+    assert!(!t.reachable_holds(&t.b, TOKEN));
 }

@@ -98,6 +98,8 @@ pub struct Session {
     pub decisions: Vec<String>,
     /// Lines of the agent's text that state a rejected path (`Rejected: …`).
     pub rejected: Vec<String>,
+    /// The agent's newest prose (its last text block, as written).
+    pub last_words: Option<String>,
 }
 
 /// A tool call's result, waiting for its call.
@@ -126,6 +128,7 @@ struct Reader {
     runs: Vec<Run>,
     decisions: Vec<String>,
     rejected: Vec<String>,
+    last_words: Option<String>,
 }
 
 /// Read the session at `path` from the end, at most `limit` bytes. A file
@@ -301,6 +304,7 @@ impl Reader {
             unfinished: self.unfinished,
             decisions: self.decisions,
             rejected: self.rejected,
+            last_words: self.last_words,
         })
     }
 
@@ -370,9 +374,13 @@ impl Reader {
         }
     }
 
-    /// The agent's prose: lines that state a decision or a rejected path in
-    /// the method's words (`Decision: …`, `Rejected: …`), newest first.
+    /// The agent's prose: its newest text, and the lines that state a
+    /// decision or a rejected path in the method's words (`Decision: …`,
+    /// `Rejected: …`), newest first.
     fn assistant_text(&mut self, text: &str) {
+        if self.last_words.is_none() && !text.trim().is_empty() {
+            self.last_words = Some(text.trim().to_string());
+        }
         for line in text.lines().rev() {
             let plain = line.replace("**", "");
             let plain = plain.trim_start_matches(|c: char| c.is_whitespace() || "-*•>".contains(c));

@@ -17,8 +17,10 @@ use crate::{git::repo, store::remotes};
 /// versions readable. A remote that holds an older version of a key (a
 /// rollback by a stale clone's plain push) never replaces the local one.
 /// Nothing from the remote is published here before it is validated; after
-/// `redact --history`, secrets are not merged back in. Never deletes a
-/// local brief. Exit 1 when a key diverged.
+/// `redact --history`, secrets are not merged back in: a key whose remote
+/// brief holds one is held alone and the remote's history is merged
+/// without the lines that hold them. Never deletes a local brief. Exit 1
+/// when a key diverged.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The remote (default: handoff.remote, else the branch's upstream remote, else origin)
@@ -47,10 +49,33 @@ pub fn run(args: Args) -> Result<Output> {
     )
     .map_err(crate::cli::hints::sync)?;
     let code = conflicts(&report);
-    Ok(
-        Output::report(args.format, &report, |r| render::fetch_text(r, true).into())
-            .with_code(code),
-    )
+    Ok(Output::report(args.format, &report, |r| {
+        let mut text = render::fetch_text(r, true);
+        text.push_str(&next_step(r));
+        text.into()
+    })
+    .with_code(code))
+}
+
+/// What to run after a fetch that brought briefs: resume the one it
+/// brought, or list them when it brought several.
+fn next_step(report: &FetchReport) -> String {
+    let brought: Vec<&str> = report
+        .keys
+        .iter()
+        .filter(|k| {
+            matches!(
+                k.status,
+                Status::Created | Status::FastForwarded | Status::Restored
+            )
+        })
+        .map(|k| k.key.as_str())
+        .collect();
+    match brought.as_slice() {
+        [] => String::new(),
+        [key] => format!("Resume with: git handoff resume {key}\n"),
+        _ => "See them with: git handoff (each with the command that resumes it)\n".into(),
+    }
 }
 
 /// Exit code of a fetch: 1 (with one line on stderr) when keys diverged or

@@ -40,7 +40,10 @@ pub const DRIVER_NAME: &str = "git-handoff narrative (merged as a log, newest en
 /// notes merge` unions the history too) and, with REMOTE, handoff.remote.
 /// Never writes remote.*.push or a fetch refspec, so `git push` and `git
 /// fetch` behave as before. What is set up is left alone, so running it
-/// again changes nothing. Never writes global config.
+/// again changes nothing. Never writes global config. `--check` also
+/// lists the remote's refs and reports (blocked) refs of git-handoff's own
+/// bookkeeping there, which a plain `git push --mirror` copies, with the
+/// command that removes them.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The remote `push` and `fetch` use by default (sets handoff.remote)
@@ -135,10 +138,13 @@ pub fn run(args: Args) -> Result<Output> {
         narrative,
         remote,
     };
-    let rows: Vec<SetupRow> = items(&ctx)
+    let mut rows: Vec<SetupRow> = items(&ctx)
         .iter()
         .map(|item| setup(item.as_ref(), &ctx, !args.check))
         .collect();
+    if args.check {
+        rows.extend(remote_bookkeeping(&repo, ctx.remote.as_deref()));
+    }
     let ok = rows.iter().all(|r| r.status == "ok" || r.status == "set");
     let out = match args.format {
         Format::Json => report::pretty(&report::Setup {
@@ -149,6 +155,30 @@ pub fn run(args: Args) -> Result<Output> {
         Format::Human => Output::human(render::setup_text(&rows, args.check)),
     };
     Ok(out.with_code(if ok { 0 } else { 1 }))
+}
+
+/// `init --check` only: whether the remote (the one named, else the
+/// default one, if any) holds refs of git-handoff's own bookkeeping, which
+/// a plain `git push --mirror` copies there and `init` cannot prevent.
+/// `blocked` with the command that removes them; nothing when there is no
+/// remote.
+fn remote_bookkeeping(repo: &gix::Repository, remote: Option<&str>) -> Option<SetupRow> {
+    let remote = match remote {
+        Some(r) => r.to_string(),
+        None => remotes::default_remote(repo).ok()?,
+    };
+    let row = |status: &str, detail: String| SetupRow {
+        name: format!("refs/handoff-* on '{remote}'"),
+        status: status.to_string(),
+        detail,
+    };
+    Some(match crate::sync::bookkeeping_on(repo, &remote) {
+        Err(e) => row("failed", format!("{e:#}")),
+        Ok(names) => match render::bookkeeping_warning(&remote, &names) {
+            Some(warning) => row("blocked", warning),
+            None => row("ok", "no bookkeeping refs there".to_string()),
+        },
+    })
 }
 
 /// Check one item and, when `apply` and it is missing, set it up and check

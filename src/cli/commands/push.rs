@@ -23,7 +23,7 @@ pub struct Args {
     pub remote: Option<String>,
     /// Push only these keys
     pub keys: Vec<String>,
-    /// Also delete on the remote the keys dropped here (with a lease)
+    /// Also delete on the remote the keys dropped here (with a lease); with KEY, also a value there that is not a valid brief
     #[arg(long)]
     pub prune: bool,
     /// Show what would be pushed; fetch nothing and change nothing

@@ -96,6 +96,10 @@ impl Resumed {
                     ..
                 }
             ),
+            recent_commits: match &report.commits {
+                drift::Commits::Since { recent, .. } => recent,
+                _ => &[],
+            },
             in_history,
             changed_files: report
                 .warnings

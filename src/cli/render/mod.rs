@@ -23,7 +23,7 @@ pub use resume::{
 };
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
-pub use sync::{fetch_text, push_text};
+pub use sync::{bookkeeping_warning, fetch_text, push_text};
 pub use usage::usage_text;
 
 pub use crate::support::text::one_line;

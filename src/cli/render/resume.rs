@@ -99,7 +99,18 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     resume_summary(&mut out, brief, drift);
     let s = &brief.state;
     out.push('\n');
-    section_tight(&mut out, "Decisions", &s.decisions);
+    let changed = drift.is_some_and(|(report, _)| {
+        report
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::Changed { .. }))
+    });
+    let decisions = if changed {
+        "Decisions (made before the CHANGED files above changed: re-check those that rest on them)"
+    } else {
+        "Decisions"
+    };
+    section_tight(&mut out, decisions, &s.decisions);
     section_tight(&mut out, "User preferences and feedback", &s.preferences);
     section_tight(&mut out, "Rejected paths (do not retry)", &s.rejected_paths);
     section_tight(&mut out, "Open risks", &s.open_risks);
@@ -192,11 +203,22 @@ fn commits_line(out: &mut Doc, report: &Report) {
         Commits::Since {
             count,
             only_narrative: true,
+            ..
         } => out.push_str(&format!(
             "- Commits since brief written: {count} (nothing but the narrative log changed)\n"
         )),
-        Commits::Since { count, .. } => {
-            out.push_str(&format!("- Commits since brief written: {count}\n"))
+        Commits::Since { count, recent, .. } => {
+            out.push_str(&format!("- Commits since brief written: {count}"));
+            let named: Vec<String> = recent
+                .iter()
+                .map(|c| format!("{} {}", c.sha7, c.subject))
+                .collect();
+            match (named.is_empty(), *count > named.len()) {
+                (true, _) => {}
+                (false, false) => out.push_str(&format!(": {}", named.join("; "))),
+                (false, true) => out.push_str(&format!(", newest: {}; …", named.join("; "))),
+            }
+            out.push('\n');
         }
         Commits::NotInHistory { sha7, histories } => out.push_str(&not_in_history(
             sha7,

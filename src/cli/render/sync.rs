@@ -69,14 +69,56 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
             Status::SecretKey => {
                 format!("ignored: {key} (the key holds a secret; nothing taken, never stored here)")
             }
-            Status::Invalid => format!(
+            Status::HeldSecret => {
+                let rules = k
+                    .secret
+                    .as_ref()
+                    .map(|h| h.rules.join(", "))
+                    .unwrap_or_default();
+                let next = match k.local {
+                    Some(_) => format!("`git handoff push {remote} {key}` replaces it with yours"),
+                    None => format!("`git handoff push --prune {remote} {key}` deletes it there"),
+                };
+                format!(
+                    "held: {key} ('{remote}' holds {}, which holds a secret ({rules}); after `git handoff redact --history` here none is taken back; the other keys went on; {next})",
+                    short(&k.remote)
+                )
+            }
+            Status::Invalid if k.local.is_some() => format!(
                 "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
+                short(&k.remote)
+            ),
+            Status::Invalid => format!(
+                "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune {remote} {key}` deletes it there)",
                 short(&k.remote)
             ),
         };
         lines.push(line);
     }
-    let history = match report.history {
+    let history = history_line(report);
+    let mut out = format!("From '{remote}':\n");
+    if lines.is_empty() {
+        out.push_str("  briefs: up to date\n");
+    }
+    for line in lines {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out.push_str(&format!("  {history}\n"));
+    if let Some(warning) = bookkeeping_warning(remote, &report.bookkeeping) {
+        out.push_str(&format!("warning: {warning}\n"));
+    }
+    for key in report.diverged().map(|k| &k.key) {
+        out.push_str(&format!(
+            "hint: both versions of '{key}' stay readable: `git handoff show {key}` (yours), `git handoff show {key}@{remote}` (theirs); `git handoff resolve {key} --keep-local|--take-remote` ends it\n"
+        ));
+    }
+    out
+}
+
+/// The fetch report's history line.
+fn history_line(report: &FetchReport) -> String {
+    let remote = &report.remote;
+    match report.history {
         NotesMerge::NoRemoteHistory => format!("history: '{remote}' has none yet"),
         NotesMerge::UpToDate => "history: up to date".to_string(),
         NotesMerge::Created(id) | NotesMerge::FastForwarded(id) => {
@@ -90,21 +132,31 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
             "history: merged with '{remote}' ({}, union of both)",
             id.to_hex_with_len(7)
         ),
-    };
-    let mut out = format!("From '{remote}':\n");
-    if lines.is_empty() {
-        out.push_str("  briefs: up to date\n");
+        NotesMerge::Held {
+            commit,
+            theirs,
+            left_out,
+        } => format!(
+            "history: {} '{remote}' without {left_out} line{} that hold secrets ({}); '{remote}' keeps them until its history is replaced with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            if commit.is_some() {
+                "merged from"
+            } else {
+                "up to date with"
+            },
+            if left_out == 1 { "" } else { "s" },
+            shown_list(&report.left_out),
+            NOTES = crate::store::NOTES_REF,
+        ),
+        NotesMerge::Behind(id) => format!(
+            "history: '{remote}' is behind ({} lacks versions this history holds; `git handoff push {remote}` sends them)",
+            id.to_hex_with_len(7)
+        ),
+        NotesMerge::RolledBack { now, was } => format!(
+            "history: rolled back on '{remote}' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push {remote}` repairs it)",
+            now.to_hex_with_len(7),
+            was.to_hex_with_len(7)
+        ),
     }
-    for line in lines {
-        out.push_str(&format!("  {line}\n"));
-    }
-    out.push_str(&format!("  {history}\n"));
-    for key in report.diverged().map(|k| &k.key) {
-        out.push_str(&format!(
-            "hint: both versions of '{key}' stay readable: `git handoff show {key}` (yours), `git handoff show {key}@{remote}` (theirs); `git handoff resolve {key} --keep-local|--take-remote` ends it\n"
-        ));
-    }
-    out
 }
 
 /// The push report as text.
@@ -146,6 +198,10 @@ pub fn push_text(report: &PushReport) -> String {
             "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
         )),
         HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
+        HistoryPush::Held(theirs) => Some(format!(
+            "history: not pushed: '{remote}''s history holds secrets this one left out; replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            NOTES = crate::store::NOTES_REF,
+        )),
         HistoryPush::WouldMerge => Some(format!(
             "history: would merge '{remote}''s newer history first, then push"
         )),
@@ -161,4 +217,53 @@ pub fn push_text(report: &PushReport) -> String {
         out.push_str(&format!("  {h}\n"));
     }
     out
+}
+
+/// How many names a removal command lists one by one; more are listed by
+/// `git ls-remote` in a pipeline.
+const LISTED_NAMES: usize = 8;
+
+/// What to say when `remote` holds refs of git-handoff's own bookkeeping
+/// (`names`, as `git ls-remote` listed them): where they came from and the
+/// exact command that removes them; `None` when there are none.
+pub fn bookkeeping_warning(remote: &str, names: &[String]) -> Option<String> {
+    use crate::support::escape::shell_quote;
+    if names.is_empty() {
+        return None;
+    }
+    let namespaces: Vec<String> = [
+        "refs/handoff-fetch/",
+        "refs/handoff-remotes/",
+        "refs/handoff-push/",
+    ]
+    .iter()
+    .filter(|p| names.iter().any(|n| n.starts_with(*p)))
+    .map(|p| format!("{p}*"))
+    .collect();
+    let remote_word = shell_quote(remote);
+    let command = if names.len() <= LISTED_NAMES {
+        let quoted: Vec<String> = names.iter().map(|n| shell_quote(n)).collect();
+        format!("git push {remote_word} --delete {}", quoted.join(" "))
+    } else {
+        let patterns: Vec<String> = namespaces.iter().map(|p| shell_quote(p)).collect();
+        format!(
+            "git ls-remote {remote_word} {} | cut -f2 | xargs git push {remote_word} --delete",
+            patterns.join(" ")
+        )
+    };
+    Some(format!(
+        "'{remote}' holds {} ref{} of git-handoff's own bookkeeping ({}), which a plain `git push --mirror` copies; nothing reads them there, and each clone keeps its own. Remove them: `{command}`",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        namespaces.join(", "),
+    ))
+}
+
+/// At most three items, then how many more.
+fn shown_list(items: &[String]) -> String {
+    let mut shown: Vec<String> = items.iter().take(3).cloned().collect();
+    if items.len() > 3 {
+        shown.push(format!("and {} more", items.len() - 3));
+    }
+    shown.join("; ")
 }
