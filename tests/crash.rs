@@ -217,32 +217,14 @@ fn a_split_killed_at_any_stage_writes_all_threads_or_none() {
         let locks = lock_files(&repo.join(".git"));
         assert_eq!(locks, Vec::<PathBuf>::new(), "{point}: no ref lock left");
 
-        // The next split names the narrative lock with both ways out.
+        // The killed split's lock records its owner and the versions it
+        // stores: the next split takes it over, finishing the killed
+        // split's narrative update when its briefs were stored (one entry
+        // each) and dropping it when not.
         let lock = repo.join(".claude/PROJECT_STATE.md.lock");
         assert!(lock.exists(), "{point}: the killed split held the lock");
-        let out = sb
-            .handoff(&repo, &["split", "--plan", plan_arg, "--yes", "--no-lint"])
-            .code(128);
-        let err = stderr(&out);
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains("rm '") && err.contains("mv '"), "{err}");
-        assert_eq!(
-            split_refs(&sb, &repo, "t-"),
-            new,
-            "the refusal wrote nothing"
-        );
-        let staged = std::fs::read_to_string(&lock).unwrap();
-        if refs_moved {
-            // The lock holds the complete narrative of the stored split.
-            assert!(staged.starts_with("# Project state"));
-            for key in ["t-a", "t-b", "t-c"] {
-                assert!(staged.contains(key), "{key}: {staged}");
-            }
-            assert!(staged.ends_with(&old_text[old_text.find("\n## ").unwrap() + 1..]));
-            std::fs::rename(&lock, &narrative).unwrap();
-        } else {
-            std::fs::remove_file(&lock).unwrap();
-        }
+        let record = std::fs::read_to_string(&lock).unwrap();
+        assert_eq!(record.matches("\nversion ").count(), 3, "{record}");
         sb.handoff(&repo, &["split", "--plan", plan_arg, "--yes", "--no-lint"])
             .success();
         let text = std::fs::read_to_string(&narrative).unwrap();

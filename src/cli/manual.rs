@@ -32,6 +32,11 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "ms to wait for another writer's lock on the narrative file",
     ),
     (
+        "handoff.syncLockTimeout",
+        "60000",
+        "ms a fetch, push or resolve waits for another one with the same remote",
+    ),
+    (
         "handoff.strict",
         "false",
         "lint findings are errors that write nothing",

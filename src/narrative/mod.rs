@@ -555,37 +555,93 @@ fn entry_start(text: &str) -> Option<usize> {
     None
 }
 
-/// A narrative update prepared under its lock: the lock file holds the new
-/// content; [`Pending::commit`] renames it into place, dropping it leaves
-/// the file untouched.
+/// A narrative update prepared under its lock: the lock file
+/// (`<file>.lock`, git-handoff's own: it records its owner and the
+/// versions the write stores) is held while the new content waits in
+/// `<file>.staged`; [`Pending::commit`] renames that into place, dropping
+/// it leaves the file untouched. A lock a killed write left is taken over
+/// (`support::owned_lock`), and that write's staged update is finished
+/// when its versions were stored, dropped when they were not.
 pub struct Pending {
-    lock: gix::lock::File,
+    _lock: crate::support::owned_lock::Owned,
+    staged: PathBuf,
     path: PathBuf,
     /// How many lines the entry adds to the file.
     added: usize,
 }
 
+/// What a write stages the narrative for: the versions it is about to
+/// store, and how to tell whether a version was stored (for the update a
+/// killed write left).
+pub struct Staging<'a> {
+    /// (key, version id) of every brief the write stores.
+    pub versions: Vec<(String, String)>,
+    /// Whether version `id` (second) of `key` (first) is stored.
+    pub stored: &'a dyn Fn(&str, &str) -> bool,
+}
+
+fn staged_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".staged");
+    PathBuf::from(name)
+}
+
+fn lock_narrative(
+    path: &Path,
+    wait: Duration,
+    versions: &[(String, String)],
+) -> Result<crate::support::owned_lock::Owned> {
+    use crate::support::owned_lock::{LockError, Owned};
+    let lock = format!("{}.lock", path.display());
+    let extra: String = versions
+        .iter()
+        .map(|(key, id)| format!("version {id} {key}\n"))
+        .collect();
+    Owned::acquire_with(Path::new(&lock), wait, &extra).map_err(|err| match err {
+        // A lock of an earlier version holds its staged update itself.
+        LockError::Unowned { .. } => anyhow!(
+            "cannot lock the narrative: '{lock}' exists; another git-handoff may be writing. If none is, it was killed mid-write: keep its update with mv '{lock}' '{}', or drop it with rm '{lock}'",
+            path.display()
+        ),
+        err => anyhow!("cannot lock the narrative: {err}"),
+    })
+}
+
+/// Finish or undo the update of a killed write whose lock was taken over
+/// (`record`): its staged file goes into place when every version it was
+/// storing is stored (the brief has its entry), and is removed otherwise.
+fn finish_killed(path: &Path, staged: &Path, record: &str, staging: &Staging) -> Result<()> {
+    if !staged.exists() {
+        return Ok(());
+    }
+    let versions: Vec<(&str, &str)> = record
+        .lines()
+        .filter_map(|l| l.strip_prefix("version ")?.split_once(' '))
+        .collect();
+    let stored = !versions.is_empty() && versions.iter().all(|(id, key)| (staging.stored)(key, id));
+    if stored {
+        std::fs::rename(staged, path)
+            .with_context(|| format!("cannot replace {}", path.display()))?;
+    } else {
+        std::fs::remove_file(staged)
+            .with_context(|| format!("cannot remove {}", staged.display()))?;
+    }
+    Ok(())
+}
+
 impl Pending {
     /// Lock the narrative at `path`, read it, and stage it with `entry`
     /// prepended. Waits up to `wait` for another writer (see [`lock_wait`]).
-    pub fn prepare(path: &Path, entry: &str, wait: Duration) -> Result<Pending> {
+    pub fn prepare(path: &Path, entry: &str, wait: Duration, staging: &Staging) -> Result<Pending> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let mut lock = gix::lock::File::acquire_to_update_resource(
-            path,
-            gix::lock::acquire::Fail::AfterDurationWithBackoff(wait),
-            None,
-            0,
-        )
-        .map_err(|_| {
-            let lock = format!("{}.lock", path.display());
-            anyhow!(
-                "cannot lock the narrative: '{lock}' exists; another git-handoff may be writing. If none is, it was killed mid-write: keep its update with mv '{lock}' '{}', or drop it with rm '{lock}'",
-                path.display()
-            )
-        })?;
+        let lock = lock_narrative(path, wait, &staging.versions)?;
+        let staged = staged_path(path);
+        if let Some(record) = lock.taken_over() {
+            finish_killed(path, &staged, record, staging)?;
+        }
         let existing = match std::fs::read(path) {
             Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
                 anyhow!(
@@ -598,14 +654,16 @@ impl Pending {
         };
         let text = prepend_keeping_endings(existing.as_deref(), entry);
         let added = text.lines().count() - existing.as_deref().map_or(0, |e| e.lines().count());
-        lock.with_mut(|f| std::io::Write::write_all(f, text.as_bytes()))
-            .with_context(|| format!("cannot write {}.lock", path.display()))?;
-        crate::support::failpoint::reach("narrative-staged");
-        Ok(Pending {
-            lock,
+        let pending = Pending {
+            _lock: lock,
+            staged,
             path: path.to_path_buf(),
             added,
-        })
+        };
+        std::fs::write(&pending.staged, text.as_bytes())
+            .with_context(|| format!("cannot write {}", pending.staged.display()))?;
+        crate::support::failpoint::reach("narrative-staged");
+        Ok(pending)
     }
 
     /// How many lines the staged entry adds to the file (the entry and the
@@ -618,10 +676,17 @@ impl Pending {
     pub fn commit(self) -> Result<PathBuf> {
         let path = self.path.clone();
         crate::support::failpoint::reach("before-narrative-rename");
-        self.lock
-            .commit()
-            .map_err(|e| anyhow!("cannot replace {}: {}", path.display(), e.error))?;
+        std::fs::rename(&self.staged, &path)
+            .map_err(|e| anyhow!("cannot replace {}: {e}", path.display()))?;
+        crate::support::shared::adjust(&path);
         Ok(path)
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // Not committed: the update is dropped (committed: gone already).
+        let _ = std::fs::remove_file(&self.staged);
     }
 }
 

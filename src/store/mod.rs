@@ -257,7 +257,7 @@ pub fn write(
         // brief refs old (their lock files name themselves), never a brief
         // whose version the history lacks.
         if !annotated.is_empty() {
-            edits.insert(0, notes_edit(repo, &annotated, reflog)?);
+            edits.insert(0, again_after_gc(|| notes_edit(repo, &annotated, reflog))?);
         }
         crate::support::failpoint::reach("before-ref-transaction");
         match refs::commit(repo, edits) {
@@ -329,10 +329,19 @@ fn refuse_unwritable(repo: &gix::Repository, updates: &[Update]) -> Result<(), S
 fn write_blobs(repo: &gix::Repository, updates: &[Update]) -> anyhow::Result<Vec<ObjectId>> {
     let mut blobs = Vec::with_capacity(updates.len());
     for update in updates {
-        let id = repo
-            .write_blob(update.brief.to_pretty_json().as_bytes())
-            .context("cannot write the brief blob")?
-            .detach();
+        let data = update.brief.to_pretty_json();
+        // `git gc` removes empty object directories: a loose object whose
+        // directory vanished between its creation and the rename is
+        // written again, as git does.
+        let mut attempt = 0;
+        let id = loop {
+            attempt += 1;
+            match repo.write_blob(data.as_bytes()) {
+                Ok(id) => break id.detach(),
+                Err(_) if attempt < 5 => continue,
+                Err(err) => return Err(err).context("cannot write the brief blob"),
+            }
+        };
         blobs.push(id);
     }
     Ok(blobs)
@@ -587,6 +596,21 @@ fn notes_edit(
         .context("cannot write the notes commit")?
         .id;
     Ok(refs::update(NOTES_REF, commit, parent, reflog))
+}
+
+/// Run a step that writes objects again when it failed: `git gc` removes
+/// empty object directories, and a loose object whose directory vanished
+/// between its creation and its rename is written again, as git does.
+fn again_after_gc<T>(mut step: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match step() {
+            Ok(value) => return Ok(value),
+            Err(_) if attempt < 5 => continue,
+            Err(err) => return Err(err),
+        }
+    }
 }
 
 /// If a lock file of one of these refs (or of packed-refs) exists, explain

@@ -348,6 +348,12 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
             Ok(()) => {}
             // Another process moved it meanwhile: the next run looks again.
             Err(err) if err.is_conflict() => return Ok(()),
+            // A lock file a process killed mid-move left (git's rule: it
+            // is named, with the `rm` that clears it; the old ref's own
+            // `update-ref -d` would fail on it too).
+            Err(_) if let Some(locked) = moved_refs_locked(repo, &legacy) => {
+                return Err(locked.into());
+            }
             Err(err) => {
                 return Err(CannotMigrate {
                     name: legacy.old.clone(),
@@ -361,6 +367,13 @@ pub fn migrate(repo: &gix::Repository) -> Result<()> {
         done.push(common);
     }
     Ok(())
+}
+
+/// The lock file that blocks moving `legacy` (its old ref's, its new
+/// ref's or `packed-refs`'), if one exists.
+fn moved_refs_locked(repo: &gix::Repository, legacy: &Legacy) -> Option<crate::store::StoreError> {
+    let names = [Some(legacy.old.clone()), legacy.new.clone()];
+    crate::store::lock_error(repo, names.into_iter().flatten())
 }
 
 /// Delete these refs (each only if it still holds the id given), in one

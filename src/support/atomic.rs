@@ -28,27 +28,21 @@ pub fn write_unless_locked(path: &Path, data: &[u8]) -> Result<()> {
 }
 
 fn write_waiting(path: &Path, data: &[u8], wait: Duration) -> Result<()> {
-    let mode = if wait.is_zero() {
-        gix::lock::acquire::Fail::Immediately
-    } else {
-        gix::lock::acquire::Fail::AfterDurationWithBackoff(wait)
-    };
-    let mut lock = gix::lock::File::acquire_to_update_resource(
-        path,
-        mode,
-        None,
-        super::shared::policy_for(path),
-    )
-    .map_err(|_| {
-        let lock = format!("{}.lock", path.display());
-        anyhow!(
-            "cannot lock '{}': '{lock}' exists; another process may be writing it. If none is, remove it: rm '{lock}'",
-            path.display()
-        )
-    })?;
-    lock.with_mut(|f| std::io::Write::write_all(f, data))
-        .with_context(|| format!("cannot write {}.lock", path.display()))?;
-    lock.commit()
+    // The lock is git-handoff's own: it records its owner, and one a killed
+    // writer left is taken over (`owned_lock`); the new content waits in a
+    // file beside it and is renamed into place.
+    let lock_path = PathBuf::from(format!("{}.lock", path.display()));
+    let _lock = super::owned_lock::Owned::acquire(&lock_path, wait)
+        .map_err(|err| anyhow!("cannot lock '{}': {err}", path.display()))?;
+    let dir = parent(path)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".git-handoff-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(data)
+        .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
+    tmp.persist(path)
         .map_err(|e| anyhow!("cannot replace {}: {}", path.display(), e.error))?;
     super::shared::adjust(path);
     Ok(())

@@ -7,6 +7,7 @@ pub mod atomic;
 pub mod clock;
 pub mod escape;
 pub mod failpoint;
+pub mod owned_lock;
 pub mod refusal;
 pub mod shared;
 pub mod slug;

@@ -12,7 +12,6 @@ use gix::ObjectId;
 use gix::refs::transaction::RefEdit;
 use serde::Serialize;
 
-use super::git::{git, git_failure};
 use super::notes::merge_notes;
 use super::reconcile::{Action, classify, older_version};
 use super::refs::{Sides, Stamps, delete, is_brief, mirror, previous, set, transaction};
@@ -247,13 +246,9 @@ pub(super) fn git_fetch(repo: &gix::Repository, remote: &str, briefs: bool) -> R
     .map(|s| s.to_string())
     .collect();
     args.extend(fetch_refspecs(remote, briefs));
-    let run = git(repo, &args)?;
+    let run = super::git::git_retrying_local_races(repo, &args)?;
     if !run.ok {
-        return Err(git_failure(
-            &format!("fetch from '{remote}'"),
-            &run.stderr,
-            &format!("check the remote with `git remote -v` and `git fetch {remote}`"),
-        ));
+        return Err(super::git::fetch_failure(remote, &run.stderr));
     }
     Ok(())
 }
@@ -276,6 +271,7 @@ pub fn fetch_with(
     remote: &str,
     options: FetchOptions,
 ) -> Result<FetchReport> {
+    let _lock = super::lock::hold(repo, remote)?;
     Ok(fetch_sides(repo, remote, options)?.0)
 }
 
@@ -403,12 +399,27 @@ fn reconcile_keys(
             Ok((in_remote, in_local))
         };
         let (mut status, action) = classify(l, b, r, &mut histories)?;
+        let (status_settled, action) = super::lineage::settle(
+            repo,
+            &key,
+            (l, b, r),
+            (status, action),
+            (local_notes_before, remote_notes),
+        )?;
+        status = status_settled;
         if action == Action::TakeRemote && l.is_some() && r.is_some() && local_history.is_none() {
             local_history = Some(history::ids_newest_first(repo, local_notes_before)?);
         }
         let local_versions = local_history.as_ref().and_then(|h| h.get(&key));
         let (status_now, action) =
             check_remote_value(repo, &key, (l, r), local_versions, (status, action));
+        let (status_now, action) = super::lineage::confirm_rollback(
+            repo,
+            &key,
+            (l, r),
+            (status, (status_now, action)),
+            local_notes_before,
+        )?;
         status = status_now;
         let edits = reconcile_edits(&key, remote, (l, b, r), action, &message)?;
         let changes = !edits.is_empty();

@@ -125,6 +125,54 @@ pub(super) fn git_failure(action: &str, stderr: &str, hint: &str) -> anyhow::Err
     }
 }
 
+/// How often a `git fetch` that lost a race for a local ref lock (another
+/// git process, `pack-refs` say, held it for a moment) runs again.
+pub(super) const LOCAL_RACE_RETRIES: u32 = 6;
+
+/// Whether git failed on a local ref of this repository (a lock it could
+/// not take, a ref it could not update), not on the remote.
+pub(super) fn local_ref_failure(stderr: &str) -> bool {
+    stderr.contains("cannot lock ref")
+        || stderr.contains("some local refs could not be updated")
+        // An object directory `git gc` removed under it.
+        || stderr.contains("failed to write object")
+        || stale_git_lock(stderr).is_some()
+}
+
+/// Run git; while it fails on a local ref lock (a race with another git
+/// process in this repository), wait a little and run it again.
+pub(super) fn git_retrying_local_races(repo: &gix::Repository, args: &[String]) -> Result<GitRun> {
+    let mut run = git(repo, args)?;
+    for attempt in 0..LOCAL_RACE_RETRIES {
+        if run.ok || !local_ref_failure(&run.stderr) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20 << attempt));
+        run = git(repo, args)?;
+    }
+    Ok(run)
+}
+
+/// Why `git fetch` from `remote` failed: a lock file of this repository
+/// that stays (named, with the `rm` that clears it), a local ref git could
+/// not update (worded as local), or the remote's failure.
+pub(super) fn fetch_failure(remote: &str, stderr: &str) -> anyhow::Error {
+    let action = format!("fetch from '{remote}'");
+    if stale_git_lock(stderr).is_some() {
+        return git_failure(&action, stderr, "");
+    }
+    if local_ref_failure(stderr) {
+        return anyhow!(
+            "git {action} could not update this repository's refs (not a remote failure): {}; another git process may hold them: run again when it is done",
+            git_reason(stderr)
+        );
+    }
+    anyhow!(
+        "git {action} failed: {}; check the remote with `git remote -v` and `git fetch {remote}`",
+        git_reason(stderr)
+    )
+}
+
 /// One line of `git push --porcelain`: the flag and the summary, by
 /// destination ref.
 pub(super) fn porcelain(stdout: &str) -> HashMap<String, (char, String)> {

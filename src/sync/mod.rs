@@ -16,6 +16,8 @@
 //! | `fetch` | fetch: staging (network), then the local reconciliation |
 //! | `notes` | the union merge of two notes histories |
 //! | `push` | plan sends, build `git push`, run it, apply the answers |
+//! | `lock` | one lock per remote: fetch, push and resolve never interleave |
+//! | `lineage` | whether one version is an older one of another's line |
 //! | `outgoing` | pinning many creates for one glob refspec |
 //! | `resolve` | ending a divergence |
 //! | `held` | after `redact --history`: what holds a secret, held alone |
@@ -27,6 +29,8 @@ pub mod gate;
 pub mod gate_cache;
 mod git;
 mod held;
+mod lineage;
+pub mod lock;
 mod notes;
 mod outgoing;
 mod push;

@@ -76,8 +76,9 @@ impl Drop for Pinned<'_> {
 }
 
 /// Delete the outgoing refs of pushes whose process is gone (killed, or
-/// an earlier process that had this one's id).
-fn sweep(repo: &gix::Repository) -> Result<()> {
+/// an earlier process that had this one's id). Every push runs it, not
+/// only one that pins.
+pub(super) fn sweep(repo: &gix::Repository) -> Result<()> {
     let mine = std::process::id().to_string();
     let stale: Vec<_> = ids_under(repo, OUTGOING_PREFIX)?
         .into_iter()

@@ -658,6 +658,8 @@ pub(super) fn history_result(
 /// checks the leases.
 pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
     remotes::migrate(repo)?;
+    let _lock = super::lock::hold(repo, remote)?;
+    outgoing::sweep(repo)?;
     let (fetch_report, sides) = if options.dry_run {
         (None, Sides::read(repo, remote)?)
     } else {

@@ -217,9 +217,13 @@ impl Sides {
             }
             !secret
         });
+        // The bases before the briefs: a write moves a brief on meanwhile,
+        // never a base, so no lease is built from a base newer than the
+        // brief it goes with.
+        let base = keys_under(&base_prefix(remote))?;
         Ok(Sides {
             local: keys_under(REF_PREFIX)?,
-            base: keys_under(&base_prefix(remote))?,
+            base,
             remote: theirs,
             secret_keys,
             held: BTreeMap::new(),

@@ -70,6 +70,7 @@ pub fn resolve(
     resolution: Resolution,
 ) -> Result<Resolved> {
     remotes::migrate(repo)?;
+    let _lock = super::lock::hold(repo, remote)?;
     let sides = Sides::read(repo, remote)?;
     let (l, b, r) = sides.get(key);
     let diverged = match (l, b, r) {

@@ -17,18 +17,42 @@ use crate::{narrative, store};
 
 /// Lock the narrative of the worktree at `root` and stage `entry`, which
 /// passes the redaction filter as a whole (it holds commit subjects too).
+/// The lock records the versions of `briefs` the write stores.
 pub(crate) fn stage(
     repo: &gix::Repository,
     root: &Path,
     entry: &narrative::Entry,
+    briefs: &[&Brief],
     checks: &mut Checks,
 ) -> Result<narrative::Pending> {
     let path = narrative::path(repo, root)?;
+    let versions = briefs
+        .iter()
+        .map(|b| {
+            let id = store::history::version_id(repo, &b.to_pretty_json())?;
+            Ok((b.key.clone(), id.to_string()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let stored = |key: &str, id: &str| version_stored(repo, key, id);
     narrative::Pending::prepare(
         &path,
         &checks.redact_text(&entry.render()),
         narrative::lock_wait(repo),
+        &narrative::Staging {
+            versions,
+            stored: &stored,
+        },
     )
+}
+
+/// Whether version `id` of `key` is stored: the brief holds it, or its
+/// history does (another worktree wrote the key since).
+fn version_stored(repo: &gix::Repository, key: &str, id: &str) -> bool {
+    let Ok(id) = gix::ObjectId::from_hex(id.as_bytes()) else {
+        return false;
+    };
+    store::current_id(repo, key).is_ok_and(|c| c == Some(id))
+        || store::history::log(repo, key).is_ok_and(|log| log.index_of(&id).is_some())
 }
 
 /// The entry of a `write` of `brief`: the commits since the version it

@@ -81,7 +81,14 @@ pub(crate) fn write(
     // Lock the narrative first so that stored briefs always get their entry.
     let pending = if narrates(repo, options) {
         let entry = narrate::split_entry(&plan, &threads, &git);
-        Some(narrate::stage(repo, &git.worktree.root, &entry, checks)?)
+        let briefs: Vec<&crate::brief::Brief> = threads.iter().map(|t| &t.brief).collect();
+        Some(narrate::stage(
+            repo,
+            &git.worktree.root,
+            &entry,
+            &briefs,
+            checks,
+        )?)
     } else {
         None
     };

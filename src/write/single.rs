@@ -88,7 +88,13 @@ pub(crate) fn write(
     }];
     let pending = if mode == Mode::Write && narrates(repo, options) {
         let entry = narrate::brief_entry(repo, &composed[0].brief, previous, markdown.as_deref())?;
-        Some(narrate::stage(repo, &git.worktree.root, &entry, checks)?)
+        Some(narrate::stage(
+            repo,
+            &git.worktree.root,
+            &entry,
+            &[&composed[0].brief],
+            checks,
+        )?)
     } else {
         None
     };

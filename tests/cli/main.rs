@@ -33,6 +33,7 @@ mod secrets;
 mod split;
 mod summary;
 mod sync;
+mod sync_races;
 mod usage;
 mod walk;
 mod write;

@@ -242,12 +242,27 @@ pub fn walk(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
     out
 }
 
-/// Every `*.lock` file below `dir`.
+/// Every `*.lock` file below `dir` that blocks the next command: git's,
+/// and git-handoff's own (`handoff-sync-*.lock`, which record their owner)
+/// whose owner still runs — a killed owner's is taken over.
 pub fn lock_files(dir: &Path) -> Vec<PathBuf> {
     walk(dir, &[])
         .into_iter()
         .filter(|p| !p.is_dir() && p.extension().is_some_and(|x| x == "lock"))
+        .filter(|p| !owner_is_gone(p))
         .collect()
+}
+
+/// Whether `lock` is a git-handoff sync lock whose owner process is gone.
+pub fn owner_is_gone(lock: &Path) -> bool {
+    let name = lock.file_name().unwrap_or_default().to_string_lossy();
+    if !name.starts_with("handoff-sync-") {
+        return false;
+    }
+    let text = std::fs::read_to_string(lock).unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix("pid "))
+        .is_some_and(|pid| !Path::new("/proc").join(pid).exists())
 }
 
 /// The arguments of `git handoff write [KEY] --done-when DONE --resume-by
