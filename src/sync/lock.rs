@@ -49,3 +49,14 @@ pub(super) fn hold(repo: &gix::Repository, remote: &str) -> Result<Owned> {
         err => anyhow!("cannot lock the sync with '{remote}': {err}"),
     })
 }
+
+/// `remote`'s sync lock when no fetch, push or resolve with it is running
+/// (a killed owner's lock is taken over); `None` when one is: it
+/// reconciles what is staged itself, so a reader need not wait for it.
+pub(super) fn try_hold(repo: &gix::Repository, remote: &str) -> Result<Option<Owned>> {
+    match Owned::acquire(&lock_path(repo, remote), Duration::ZERO) {
+        Ok(owned) => Ok(Some(owned)),
+        Err(LockError::Held { .. }) => Ok(None),
+        Err(err) => Err(anyhow!("cannot lock the sync with '{remote}': {err}")),
+    }
+}

@@ -145,9 +145,15 @@ pub fn pending(repo: &gix::Repository) -> Result<Vec<String>> {
 
 /// Take what a plain `git fetch` staged from `remote`, no network: the
 /// local part of `fetch`, with its rules and its report. `None` when
-/// nothing is staged.
+/// nothing is staged, or when a fetch, push or resolve with `remote` is
+/// running (it takes what is staged itself).
 pub fn take(repo: &gix::Repository, remote: &str) -> Result<Option<FetchReport>> {
     remotes::migrate(repo)?;
+    // Under the remote's sync lock, as fetch decides; a fetch or push
+    // running meanwhile takes what is staged itself.
+    let Some(_lock) = super::lock::try_hold(repo, remote)? else {
+        return Ok(None);
+    };
     let (tips, notes) = staged(repo, remote)?;
     if tips.is_empty() && notes.is_none() {
         return Ok(None);
