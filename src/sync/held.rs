@@ -148,14 +148,7 @@ fn clean_tree(
     theirs: ObjectId,
     dirty: &HashSet<ObjectId>,
 ) -> Result<Option<ObjectId>> {
-    let tree_of = |id: ObjectId| -> Result<ObjectId> {
-        Ok(repo
-            .find_commit(id)
-            .with_context(|| format!("cannot read notes commit {id}"))?
-            .tree_id()
-            .context("cannot read a notes tree")?
-            .detach())
-    };
+    let tree_of = |id: ObjectId| super::notes::tree_of(repo, id);
     let read = |id: &ObjectId| -> Result<Vec<u8>> {
         Ok(repo
             .find_blob(*id)

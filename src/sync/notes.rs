@@ -140,20 +140,23 @@ pub(super) fn behind(
     })
 }
 
+/// The tree of the notes commit `id`.
+pub(super) fn tree_of(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId> {
+    Ok(repo
+        .find_commit(id)
+        .with_context(|| format!("cannot read notes commit {id}"))?
+        .tree_id()
+        .context("cannot read a notes tree")?
+        .detach())
+}
+
 pub(super) fn merge_commit(
     repo: &gix::Repository,
     remote: &str,
     ours: ObjectId,
     theirs: ObjectId,
 ) -> Result<ObjectId> {
-    let tree_of = |id: ObjectId| -> Result<ObjectId> {
-        Ok(repo
-            .find_commit(id)
-            .with_context(|| format!("cannot read notes commit {id}"))?
-            .tree_id()
-            .context("cannot read a notes tree")?
-            .detach())
-    };
+    let tree_of = |id: ObjectId| super::notes::tree_of(repo, id);
     let (our_tree, their_tree) = (tree_of(ours)?, tree_of(theirs)?);
     let our_notes = notes_of(repo, our_tree)?;
     let their_notes = notes_of(repo, their_tree)?;

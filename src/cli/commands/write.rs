@@ -20,7 +20,10 @@ use crate::{git::repo, store};
 /// (branch, worktree, head_sha, diff_summary), validates it, stores it under
 /// refs/handoffs/<KEY> (compare-and-swap), adds the version to the history in
 /// refs/notes/handoffs and prepends an entry to the narrative log. Prints the
-/// resume prompt. An invalid brief writes nothing. Without KEY, a worktree
+/// resume prompt. An invalid brief writes nothing. The new brief replaces
+/// the stored one whole (every earlier version stays in the history): give
+/// every field you want kept, or use --update to change only the fields
+/// given (a JSON merge patch over the stored brief). Without KEY, a worktree
 /// keeps writing under the key it last wrote (its sticky key) and warns when
 /// the branch has switched since.
 #[derive(Debug, clap::Args)]
