@@ -149,13 +149,7 @@ fn clean_tree(
     dirty: &HashSet<ObjectId>,
 ) -> Result<Option<ObjectId>> {
     let tree_of = |id: ObjectId| super::notes::tree_of(repo, id);
-    let read = |id: &ObjectId| -> Result<Vec<u8>> {
-        Ok(repo
-            .find_blob(*id)
-            .with_context(|| format!("cannot read note {id}"))?
-            .detach()
-            .data)
-    };
+    let read = |id: &ObjectId| super::notes::note_bytes(repo, *id);
     let our_tree = match ours {
         Some(o) => tree_of(o)?,
         None => ObjectId::empty_tree(repo.object_hash()),

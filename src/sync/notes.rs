@@ -150,6 +150,15 @@ pub(super) fn tree_of(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId> 
         .detach())
 }
 
+/// The bytes of the note blob `id`.
+pub(super) fn note_bytes(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
+    Ok(repo
+        .find_blob(id)
+        .with_context(|| format!("cannot read note {id}"))?
+        .detach()
+        .data)
+}
+
 pub(super) fn merge_commit(
     repo: &gix::Repository,
     remote: &str,
@@ -167,14 +176,10 @@ pub(super) fn merge_commit(
             Some(our_blob) if *our_blob == their_blob => continue,
             None => their_blob,
             Some(our_blob) => {
-                let read = |id: &ObjectId| -> Result<Vec<u8>> {
-                    Ok(repo
-                        .find_blob(*id)
-                        .with_context(|| format!("cannot read note {id}"))?
-                        .detach()
-                        .data)
-                };
-                let data = cat_sort_uniq(&read(our_blob)?, &read(&their_blob)?);
+                let data = cat_sort_uniq(
+                    &note_bytes(repo, *our_blob)?,
+                    &note_bytes(repo, their_blob)?,
+                );
                 repo.write_blob(&data)
                     .context("cannot write a merged note")?
                     .detach()
