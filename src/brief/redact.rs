@@ -22,6 +22,7 @@
 //! on a finding looks at the finding (a line-wide allowlist looks at each
 //! line once), and the text is rebuilt once.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -36,19 +37,27 @@ const GITLEAKS: &str = include_str!("../../rules/gitleaks.json");
 /// This project's complementary rules and the PII kinds, as data.
 const HANDOFF: &str = include_str!("../../rules/handoff.json");
 
+/// A text of the rule data: borrowed from what `build.rs` compiled in
+/// (the rule set holds thousands of allowlist strings: copying them would
+/// cost every process more than it spends redacting), owned when parsed.
+type Text = Cow<'static, str>;
+
+/// A list of texts of the rule data, borrowed likewise.
+type Texts = Cow<'static, [Text]>;
+
 /// One allowlist group of a rule: a finding it matches is not a secret.
 #[derive(Debug, Deserialize)]
 struct Allow {
     /// What the regexes look at: `secret`, `match` or `line`.
-    target: String,
+    target: Text,
     /// `or` (any predicate) or `and` (all of them).
     #[serde(default)]
-    condition: String,
+    condition: Text,
     #[serde(default)]
-    regexes: Vec<String>,
+    regexes: Texts,
     /// Substrings of the secret (any case) that mark it as an example.
     #[serde(default)]
-    stopwords: Vec<String>,
+    stopwords: Texts,
     #[serde(skip)]
     compiled: OnceLock<Compiled>,
 }
@@ -98,6 +107,15 @@ struct Rule {
     personal: bool,
     /// A named validator run on each finding (see [`check`]).
     check: Option<String>,
+    /// The rule runs only on a text holding at least this many ASCII
+    /// digits, the fewest its pattern can match (`\d` is ASCII here): a
+    /// prefilter, like keywords, for the rules that have none.
+    #[serde(default)]
+    min_digits: usize,
+    /// Likewise, the fewest ASCII capital letters its pattern can match
+    /// (for case-sensitive patterns only).
+    #[serde(default)]
+    min_upper: usize,
     #[serde(skip)]
     compiled: OnceLock<Option<Regex>>,
     /// The allowlists borrowed from the gitleaks set.
@@ -125,11 +143,15 @@ enum Words {
     Long,
 }
 
+/// The rule files as serde reads them: what `build.rs` compiles in is
+/// checked against this parse.
+#[cfg(test)]
 #[derive(Debug, Deserialize)]
 struct GitleaksFile {
     rules: Vec<Rule>,
 }
 
+#[cfg(test)]
 #[derive(Debug, Deserialize)]
 struct HandoffFile {
     before: Vec<Rule>,
@@ -145,6 +167,61 @@ pub fn rule_sources() -> [&'static str; 2] {
 /// (every rule of the set carries it first; this one always has one).
 const GLOBAL_ALLOW_FROM: &str = "generic-api-key";
 
+// `builtin_rules()`: the rule files compiled into calls of [`rule`] and
+// [`allow`] by `build.rs`, so that no process parses them.
+include!(concat!(env!("OUT_DIR"), "/redaction_rules.rs"));
+
+/// One rule as `build.rs` writes it, each field as serde would give it.
+#[allow(clippy::too_many_arguments)]
+fn rule(
+    id: &str,
+    kind: &str,
+    pattern: &str,
+    group: Option<usize>,
+    keywords: &[&str],
+    entropy: Option<f64>,
+    allow: Vec<Allow>,
+    allow_from: Option<&str>,
+    allow_from_stopwords: Words,
+    personal: bool,
+    check: Option<&str>,
+    (min_digits, min_upper): (usize, usize),
+) -> Rule {
+    Rule {
+        id: id.to_string(),
+        kind: kind.to_string(),
+        pattern: pattern.to_string(),
+        group,
+        keywords: keywords.iter().map(|k| k.to_string()).collect(),
+        entropy,
+        allow,
+        allow_from: allow_from.map(str::to_string),
+        allow_from_stopwords,
+        personal,
+        check: check.map(str::to_string),
+        min_digits,
+        min_upper,
+        compiled: OnceLock::new(),
+        inherits: Inherit::default(),
+    }
+}
+
+/// One allowlist group as `build.rs` writes it.
+fn allow(
+    target: &'static str,
+    condition: &'static str,
+    regexes: &'static [Text],
+    stopwords: &'static [Text],
+) -> Allow {
+    Allow {
+        target: Cow::Borrowed(target),
+        condition: Cow::Borrowed(condition),
+        regexes: Cow::Borrowed(regexes),
+        stopwords: Cow::Borrowed(stopwords),
+        compiled: OnceLock::new(),
+    }
+}
+
 /// The rule set in the order it is applied: this project's specific rules,
 /// the gitleaks rules (their generic rule last), then the generic
 /// assignments and the personal-data kinds. Where findings of several
@@ -152,31 +229,33 @@ const GLOBAL_ALLOW_FROM: &str = "generic-api-key";
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        let gitleaks: GitleaksFile =
-            serde_json::from_str(GITLEAKS).expect("rules/gitleaks.json parses");
-        let mut handoff: HandoffFile =
-            serde_json::from_str(HANDOFF).expect("rules/handoff.json parses");
-        for rule in handoff.before.iter_mut().chain(handoff.after.iter_mut()) {
-            rule.inherits.global = !rule.personal;
-        }
-        let (generic, specific): (Vec<Rule>, Vec<Rule>) = gitleaks
-            .rules
-            .into_iter()
-            .partition(|r| r.id.starts_with("generic"));
-        let mut all = handoff.before;
-        all.extend(specific);
-        all.extend(generic);
-        all.extend(handoff.after);
-        let index: HashMap<String, usize> = all
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.id.clone(), i))
-            .collect();
-        for rule in &mut all {
-            rule.inherits.from = rule.allow_from.as_ref().map(|id| index[id]);
-        }
-        all
+        let [before, gitleaks, after] = builtin_rules();
+        ordered(before, gitleaks, after)
     })
+}
+
+/// The three rule lists in the order they apply, each borrowing what
+/// it names (`allow_from`, gitleaks' global allowlist).
+fn ordered(mut before: Vec<Rule>, gitleaks: Vec<Rule>, mut after: Vec<Rule>) -> Vec<Rule> {
+    for rule in before.iter_mut().chain(after.iter_mut()) {
+        rule.inherits.global = !rule.personal;
+    }
+    let (generic, specific): (Vec<Rule>, Vec<Rule>) = gitleaks
+        .into_iter()
+        .partition(|r| r.id.starts_with("generic"));
+    let mut all = before;
+    all.extend(specific);
+    all.extend(generic);
+    all.extend(after);
+    let index: HashMap<String, usize> = all
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.clone(), i))
+        .collect();
+    for rule in &mut all {
+        rule.inherits.from = rule.allow_from.as_ref().map(|id| index[id]);
+    }
+    all
 }
 
 /// The index of the rule holding gitleaks' global allowlist first.
@@ -188,14 +267,23 @@ fn global_allow() -> Option<&'static Allow> {
 
 /// Which rules' keywords occur in a text: one Aho-Corasick automaton over
 /// every keyword of every rule, matched ASCII-case-insensitively (gitleaks
-/// lowercases the text and looks the keywords up the same way).
+/// lowercases the text and looks the keywords up the same way). The
+/// automaton costs more to build than a few short texts cost to search
+/// keyword by keyword, so it is built only once the texts looked at
+/// reach [`NAIVE_BYTES`] (a `resume` redacts three commit subjects).
 struct Prefilter {
-    automaton: AhoCorasick,
+    /// Every keyword, lowercase; its index is its pattern id.
+    keywords: Vec<String>,
+    automaton: OnceLock<AhoCorasick>,
     /// For each keyword (pattern id), the rules it wakes.
     wakes: Vec<Vec<usize>>,
-    /// Rules without keywords: they always run.
+    /// Rules without keywords: they run on every text with enough digits.
     always: Vec<usize>,
 }
+
+/// How many bytes of text are searched keyword by keyword, in all, before
+/// the automaton is built instead.
+const NAIVE_BYTES: usize = 2048;
 
 fn prefilter() -> &'static Prefilter {
     static PREFILTER: OnceLock<Prefilter> = OnceLock::new();
@@ -216,17 +304,13 @@ fn prefilter() -> &'static Prefilter {
                 wakes[id].push(i);
             }
         }
-        let mut patterns = vec![String::new(); ids.len()];
+        let mut keywords = vec![String::new(); ids.len()];
         for (k, id) in ids {
-            patterns[id] = k;
+            keywords[id] = k;
         }
-        let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(&patterns)
-            .expect("the rules' keywords build an automaton");
         Prefilter {
-            automaton,
+            keywords,
+            automaton: OnceLock::new(),
             wakes,
             always,
         }
@@ -237,25 +321,101 @@ impl Prefilter {
     /// For each rule, whether it runs on `text`.
     fn wanted(&self, text: &str) -> Vec<bool> {
         let mut wanted = vec![false; rules().len()];
+        let has = self.classes_in(text);
         for &i in &self.always {
-            wanted[i] = true;
+            wanted[i] = has.enough_for(&rules()[i]);
         }
-        let mut seen = vec![false; self.wakes.len()];
+        let found = self.keywords_in(text, self.naive(text));
+        for (woken, _) in self.wakes.iter().zip(found).filter(|(_, f)| *f) {
+            for &i in woken {
+                wanted[i] = has.enough_for(&rules()[i]);
+            }
+        }
+        wanted
+    }
+
+    /// For each keyword (pattern id), whether it occurs in `text`: looked
+    /// up one by one in the lowercased text (`naive`) or by the automaton,
+    /// which stops once every keyword was seen.
+    fn keywords_in(&self, text: &str, naive: bool) -> Vec<bool> {
+        if naive {
+            let lower = text.to_ascii_lowercase();
+            return self
+                .keywords
+                .iter()
+                .map(|k| lower.contains(k.as_str()))
+                .collect();
+        }
+        let mut seen = vec![false; self.keywords.len()];
         let mut left = seen.len();
-        for m in self.automaton.find_overlapping_iter(text) {
+        for m in self.automaton().find_overlapping_iter(text) {
             let id = m.pattern().as_usize();
             if !seen[id] {
                 seen[id] = true;
-                for &i in &self.wakes[id] {
-                    wanted[i] = true;
-                }
                 left -= 1;
                 if left == 0 {
                     break;
                 }
             }
         }
-        wanted
+        seen
+    }
+
+    /// Whether `text` is searched keyword by keyword: it is short and the
+    /// automaton is not built yet, nor due.
+    fn naive(&self, text: &str) -> bool {
+        static SEARCHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        if self.automaton.get().is_some() || text.len() > NAIVE_BYTES {
+            return false;
+        }
+        let before = SEARCHED.fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
+        before + text.len() <= NAIVE_BYTES
+    }
+
+    fn automaton(&self) -> &AhoCorasick {
+        self.automaton.get_or_init(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .build(&self.keywords)
+                .expect("the rules' keywords build an automaton")
+        })
+    }
+
+    /// How many digits and capitals `text` holds, counted up to the most
+    /// any rule asks for.
+    fn classes_in(&self, text: &str) -> Classes {
+        static MOST: OnceLock<Classes> = OnceLock::new();
+        let most = MOST.get_or_init(|| Classes {
+            digits: rules().iter().map(|r| r.min_digits).max().unwrap_or(0),
+            upper: rules().iter().map(|r| r.min_upper).max().unwrap_or(0),
+        });
+        let mut has = Classes::default();
+        if most.digits == 0 && most.upper == 0 {
+            return has;
+        }
+        for b in text.bytes() {
+            has.digits += usize::from(b.is_ascii_digit());
+            has.upper += usize::from(b.is_ascii_uppercase());
+            if has.digits >= most.digits && has.upper >= most.upper {
+                break;
+            }
+        }
+        has
+    }
+}
+
+/// Counts of character classes in a text (see `min_digits`).
+#[derive(Debug, Default)]
+struct Classes {
+    digits: usize,
+    upper: usize,
+}
+
+impl Classes {
+    /// Whether `rule` may match a text holding these.
+    fn enough_for(&self, rule: &Rule) -> bool {
+        self.digits >= rule.min_digits && self.upper >= rule.min_upper
     }
 }
 
@@ -569,7 +729,7 @@ impl Rule {
             return true;
         }
         self.allowlists().any(|(a, words)| {
-            let by_regex = match a.target.as_str() {
+            let by_regex = match &*a.target {
                 "line" if a.has_regexes() => {
                     let (line_no, line) = lines.span(whole.start, whole.end);
                     let key = (std::ptr::from_ref(a) as usize, line_no);
@@ -607,7 +767,7 @@ impl Allow {
                 AhoCorasick::builder()
                     .ascii_case_insensitive(true)
                     .match_kind(MatchKind::LeftmostLongest)
-                    .build(&self.stopwords)
+                    .build(self.stopwords.iter().map(|w| w.as_bytes()))
                     .expect("stopwords build an automaton")
             });
             Compiled { regex, words }
@@ -1212,6 +1372,71 @@ pub fn key_rule(key: &str, options: Options) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    /// What `build.rs` compiles in is what serde reads from the rule
+    /// files, field by field, defaults included.
+    #[test]
+    fn the_compiled_in_rules_are_the_rule_files() {
+        let gitleaks: GitleaksFile = serde_json::from_str(GITLEAKS).expect("gitleaks.json");
+        let handoff: HandoffFile = serde_json::from_str(HANDOFF).expect("handoff.json");
+        let [before, set, after] = builtin_rules();
+        assert_eq!(format!("{before:#?}"), format!("{:#?}", handoff.before));
+        assert_eq!(format!("{set:#?}"), format!("{:#?}", gitleaks.rules));
+        assert_eq!(format!("{after:#?}"), format!("{:#?}", handoff.after));
+        // In use, rules compile lazily: compare what does not change.
+        let parsed = ordered(handoff.before, gitleaks.rules, handoff.after);
+        let order = |rules: &[Rule]| -> Vec<String> {
+            rules
+                .iter()
+                .map(|r| format!("{} {:?}", r.id, r.inherits))
+                .collect()
+        };
+        assert_eq!(order(rules()), order(&parsed));
+    }
+
+    /// The keyword-by-keyword search of short texts finds exactly the
+    /// keywords the automaton finds, whatever their case.
+    #[test]
+    fn short_texts_wake_the_rules_the_automaton_wakes() {
+        let p = prefilter();
+        let mut texts: Vec<String> = p.keywords.iter().map(|k| format!("a {k} b")).collect();
+        texts.extend(p.keywords.iter().map(|k| k.to_ascii_uppercase()));
+        texts.extend(
+            [
+                "",
+                "commit 20000",
+                "fix: the AWS Secret key in ~/.Config (see ghp_ and xoxb-)",
+                "Authorization: Bearer eyJhbGciOi.x; PASSWORD=hunter2 mysql -p",
+                "überall passé — ключ token? Pwd",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            assert_eq!(
+                p.keywords_in(text, true),
+                p.keywords_in(text, false),
+                "keywords found in {text:?}"
+            );
+        }
+    }
+
+    /// A rule with `min_digits` does not run on a text with fewer digits,
+    /// and finds what it finds on one with just enough.
+    #[test]
+    fn rules_without_keywords_run_only_where_digits_allow() {
+        let p = prefilter();
+        let id = |rule: &str| rules().iter().position(|r| r.id == rule).expect(rule);
+        let (ssn, card) = (id("us-ssn"), id("payment-card"));
+        assert!(!p.wanted("commit 20000")[ssn]);
+        assert!(!p.wanted("123-45-678")[ssn]);
+        assert!(p.wanted("123-45-6789")[ssn]);
+        assert!(!p.wanted("4111 1111 1111")[card]);
+        assert_eq!(
+            redact_text("card 4222 2222 2222 2").1,
+            vec![("payment_card", 1)]
+        );
+        assert_eq!(redact_text("ssn 123-45-6789").1, vec![("ssn", 1)]);
+    }
+
     /// Each kind with true positives; the secret must be gone and counted.
     #[test]
     fn every_kind_is_caught() {
@@ -1300,7 +1525,7 @@ mod tests {
         assert!(bad.is_empty(), "rules that do not compile: {bad:?}");
         for rule in rules() {
             for allow in &rule.allow {
-                for r in &allow.regexes {
+                for r in allow.regexes.iter() {
                     assert!(
                         Regex::new(&go_classes(r)).is_ok(),
                         "{}: allowlist {r}",
