@@ -663,7 +663,7 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
     // same second as the index, as after a clone or checkout): those are
     // read once and compared, as git does, and the index is written back
     // so that the next reader trusts them by stat alone.
-    if let Some(racy) = worktree_matches_by_stat(repo, &index)
+    if let Some(racy) = super::index_refresh::matches_by_stat(repo, &index)
         && super::index_refresh::unchanged(repo, &index, &racy)
     {
         super::index_refresh::write_back(repo, &index, &racy, read_at);
@@ -700,104 +700,6 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
         }
     }
     Some(Ok(paths))
-}
-
-/// Whether every tracked file is unchanged by its `lstat` alone: git's
-/// fast path (stat data equal to the index entry's), taken for every entry
-/// at the cost of one `lstat` per file and one per directory. `Some(racy)`
-/// when every entry's stat matches: `racy` are the indices of the entries
-/// whose stat cannot be trusted (racily clean: modified in the second the
-/// index was written), whose content must be compared. `None` as soon as
-/// one entry needs a closer look, and where the shortcut is not trusted
-/// (`core.checkStat=minimal`, which compares no inode; case-folding or
-/// precomposing filesystems); the full comparison then decides. Entries git skips (skip-worktree, assume-valid)
-/// and submodules, which `diff --stat` does not count, are skipped.
-fn worktree_matches_by_stat(
-    repo: &gix::Repository,
-    index: &gix::index::State,
-) -> Option<Vec<usize>> {
-    use gix::index::entry::Flags;
-    let options = repo.stat_options().ok()?;
-    let fs = repo.filesystem_options().ok()?;
-    if !options.check_stat || fs.ignore_case || fs.precompose_unicode {
-        return None;
-    }
-    let root = repo.workdir()?;
-    // One buffer for every path: `Path::join` costs more than the `lstat`.
-    let mut path = gix::path::into_bstr(root).ok()?.into_owned();
-    path.push(b'/');
-    let base = path.len();
-    let timestamp = index.timestamp();
-    let mut verified_dirs: std::collections::HashSet<&[u8]> = Default::default();
-    let mut last_dir: &[u8] = b"";
-    let mut racy = Vec::new();
-    for (n, entry) in index.entries().iter().enumerate() {
-        if entry.flags.intersects(
-            Flags::UPTODATE | Flags::SKIP_WORKTREE | Flags::ASSUME_VALID | Flags::FSMONITOR_VALID,
-        ) {
-            continue;
-        }
-        if entry.stage_raw() != 0 || entry.flags.contains(Flags::INTENT_TO_ADD) {
-            return None;
-        }
-        if entry.mode.is_submodule() {
-            continue;
-        }
-        let rela: &[u8] = entry.path(index);
-        // Each leading directory must be a directory, not a symlink to one
-        // (git does not look through those): checked once per directory.
-        let dir = rela
-            .iter()
-            .rposition(|b| *b == b'/')
-            .map_or(&b""[..], |end| &rela[..end]);
-        if dir != last_dir {
-            for (i, b) in dir
-                .iter()
-                .enumerate()
-                .chain(std::iter::once((dir.len(), &b'/')))
-            {
-                if *b != b'/' {
-                    continue;
-                }
-                let prefix = &dir[..i];
-                if verified_dirs.contains(prefix) {
-                    continue;
-                }
-                path.truncate(base);
-                path.extend_from_slice(prefix);
-                let meta = std::fs::symlink_metadata(gix::path::from_byte_slice(&path).ok()?);
-                if !meta.is_ok_and(|m| m.is_dir()) {
-                    return None;
-                }
-                verified_dirs.insert(prefix);
-            }
-            last_dir = dir;
-        }
-        path.truncate(base);
-        path.extend_from_slice(rela);
-        let Ok(meta) =
-            gix::index::fs::Metadata::from_path_no_follow(gix::path::from_byte_slice(&path).ok()?)
-        else {
-            return None;
-        };
-        if meta.is_dir()
-            || entry
-                .mode
-                .change_to_match_fs(&meta, fs.symlink, fs.executable_bit)
-                .is_some()
-        {
-            return None;
-        }
-        let stat = gix::index::entry::Stat::from_fs(&meta).ok()?;
-        if !stat.matches(&entry.stat, options) || (entry.id.is_empty_blob() && entry.stat.size != 0)
-        {
-            return None;
-        }
-        if stat.is_racy(timestamp, options) {
-            racy.push(n);
-        }
-    }
-    Some(racy)
 }
 
 /// Submodules are reported unchanged: `diff --stat`'s line counts never

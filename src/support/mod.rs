@@ -8,6 +8,7 @@ pub mod clock;
 pub mod escape;
 pub mod failpoint;
 pub mod owned_lock;
+pub mod parallel;
 pub mod refusal;
 pub mod shared;
 pub mod slug;

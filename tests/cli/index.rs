@@ -27,8 +27,13 @@ fn touch(sb: &Sandbox, dir: &Path, args: &[&str]) {
 /// A repository with a brief and 20 files whose index entries are all
 /// racily clean: the files and the index share one (past) second.
 fn racy_repo(sb: &Sandbox) -> std::path::PathBuf {
+    racy_repo_of(sb, 20)
+}
+
+/// [`racy_repo`] with `files` files.
+fn racy_repo_of(sb: &Sandbox, files: usize) -> std::path::PathBuf {
     let repo = sb.repo("r");
-    for n in 0..20 {
+    for n in 0..files {
         std::fs::write(repo.join(format!("f{n}.txt")), format!("file {n}\n")).unwrap();
     }
     sb.git(&repo, &["add", "."]);
@@ -40,7 +45,7 @@ fn racy_repo(sb: &Sandbox) -> std::path::PathBuf {
         &["--no-narrative"],
     )
     .success();
-    let files: Vec<String> = (0..20)
+    let files: Vec<String> = (0..files)
         .map(|n| format!("f{n}.txt"))
         .chain(["README".into()])
         .collect();
@@ -118,4 +123,45 @@ fn the_index_is_left_alone_when_locked_or_holding_what_cannot_be_rewritten() {
     assert!(bytes.windows(4).any(|w| w == b"UNTR"), "an untracked cache");
     sb.handoff(&repo, &["resume"]).success();
     assert_eq!(std::fs::read(repo.join(".git/index")).unwrap(), bytes);
+}
+
+/// The stat check and the racy reads are split across threads (as git's
+/// `preload_index`, one per 500 entries): a change in any part is seen,
+/// the first as the last, with `core.preloadIndex` on or off.
+#[test]
+fn every_part_of_a_large_index_is_checked() {
+    let sb = Sandbox::new();
+    let repo = racy_repo_of(&sb, 1600);
+    sb.git(&repo, &["config", "core.trustctime", "false"]);
+    let bytes = std::fs::read(repo.join(".git/index")).unwrap();
+    // Index order is by name: f1599.txt sorts among the last entries,
+    // f0.txt first; each is changed without a trace in its stat.
+    for (changed, content) in [("f1599.txt", "FILE 1599\n"), ("f0.txt", "FILE 0\n")] {
+        let old = std::fs::read(repo.join(changed)).unwrap();
+        std::fs::write(repo.join(changed), content).unwrap();
+        touch(&sb, &repo, &[changed]);
+        for preload in ["true", "false"] {
+            let mut git = assert_cmd::Command::from_std(sb.command("git", &repo));
+            git.args([
+                "-c",
+                &format!("core.preloadIndex={preload}"),
+                "handoff",
+                "resume",
+            ]);
+            let out = stdout(&git.assert().success());
+            assert!(
+                out.contains("!! DIRTY: uncommitted changes now in") && out.contains(changed),
+                "{changed}, preloadIndex={preload}: {out}"
+            );
+            assert_eq!(std::fs::read(repo.join(".git/index")).unwrap(), bytes);
+        }
+        std::fs::write(repo.join(changed), old).unwrap();
+        touch(&sb, &repo, &[changed]);
+    }
+    // Unchanged: every racy file read, the index written back once.
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("!! DIRTY"), "{out}");
+    assert_ne!(std::fs::read(repo.join(".git/index")).unwrap(), bytes);
+    let clean = sb.git_out(&repo, &["diff-index", "--quiet", "HEAD"]);
+    assert!(clean.status.success());
 }
