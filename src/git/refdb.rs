@@ -147,6 +147,21 @@ pub fn head(repo: &gix::Repository) -> Result<Head> {
             })
         }
         Backend::Reftable => {
+            // One process for the common case, a born HEAD: its id, then
+            // the ref it names (`HEAD` itself when detached).
+            let both = cmd::run(
+                repo,
+                &["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"],
+                None,
+            )?;
+            if both.ok
+                && let [id, name] = both.text().lines().collect::<Vec<_>>()[..]
+            {
+                return Ok(Head {
+                    branch: (name != "HEAD").then(|| name.to_string()),
+                    id: Some(parse_id(repo, id)?),
+                });
+            }
             let symbolic = cmd::run(repo, &["symbolic-ref", "-q", "HEAD"], None)?;
             let branch = match symbolic.code {
                 Some(0) => Some(symbolic.text().trim_end().to_string()),
