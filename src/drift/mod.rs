@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use crate::brief::Brief;
 use crate::drift::changed::{History, Since, Walked, touched};
+use crate::git::packs::Packs;
 use crate::git::repo::{self, WorktreeInfo};
 use crate::support::escape::shell_quote;
 use crate::{git::measure, store, support::clock};
@@ -277,13 +278,15 @@ pub struct RecentCommit {
 
 /// The newest commits of a walk, with their subjects; a commit that cannot
 /// be read is left out.
-fn recent_commits(repo: &gix::Repository, since: &Since) -> Vec<RecentCommit> {
+fn recent_commits(repo: &gix::Repository, packs: &mut Packs, since: &Since) -> Vec<RecentCommit> {
     since
         .newest(RECENT)
         .into_iter()
         .filter_map(|id| {
-            let commit = repo.find_commit(id).ok()?;
-            let message = commit.message_raw_sloppy().to_string();
+            let data = commit_bytes(repo, packs, id)?;
+            // The message follows the headers' blank line, as git reads it.
+            let at = data.windows(2).position(|w| w == b"\n\n")? + 2;
+            let message = String::from_utf8_lossy(&data[at..]);
             let subject = message.lines().next().unwrap_or("").trim();
             Some(RecentCommit {
                 sha7: store::short(&id),
@@ -291,6 +294,18 @@ fn recent_commits(repo: &gix::Repository, since: &Since) -> Vec<RecentCommit> {
             })
         })
         .collect()
+}
+
+/// The bytes of commit `id`, read through `git::packs`: a resume that
+/// reads a few commits and trees then never has gix open (and validate)
+/// a pack index.
+fn commit_bytes(
+    repo: &gix::Repository,
+    packs: &mut Packs,
+    id: ObjectId,
+) -> Option<crate::git::packs::Bytes> {
+    let (kind, data) = packs.object(repo, id)?;
+    (kind == gix::object::Kind::Commit).then_some(data)
 }
 
 /// What to compute: the cheap checks only (for hooks), or everything.
@@ -547,6 +562,7 @@ fn commits(
         return;
     };
     let history = History::open(repo);
+    let mut packs = Packs::new(repo, 1 << 20);
     let mut walked = history.walk(brief_head, tip);
     if matches!(walked, Some(Walked::NotInHistory))
         && let Some(head) = head_id.filter(|h| *h != tip)
@@ -575,8 +591,10 @@ fn commits(
             report.commits = Commits::Since {
                 count,
                 only_narrative: count > 0
-                    && narrative.is_some_and(|path| only_differs_at(repo, brief_head, tip, path)),
-                recent: recent_commits(repo, &since),
+                    && narrative.is_some_and(|path| {
+                        only_differs_at(repo, &mut packs, brief_head, tip, path)
+                    }),
+                recent: recent_commits(repo, &mut packs, &since),
             };
             changed(repo, brief, &since, report);
         }
@@ -609,19 +627,25 @@ fn commits(
 
 /// Whether the trees of commits `from` and `to` differ in the file at
 /// `path` and nowhere else: two tree reads per path component.
-fn only_differs_at(repo: &gix::Repository, from: ObjectId, to: ObjectId, path: &str) -> bool {
-    let tree_of = |id: ObjectId| {
-        repo.find_commit(id)
-            .ok()?
+fn only_differs_at(
+    repo: &gix::Repository,
+    packs: &mut Packs,
+    from: ObjectId,
+    to: ObjectId,
+    path: &str,
+) -> bool {
+    let kind = repo.object_hash();
+    let mut tree_of = |id: ObjectId| {
+        let data = commit_bytes(repo, packs, id)?;
+        gix::objs::CommitRefIter::from_bytes(&data, kind)
             .tree_id()
             .ok()
-            .map(|t| t.detach())
     };
     let (Some(a), Some(b)) = (tree_of(from), tree_of(to)) else {
         return false;
     };
     let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    a != b && !parts.is_empty() && confined(repo, Some(a), Some(b), &parts).unwrap_or(false)
+    a != b && !parts.is_empty() && confined(repo, packs, Some(a), Some(b), &parts).unwrap_or(false)
 }
 
 /// A tree entry: name, mode, id.
@@ -631,6 +655,7 @@ type TreeEntry = (Vec<u8>, u16, ObjectId);
 /// an empty tree) lies under `parts`; `None` when a tree cannot be read.
 fn confined(
     repo: &gix::Repository,
+    packs: &mut Packs,
     a: Option<ObjectId>,
     b: Option<ObjectId>,
     parts: &[&str],
@@ -641,12 +666,13 @@ fn confined(
     if a == b {
         return Some(true);
     }
-    let entries = |id: Option<ObjectId>| -> Option<Vec<TreeEntry>> {
+    let kind = repo.object_hash();
+    let mut entries = |id: Option<ObjectId>| -> Option<Vec<TreeEntry>> {
         let Some(id) = id else {
             return Some(Vec::new());
         };
-        let tree = repo.find_tree(id).ok()?;
-        let decoded = tree.decode().ok()?;
+        let data = packs.tree(repo, id)?;
+        let decoded = gix::objs::TreeRef::from_bytes(&data, kind).ok()?;
         let entries = decoded.entries.iter();
         Some(
             entries
@@ -675,7 +701,7 @@ fn confined(
         }
     };
     match (subtree(&inside_a), subtree(&inside_b)) {
-        (Ok(x), Ok(y)) => confined(repo, x, y, rest),
+        (Ok(x), Ok(y)) => confined(repo, packs, x, y, rest),
         // A file where the narrative's folder would be: not the narrative.
         _ => Some(false),
     }

@@ -85,6 +85,23 @@ impl Packs {
         Some(Arc::new(tree.detach().data))
     }
 
+    /// The kind and bytes of object `id`: from the packs opened here, else
+    /// through gix (a loose object, an alternate's). For a few objects in a
+    /// large repository, cheaper than gix, which validates a pack index's
+    /// whole offset table when it first opens it (4 MB for a million
+    /// objects).
+    pub fn object(
+        &mut self,
+        repo: &gix::Repository,
+        id: ObjectId,
+    ) -> Option<(gix::object::Kind, Bytes)> {
+        if let Some(found) = self.packed(id) {
+            return Some(found);
+        }
+        let object = repo.find_object(id).ok()?;
+        Some((object.kind, Arc::new(object.detach().data)))
+    }
+
     /// `id` decoded from the packs opened here, when one has it and it
     /// decodes.
     fn packed(&mut self, id: ObjectId) -> Option<(gix::object::Kind, Bytes)> {

@@ -19,9 +19,19 @@ pub struct Split {
 impl Split {
     /// How many threads `len` items get.
     pub fn threads(self, len: usize) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        (len / self.per_thread.max(1)).clamp(1, self.max.min(cores).max(1))
+        let wanted = len / self.per_thread.max(1);
+        if wanted < 2 {
+            return 1;
+        }
+        wanted.clamp(1, self.max.min(cores()).max(1))
     }
+}
+
+/// The cores this process may use, asked once (the standard library reads
+/// the cgroup's quota files at every ask).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// `check` run on the parts of `0..len` (each part in item order, the
