@@ -1714,7 +1714,7 @@ fn a_fetch_leaves_the_index_of_the_history_it_brought_and_log_reads_it_as_is() {
     );
     let files = history_index_files(&t.b);
     assert_eq!(files.len(), 1, "the fetch built the index");
-    assert_eq!(files[0].0, [tip.clone()]);
+    assert_eq!(files[0].0, [tip]);
     // `log` reads it as is (nothing rebuilt or rewritten), and answers as
     // an index built from nothing does.
     let warm = logs(&t.b);
