@@ -615,7 +615,9 @@ fn changed_notes(
                 continue;
             }
             if o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree() {
+                // Matched: the entries after it line up again.
                 before = Some(o.oid.to_owned());
+                old_at += len;
             }
             break;
         }
