@@ -155,6 +155,22 @@ pub fn entries_of(repo: &gix::Repository, tips: &[ObjectId], key: &str) -> Resul
         .collect())
 }
 
+/// Make sure the index file of exactly `tips` exists: when it does (its
+/// head names these tips; only the head is read), nothing is done;
+/// otherwise as [`load`] (the newest file extended, else the index
+/// built), and saved. What a fetch runs once the remote's history has
+/// arrived, so that the first `log KEY` after it reads only that key's
+/// lines, however long the history.
+pub fn prepare(repo: &gix::Repository, tips: &[ObjectId]) -> Result<()> {
+    let tips = sorted(tips);
+    if let Some(name) = file_name(repo, &tips)
+        && file::is_for(&dir(repo).join(name), &tips)
+    {
+        return Ok(());
+    }
+    load(repo, &tips).map(drop)
+}
+
 /// Discard every index file (one was found lying: its lines do not match
 /// their ids) and build the index of `tips` again from the notes history.
 pub fn rebuild(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
@@ -570,31 +586,38 @@ fn changed_notes(
     let kind = repo.object_hash();
     let new_data = trees.get(repo, packs, tree)?;
     let old_data = parent.map(|p| trees.get(repo, packs, p)).transpose()?;
-    let mut old = old_data
-        .as_deref()
-        .map(|data| gix::objs::TreeRefIter::from_bytes(data, kind))
-        .into_iter()
-        .flatten()
-        .peekable();
+    let old_bytes: &[u8] = old_data.as_deref().map_or(&[], |d| &d[..]);
     let damaged = |id: Option<ObjectId>| anyhow!("cannot read notes tree {}", id.unwrap_or(tree));
     // Both trees are in git's tree order: a merge join over the raw
-    // entries, nothing decoded into lists. An entry matched by nothing
-    // counts as new (read whole).
+    // entries, nothing decoded into lists; an entry whose bytes are the
+    // parent's next entry's (most of a notes tree, from one commit to the
+    // next) is skipped without decoding either. An entry matched by
+    // nothing counts as new (read whole).
+    let (mut at, mut old_at) = (0, 0);
     let mut subtrees = Vec::new();
-    for entry in gix::objs::TreeRefIter::from_bytes(&new_data, kind) {
-        let entry = entry.map_err(|_| damaged(None))?;
+    while at < new_data.len() {
+        if let Some(len) = entry_len(&new_data[at..], kind)
+            && old_bytes.get(old_at..old_at + len) == Some(&new_data[at..at + len])
+        {
+            (at, old_at) = (at + len, old_at + len);
+            continue;
+        }
+        let (entry, len) = entry_at(&new_data[at..], kind).ok_or_else(|| damaged(None))?;
+        at += len;
         if !(entry.mode.is_tree() || entry.mode.is_blob()) {
             continue;
         }
         let mut before = None;
-        while let Some(o) = old.peek() {
-            let o = o.as_ref().map_err(|_| damaged(parent))?;
+        while old_at < old_bytes.len() {
+            let (o, len) = entry_at(&old_bytes[old_at..], kind).ok_or_else(|| damaged(parent))?;
             if o.filename < entry.filename {
-                old.next();
+                old_at += len;
                 continue;
             }
             if o.filename == entry.filename && o.mode.is_tree() == entry.mode.is_tree() {
+                // Matched: the entries after it line up again.
                 before = Some(o.oid.to_owned());
+                old_at += len;
             }
             break;
         }
@@ -612,6 +635,26 @@ fn changed_notes(
         changed_notes(repo, packs, trees, id, before, out)?;
     }
     Ok(())
+}
+
+/// The length of the well-formed tree entry at the start of `data` (an
+/// octal mode, a space, the name, a NUL, the object id), read as
+/// `TreeRefIter` reads one; `None` when there is none.
+fn entry_len(data: &[u8], kind: gix::hash::Kind) -> Option<usize> {
+    let nul = data.find_byte(0)?;
+    let head = &data[..nul];
+    head.find_byte(b' ')?;
+    gix::objs::tree::EntryMode::from_bytes(head)?;
+    let len = nul + 1 + kind.len_in_bytes();
+    (len <= data.len()).then_some(len)
+}
+
+/// The tree entry at the start of `data`, decoded, and its length.
+fn entry_at(data: &[u8], kind: gix::hash::Kind) -> Option<(gix::objs::tree::EntryRef<'_>, usize)> {
+    let entry = gix::objs::TreeRefIter::from_bytes(data, kind)
+        .next()?
+        .ok()?;
+    Some((entry, entry_len(data, kind)?))
 }
 
 fn newest(dir: &Path) -> Option<PathBuf> {

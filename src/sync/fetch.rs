@@ -347,6 +347,9 @@ pub(super) fn reconcile_staged(
     super::held::forget(repo, remote, &sides, held_history)?;
     let mut keys = reconcile_keys(repo, remote, &mut sides, (local_notes_before, remote_notes))?;
     remotes::record_fetched(repo, remote);
+    if history::peel(repo, NOTES_REF)? != local_notes_before || remote_notes != published_before {
+        index_arrived_history(repo);
+    }
     keys.sort_by(|a, b| a.key.cmp(&b.key));
     let report = FetchReport {
         remote: remote.to_string(),
@@ -359,6 +362,16 @@ pub(super) fn reconcile_staged(
         reading.record(repo, remote);
     }
     Ok((report, sides))
+}
+
+/// Extend (or build) the history index to the notes tips as they are now,
+/// where the remote's history arrived: the first `log KEY` after a fetch
+/// then reads only that key's lines. The index is a cache: when it cannot
+/// be built here, `log` builds it (and says why it cannot).
+fn index_arrived_history(repo: &gix::Repository) {
+    if let Ok(tips) = history::notes_tips(repo) {
+        let _ = crate::store::history_index::prepare(repo, &tips);
+    }
 }
 
 /// Reconcile every key three-way, each in its own transaction, and keep

@@ -1650,6 +1650,141 @@ fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() 
     assert!(k1_versions.as_array().unwrap().len() >= 6, "{k1_versions}");
 }
 
+/// The history index files of `dir`, each with the tips its head names
+/// (sorted), and its bytes.
+fn history_index_files(dir: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
+    let mut files: Vec<(Vec<String>, Vec<u8>)> =
+        std::fs::read_dir(dir.join(".git/handoff-history-index"))
+            .map(|d| d.flatten().map(|e| e.path()).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().contains('.'))
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let mut tips: Vec<String> = text
+                    .lines()
+                    .nth(1)
+                    .unwrap_or_default()
+                    .split(' ')
+                    .map(str::to_string)
+                    .collect();
+                tips.sort();
+                (tips, bytes)
+            })
+            .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_fetch_leaves_the_index_of_the_history_it_brought_and_log_reads_it_as_is() {
+    let t = team();
+    let logs = |dir: &Path| -> Vec<String> {
+        ["k1", "k2", "k3"]
+            .iter()
+            .map(|k| {
+                let out = t.run(dir, &["log", k, "--json"]);
+                format!("{}{}", stdout(&out), stderr(&out))
+            })
+            .collect()
+    };
+    // Versions on one commit (a note that grew) and on the next.
+    for i in 0..4 {
+        let key = ["k1", "k2"][i % 2];
+        t.write(
+            &t.a,
+            key,
+            &format!("2026-11-30T09:00:0{i}Z"),
+            &format!("v{i}"),
+        );
+    }
+    t.sb.commit(&t.a, "a.txt", "a\n", "a's commit");
+    t.write(&t.a, "k1", "2026-11-30T10:00:00Z", "after the commit");
+    t.run(&t.a, &["push"]).success();
+
+    // A fresh clone: no history, no index; the fetch brings both and
+    // leaves the index of exactly the tips `log` reads.
+    assert!(history_index_files(&t.b).is_empty());
+    t.run(&t.b, &["fetch", "origin"]).success();
+    let tip = t.id(&t.b, "refs/notes/handoffs").unwrap();
+    assert_eq!(
+        t.id(&t.b, "refs/handoff-remotes/origin/notes"),
+        Some(tip.clone())
+    );
+    let files = history_index_files(&t.b);
+    assert_eq!(files.len(), 1, "the fetch built the index");
+    assert_eq!(files[0].0, [tip]);
+    // `log` reads it as is (nothing rebuilt or rewritten), and answers as
+    // an index built from nothing does.
+    let warm = logs(&t.b);
+    assert_eq!(
+        history_index_files(&t.b),
+        files,
+        "log used the fetch's index"
+    );
+    std::fs::remove_dir_all(t.b.join(".git/handoff-history-index")).unwrap();
+    assert_eq!(logs(&t.b), warm);
+    assert_eq!(
+        serde_json::from_str::<Value>(&warm[0])
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+
+    // A fetch with nothing new leaves the files alone; one that merges
+    // (B wrote too) leaves the index of the merged tips, extended.
+    let before = history_index_files(&t.b);
+    t.run(&t.b, &["fetch", "origin"]).success();
+    assert_eq!(history_index_files(&t.b), before);
+    t.write(&t.a, "k2", "2026-11-30T11:00:00Z", "a again");
+    t.run(&t.a, &["push"]).success();
+    t.write(&t.b, "k3", "2026-11-30T11:30:00Z", "b's own");
+    logs(&t.b);
+    t.run(&t.b, &["fetch", "origin"]).success();
+    let merged = t.id(&t.b, "refs/notes/handoffs").unwrap();
+    let theirs = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
+    assert_ne!(merged, theirs, "the histories were merged");
+    let mut want = vec![merged, theirs];
+    want.sort();
+    let files = history_index_files(&t.b);
+    assert!(
+        files.iter().any(|(tips, _)| *tips == want),
+        "{:?}",
+        files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    let warm = logs(&t.b);
+    assert_eq!(
+        history_index_files(&t.b),
+        files,
+        "log used the fetch's index"
+    );
+    std::fs::remove_dir_all(t.b.join(".git/handoff-history-index")).unwrap();
+    assert_eq!(logs(&t.b), warm);
+    for text in &warm {
+        assert!(text.starts_with("[\n"), "every key has versions: {text}");
+    }
+}
+
+#[test]
+fn a_fetch_whose_index_cannot_be_written_still_fetches_and_log_still_answers() {
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "one");
+    t.write(&t.a, "k1", "2026-11-30T09:00:01Z", "two");
+    t.run(&t.a, &["push"]).success();
+    // Where the index would go, a file: nothing can be saved there.
+    std::fs::write(t.b.join(".git/handoff-history-index"), "not a directory\n").unwrap();
+    t.run(&t.b, &["fetch", "origin"]).success();
+    assert!(t.id(&t.b, "refs/handoffs/k1").is_some());
+    assert_eq!(t.log_ids(&t.b, "k1"), t.log_ids(&t.a, "k1"));
+    assert_eq!(
+        std::fs::read(t.b.join(".git/handoff-history-index")).unwrap(),
+        b"not a directory\n"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Push and fetch at team scale (issue 20): a fetch with nothing new is a ref
 // listing, the gate and the validation read only what the known histories

@@ -229,6 +229,18 @@ pub(super) fn read_key(
     Some(out)
 }
 
+/// Whether the file at `path` is one for `tips`, as its head says (of
+/// the right length; its parts are not read, so not checked).
+pub(super) fn is_for(path: &Path, tips: &[ObjectId]) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return false;
+    };
+    head(&mut BufReader::new(file), len).is_some_and(|head| head.tips == tips)
+}
+
 /// The whole index in the file at `path`, every part checked: `None` when
 /// the file is missing or damaged.
 pub(super) fn read(path: &Path, kind: gix::hash::Kind) -> Option<Index> {
