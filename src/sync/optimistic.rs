@@ -172,6 +172,15 @@ fn plan(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<O
     let Some((notes, history)) = plan_notes(repo, remote)? else {
         return Ok(None);
     };
+    // With every staged value its base, a key whose brief is its base too
+    // is up to date: when all are and the history is, nothing goes (the
+    // push that fetches first plans the keys, not this one too).
+    let ahead = selected
+        .iter()
+        .any(|key| sides.local.get(key) != sides.base.get(key));
+    if !ahead && notes.is_none() {
+        return Ok(None);
+    }
     let (keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
     if sends.is_empty() && notes.is_none() {
         return Ok(None);
