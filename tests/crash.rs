@@ -461,12 +461,19 @@ fn a_fetch_killed_at_any_stage_leaves_each_key_old_or_new() {
 
 #[test]
 fn a_push_killed_at_any_stage_is_finished_by_the_next_push() {
-    for (point, remote_moved) in [
-        ("fetch-history-merged", false),
-        ("before-git-push", false),
-        ("after-git-push", true),
+    // Each stage of both routes: a push that fetches first (forced here by
+    // forgetting that the remote was ever fetched) and an optimistic one.
+    for (point, remote_moved, fetch_first) in [
+        ("fetch-history-merged", false, true),
+        ("before-git-push", false, true),
+        ("after-git-push", true, true),
+        ("before-git-push", false, false),
+        ("after-git-push", true, false),
     ] {
         let t = team_with(&KEYS);
+        if fetch_first {
+            std::fs::remove_file(t.a.join(".git/handoff-fetched")).unwrap();
+        }
         let old_remote = t.remote(&KEYS);
         let old_remote_notes = id(&t.sb, &t.bare, "refs/notes/handoffs");
         for key in KEYS {

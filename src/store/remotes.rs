@@ -213,6 +213,12 @@ fn fetched_remotes(repo: &gix::Repository) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether a fetch from `remote` ever went through here (so that bases
+/// record what both sides last agreed on).
+pub fn was_fetched(repo: &gix::Repository, remote: &str) -> bool {
+    fetched_remotes(repo).iter().any(|r| r == remote)
+}
+
 /// Remember that a fetch from `remote` went through (best effort: it only
 /// words a hint).
 pub fn record_fetched(repo: &gix::Repository, remote: &str) {

@@ -16,6 +16,7 @@
 //! | `fetch` | fetch: staging (network), then the local reconciliation |
 //! | `notes` | the union merge of two notes histories |
 //! | `push` | plan sends, build `git push`, run it, apply the answers |
+//! | `optimistic` | a push in one round trip, planned from the last agreed values |
 //! | `lock` | one lock per remote: fetch, push and resolve never interleave |
 //! | `lineage` | whether one version is an older one of another's line |
 //! | `outgoing` | pinning many creates for one glob refspec |
@@ -32,6 +33,7 @@ mod held;
 mod lineage;
 pub mod lock;
 mod notes;
+mod optimistic;
 mod outgoing;
 mod push;
 mod reconcile;
@@ -44,7 +46,7 @@ use serde::Serialize;
 
 pub use fetch::{FetchOptions, FetchReport, NotesMerge, Status, fetch_with};
 pub use git::bookkeeping_on;
-pub use push::{Held, HistoryPush, Outcome, PushError, PushOptions, PushReport, push};
+pub use push::{Held, HistoryPush, Outcome, PushError, PushOptions, PushReport, Route, push};
 pub use resolve::{Resolution, ResolveError, resolve};
 
 /// A version as reports show it: its id and its timestamp.

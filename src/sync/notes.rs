@@ -22,7 +22,11 @@ pub(super) const NOTES_RETRIES: usize = 5;
 /// in `theirs` (a fast-forward), `None` when both have commits of their own.
 /// A merge base is always a real common ancestor, so a skewed clock can
 /// at worst cost a needless merge commit, never a lost version.
-fn contains(repo: &gix::Repository, ours: ObjectId, theirs: ObjectId) -> Result<Option<bool>> {
+pub(super) fn contains(
+    repo: &gix::Repository,
+    ours: ObjectId,
+    theirs: ObjectId,
+) -> Result<Option<bool>> {
     let base = repo
         .merge_base(ours, theirs)
         .with_context(|| format!("cannot compare notes commits {ours} and {theirs}"))?

@@ -2,8 +2,11 @@
 //! lines (one unless the argument list would overflow), run them, and apply
 //! the remote's answers to the local bases; the notes history goes with the
 //! first batch and is merged and retried when another pusher moved it.
+//! A push is tried optimistically first, with no fetch
+//! (`super::optimistic`); it fetches first ([`fetch_first`]) when that
+//! cannot decide, and after it when a lease failed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use anyhow::{Context, Result};
 use gix::ObjectId;
@@ -180,6 +183,23 @@ pub enum HistoryPush {
     Held(String),
 }
 
+/// How a push learned where the remote stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Route {
+    /// A dry run: planned from the last fetch; nothing fetched.
+    LastFetch,
+    /// Nothing fetched: planned from the values last agreed with the
+    /// remote, every send leased on them, and every lease held.
+    Optimistic,
+    /// Fetched first: the plan needed the remote's current state.
+    FetchFirst,
+    /// Sent as with [`Route::Optimistic`], but a lease failed (the remote
+    /// moved since the last fetch): fetched, reconciled, and the rest sent
+    /// again after the fetch.
+    Retried,
+}
+
 /// The result of a push.
 #[derive(Debug, Clone, Serialize)]
 pub struct PushReport {
@@ -187,7 +207,10 @@ pub struct PushReport {
     pub remote: String,
     /// Whether this was a dry run.
     pub dry_run: bool,
-    /// The fetch that ran first (none with `--dry-run`).
+    /// How it learned where the remote stands.
+    pub route: Route,
+    /// The fetch that ran (none with `--dry-run`, nor when every lease of
+    /// an optimistic push held).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetch: Option<FetchReport>,
     /// Every key considered that is not already up to date.
@@ -490,6 +513,20 @@ pub(super) fn batches(sends: &[Send], atomic: bool) -> Vec<&[Send]> {
     out
 }
 
+/// The history a `git push` sends: its tip, and the lease it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct NotesSend {
+    /// The local notes tip.
+    pub(super) tip: ObjectId,
+    /// `None`: no lease, git's fast-forward rule alone (after a fetch
+    /// merged the remote's history). `Some(expected)`: the remote must
+    /// hold exactly `expected` (`Some(None)`: no history at all), an
+    /// ancestor of `tip` checked here, so that the update is a
+    /// fast-forward of that tip only and what leaves is exactly what the
+    /// gate checked.
+    pub(super) lease: Option<Option<ObjectId>>,
+}
+
 /// The `git push` command line of one batch (its pinned creates sent by
 /// `glob`), and the history, if given.
 pub(super) fn push_args(
@@ -497,7 +534,7 @@ pub(super) fn push_args(
     options: &PushOptions,
     batch: &[Send],
     glob: Option<&str>,
-    notes: Option<ObjectId>,
+    notes: Option<NotesSend>,
 ) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "push".into(),
@@ -516,8 +553,12 @@ pub(super) fn push_args(
         args.extend(send.op.args(&store::ref_name(&send.key)));
     }
     args.extend(glob.map(str::to_string));
-    if let Some(n) = notes {
-        args.push(format!("{n}:{NOTES_REF}"));
+    if let Some(NotesSend { tip, lease }) = notes {
+        if let Some(expected) = lease {
+            let expected = expected.map(|e| e.to_string()).unwrap_or_default();
+            args.push(format!("--force-with-lease={NOTES_REF}:{expected}"));
+        }
+        args.push(format!("{tip}:{NOTES_REF}"));
     }
     args
 }
@@ -648,56 +689,120 @@ pub(super) fn history_result(
     })
 }
 
-/// Push: fetch first (so leases are current; a ref listing when the remote
-/// has nothing new since the last fetch), then send each key that is
-/// ahead with `--force-with-lease=refs/handoffs/<key>:<base>`, never a
-/// diverged one, delete dropped keys with `prune`, and push the merged
-/// notes history (fast-forward only), all in one `git push` unless the
-/// command line would overflow. With `dry_run` nothing is fetched or
-/// changed: the plan comes from the last fetch and `git push --dry-run`
-/// checks the leases.
+/// What the batches of a push brought back: each sent key's answer (its
+/// base here moved when the remote took it), the answer of the batch that
+/// carried the history (if one did), and a stale lock the remote named.
+pub(super) struct Sent {
+    pub(super) keys: Vec<PushedKey>,
+    pub(super) notes: Option<(ObjectId, PushAnswer)>,
+    pub(super) stale_lock: Option<String>,
+}
+
+/// Run the `git push` batches of `sends` (the history, if given, with the
+/// first), and apply each answer to the bases here.
+pub(super) fn send(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    sides: &Sides,
+    sends: Vec<Send>,
+    mut notes: Option<NotesSend>,
+) -> Result<Sent> {
+    let (pinned, batches) = plan_batches(repo, sides, sends, options, notes.is_some())?;
+    let mut glob = pinned.as_ref().map(outgoing::Pinned::refspec);
+    let mut sent = Sent {
+        keys: Vec::new(),
+        notes: None,
+        stale_lock: None,
+    };
+    for batch in &batches {
+        let batch_notes = notes.take();
+        let args = push_args(remote, options, batch, glob.take().as_deref(), batch_notes);
+        let answer = run_push(repo, remote, options, &args)?;
+        if sent.stale_lock.is_none() {
+            sent.stale_lock = stale_git_lock(&answer.0.stderr).map(str::to_string);
+        }
+        sent.keys
+            .extend(apply_results(repo, remote, sides, options, batch, &answer)?);
+        if let Some(n) = batch_notes {
+            sent.notes = Some((n.tip, answer));
+        }
+    }
+    drop(pinned);
+    Ok(sent)
+}
+
+/// Push: optimistically first (`super::optimistic`: planned from the
+/// values last agreed with the remote, no network, every send leased on
+/// them, all in one `git push`); when that plan cannot decide, or when a
+/// lease fails because the remote moved, fetch, reconcile and push with
+/// the same rules ([`fetch_first`]). Never sends a diverged key; deletes
+/// dropped keys with `prune`; the notes history goes fast-forward only.
+/// With `dry_run` nothing is fetched or changed: the plan comes from the
+/// last fetch and `git push --dry-run` checks the leases.
 pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
+    use super::optimistic::{Attempt, attempt};
     remotes::migrate(repo)?;
     let _lock = super::lock::hold(repo, remote)?;
     outgoing::sweep(repo)?;
+    let first = match options.dry_run {
+        true => Attempt::Undecided,
+        false => attempt(repo, remote, options)?,
+    };
+    match first {
+        Attempt::Undecided => fetch_first(repo, remote, options, &BTreeSet::new()),
+        Attempt::Done(first) => Ok(first.report(remote)),
+        Attempt::Retry(first) => {
+            let again = fetch_first(repo, remote, options, &first.settled())?;
+            Ok(first.then(again))
+        }
+    }
+}
+
+/// Push after a fetch: fetch first (so leases are current; a ref listing
+/// when the remote has nothing new since the last fetch), then send each
+/// selected key that is ahead — but those in `settled`, which an
+/// optimistic push already sent and the remote answered — with
+/// `--force-with-lease=refs/handoffs/<key>:<base>`, and the merged notes
+/// history (fast-forward only), all in one `git push` unless the command
+/// line would overflow. With `dry_run` nothing is fetched.
+fn fetch_first(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    settled: &BTreeSet<String>,
+) -> Result<PushReport> {
     let (fetch_report, sides) = if options.dry_run {
         (None, Sides::read(repo, remote)?)
     } else {
         let (report, sides) = fetch_sides(repo, remote, FetchOptions::default())?;
         (Some(report), sides)
     };
-    let selected = selected_keys(&sides, remote, options)?;
+    let mut selected = selected_keys(&sides, remote, options)?;
+    selected.retain(|key| !settled.contains(key));
     let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
-    let (mut notes_to_push, mut history) = plan_history(repo, remote)?;
+    let (notes_to_push, mut history) = plan_history(repo, remote)?;
+    let mut notes = notes_to_push.map(|tip| NotesSend { tip, lease: None });
     if let Some(NotesMerge::Held { theirs, .. }) = fetch_report.as_ref().map(|r| r.history) {
-        (notes_to_push, history) = (None, HistoryPush::Held(theirs.to_string()));
+        (notes, history) = (None, HistoryPush::Held(theirs.to_string()));
     }
-    let (pinned, batches) = plan_batches(repo, &sides, sends, options, notes_to_push.is_some())?;
-    let mut glob = pinned.as_ref().map(outgoing::Pinned::refspec);
-    let mut stale_lock = None;
-    for batch in &batches {
-        let notes = notes_to_push.take();
-        let args = push_args(remote, options, batch, glob.take().as_deref(), notes);
-        let answer = run_push(repo, remote, options, &args)?;
-        if stale_lock.is_none() {
-            stale_lock = stale_git_lock(&answer.0.stderr).map(str::to_string);
-        }
-        keys.extend(apply_results(
-            repo, remote, &sides, options, batch, &answer,
-        )?);
-        if let Some(n) = notes {
-            history = history_result(repo, remote, options, n, &answer)?;
-        }
+    let sent = send(repo, remote, options, &sides, sends, notes)?;
+    keys.extend(sent.keys);
+    if let Some((tip, answer)) = &sent.notes {
+        history = history_result(repo, remote, options, *tip, answer)?;
     }
-    drop(pinned);
     keys.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(PushReport {
         remote: remote.to_string(),
         dry_run: options.dry_run,
+        route: match options.dry_run {
+            true => Route::LastFetch,
+            false => Route::FetchFirst,
+        },
         fetch: fetch_report,
         keys,
         history,
-        stale_lock,
+        stale_lock: sent.stale_lock,
     })
 }
 
@@ -721,7 +826,7 @@ pub(super) fn unpushable_history(
 }
 
 /// Why the remote refused a ref, from git's porcelain summary.
-fn rejection(summary: &str) -> Held {
+pub(super) fn rejection(summary: &str) -> Held {
     // A lease that failed, or a create whose ref exists there now.
     if ["stale info", "fetch first", "needs force", "already exists"]
         .iter()
@@ -771,7 +876,11 @@ pub(super) fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<Histor
         if Some(ours) == theirs {
             return Ok(HistoryPush::UpToDate);
         }
-        let args = push_args(remote, &PushOptions::default(), &[], None, Some(ours));
+        let notes = NotesSend {
+            tip: ours,
+            lease: None,
+        };
+        let args = push_args(remote, &PushOptions::default(), &[], None, Some(notes));
         let run = git(repo, &args)?;
         match porcelain(&run.stdout).get(NOTES_REF) {
             Some((flag, summary)) if accepted(*flag) => {

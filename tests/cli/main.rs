@@ -25,6 +25,7 @@ mod method3;
 mod narrative_merge;
 mod pipeline;
 mod prune;
+mod push_once;
 mod recover;
 mod redaction_corpus;
 mod reliability;

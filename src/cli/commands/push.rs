@@ -11,12 +11,15 @@ use crate::{git::repo, store::remotes};
 
 /// Send briefs and their history to a remote, each key with a lease
 ///
-/// Fetches first (so leases are current), then pushes each key that is
-/// ahead with --force-with-lease=refs/handoffs/<key>:<base>, and the merged
-/// history (fast-forward). A diverged key is never pushed; a key the remote
-/// changed meanwhile is rejected by name while the others still go. Exit 1
-/// when any key was refused. Dropped keys are deleted remotely only with
-/// --prune.
+/// Pushes each key that is ahead with
+/// --force-with-lease=refs/handoffs/<key>:<base> (the version last agreed
+/// with the remote) and the history (fast-forward), in one git push. Only
+/// when a lease fails (someone pushed since the last fetch), or when the
+/// last fetch cannot tell (a diverged key, say), it fetches first, then
+/// pushes with the same rules. A diverged key is never pushed; a key the
+/// remote changed meanwhile is rejected by name while the others still go.
+/// Exit 1 when any key was refused. Dropped keys are deleted remotely only
+/// with --prune.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The remote (default: handoff.remote, else the branch's upstream remote, else origin)

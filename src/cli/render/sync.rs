@@ -1,7 +1,9 @@
 //! The reports of `fetch` and `push` as text: one line per key that is
 //! not simply up to date, then the history.
 
-use crate::sync::{FetchReport, HistoryPush, NotesMerge, Outcome, PushReport, Status, VersionInfo};
+use crate::sync::{
+    FetchReport, HistoryPush, NotesMerge, Outcome, PushReport, Route, Status, VersionInfo,
+};
 
 fn short(v: &Option<VersionInfo>) -> String {
     v.as_ref()
@@ -163,6 +165,15 @@ fn history_line(report: &FetchReport) -> String {
 pub fn push_text(report: &PushReport) -> String {
     let remote = &report.remote;
     let mut out = String::new();
+    match report.route {
+        Route::Optimistic => out.push_str(&format!(
+            "From '{remote}': not fetched (pushed optimistically on what the last fetch saw; every lease held)\n"
+        )),
+        Route::Retried => out.push_str(&format!(
+            "A lease failed: '{remote}' changed since the last fetch; fetched, then pushed again:\n"
+        )),
+        Route::LastFetch | Route::FetchFirst => {}
+    }
     if let Some(fetch) = &report.fetch {
         out.push_str(&fetch_text(fetch, false));
     }
