@@ -11,14 +11,17 @@
 //! embedded at build time. A rule runs only when one of its keywords
 //! occurs in the text (the gitleaks prefilter: one Aho-Corasick pass for
 //! every keyword of every rule), and each pattern is compiled once, on
-//! first use. Every kind can be switched off with
+//! first use. A rule whose pattern shows that every match holds one of
+//! its keywords within a bounded length is searched only in windows
+//! around its keywords' occurrences ([`window`]), with the same findings.
+//! Every kind can be switched off with
 //! `git config handoff.redact.<kind> false`.
 //!
 //! What is removed is the whole secret-bearing span: the rule's secret
 //! widened to the token it is part of ([`widen`]), never a piece of it;
 //! the findings of every rule are taken on the original text and
 //! overlapping ones merge into one `[REDACTED:<kind>]`. The cost is
-//! linear in the text: each rule that runs is one regex pass, every check
+//! linear in the text: each rule that runs is at most one regex pass, every check
 //! on a finding looks at the finding (a line-wide allowlist looks at each
 //! line once), and the text is rebuilt once.
 
@@ -29,8 +32,13 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex::{Regex, RegexBuilder};
+use regex_automata::util::captures::Captures;
+use regex_automata::{Input, meta};
 use serde::Deserialize;
 use serde_json::Value;
+
+mod window;
+use window::Windows;
 
 /// The gitleaks rule set, as data.
 const GITLEAKS: &str = include_str!("../../rules/gitleaks.json");
@@ -117,7 +125,12 @@ struct Rule {
     #[serde(default)]
     min_upper: usize,
     #[serde(skip)]
-    compiled: OnceLock<Option<Regex>>,
+    compiled: OnceLock<Option<meta::Regex>>,
+    /// How far a match reaches around a keyword it always holds, when
+    /// the pattern shows it does ([`window::reach`]): the rule is then
+    /// searched only in windows around its keywords' occurrences.
+    #[serde(skip)]
+    reach: OnceLock<Option<usize>>,
     /// The allowlists borrowed from the gitleaks set.
     #[serde(skip)]
     inherits: Inherit,
@@ -202,6 +215,7 @@ fn rule(
         min_digits,
         min_upper,
         compiled: OnceLock::new(),
+        reach: OnceLock::new(),
         inherits: Inherit::default(),
     }
 }
@@ -273,12 +287,32 @@ fn global_allow() -> Option<&'static Allow> {
 /// reach [`NAIVE_BYTES`] (a `resume` redacts three commit subjects).
 struct Prefilter {
     /// Every keyword, lowercase; its index is its pattern id.
-    keywords: Vec<String>,
+    words: Vec<String>,
     automaton: OnceLock<AhoCorasick>,
     /// For each keyword (pattern id), the rules it wakes.
     wakes: Vec<Vec<usize>>,
     /// Rules without keywords: they run on every text with enough digits.
     always: Vec<usize>,
+    /// For each rule, its keywords (pattern ids).
+    keywords: Vec<Vec<usize>>,
+    /// The length of each keyword.
+    lens: Vec<usize>,
+}
+
+/// What the prefilter found in a text: the rules to run and where their
+/// keywords occur.
+struct Woken {
+    /// For each rule, whether it runs.
+    wanted: Vec<bool>,
+    /// Each keyword's occurrences (starts), grouped by keyword: those of
+    /// keyword `k` are `starts[from[k]..from[k + 1]]`; `None` for a
+    /// keyword seen so often that windows around it would not pay.
+    starts: Vec<usize>,
+    from: Vec<usize>,
+    dense: Vec<bool>,
+    /// Whether every occurrence was looked at (the lookup stops early
+    /// once every keyword was seen).
+    complete: bool,
 }
 
 /// How many bytes of text are searched keyword by keyword, in all, before
@@ -291,72 +325,131 @@ fn prefilter() -> &'static Prefilter {
         let mut ids: HashMap<String, usize> = HashMap::new();
         let mut wakes: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
+        let mut keywords = Vec::new();
         for (i, rule) in rules().iter().enumerate() {
             if rule.keywords.is_empty() {
                 always.push(i);
             }
+            let mut own = Vec::new();
             for k in &rule.keywords {
                 let k = k.to_ascii_lowercase();
                 let id = *ids.entry(k).or_insert_with(|| {
                     wakes.push(Vec::new());
                     wakes.len() - 1
                 });
-                wakes[id].push(i);
+                if !own.contains(&id) {
+                    wakes[id].push(i);
+                    own.push(id);
+                }
             }
+            keywords.push(own);
         }
-        let mut keywords = vec![String::new(); ids.len()];
+        let mut words = vec![String::new(); ids.len()];
         for (k, id) in ids {
-            keywords[id] = k;
+            words[id] = k;
         }
+        let lens = words.iter().map(String::len).collect();
         Prefilter {
-            keywords,
+            words,
             automaton: OnceLock::new(),
             wakes,
             always,
+            keywords,
+            lens,
         }
     })
 }
 
 impl Prefilter {
-    /// For each rule, whether it runs on `text`.
-    fn wanted(&self, text: &str) -> Vec<bool> {
+    /// Which rules run on `text`, and where their keywords occur (each
+    /// keyword's first occurrences, up to a bound that keeps this linear
+    /// and small: a keyword found more often is `dense`).
+    fn wanted(&self, text: &str) -> Woken {
         let mut wanted = vec![false; rules().len()];
         let has = self.classes_in(text);
         for &i in &self.always {
             wanted[i] = has.enough_for(&rules()[i]);
         }
-        let found = self.keywords_in(text, self.naive(text));
-        for (woken, _) in self.wakes.iter().zip(found).filter(|(_, f)| *f) {
-            for &i in woken {
-                wanted[i] = has.enough_for(&rules()[i]);
+        if self.naive(text) {
+            // A short text: which keywords it holds, not where (its rules
+            // search it whole).
+            let lower = text.to_ascii_lowercase();
+            for (id, word) in self.words.iter().enumerate() {
+                if lower.contains(word.as_str()) {
+                    for &i in &self.wakes[id] {
+                        wanted[i] = has.enough_for(&rules()[i]);
+                    }
+                }
+            }
+            return Woken {
+                wanted,
+                starts: Vec::new(),
+                from: vec![0; self.wakes.len() + 1],
+                dense: vec![true; self.wakes.len()],
+                complete: false,
+            };
+        }
+        let most = text.len() / 2048 + 16;
+        let mut count = vec![0usize; self.wakes.len()];
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        let mut left = count.len();
+        let mut complete = true;
+        for m in self.automaton().find_overlapping_iter(text) {
+            let id = m.pattern().as_usize();
+            count[id] += 1;
+            if count[id] == 1 {
+                for &i in &self.wakes[id] {
+                    wanted[i] = has.enough_for(&rules()[i]);
+                }
+                left -= 1;
+                if left == 0 {
+                    complete = false;
+                    break;
+                }
+            }
+            if count[id] <= most {
+                hits.push((id, m.start()));
             }
         }
-        wanted
+        let dense: Vec<bool> = count.iter().map(|&n| n > most).collect();
+        // Grouped by keyword (a counting sort, in text order within each).
+        let mut from = vec![0usize; count.len() + 1];
+        for &(id, _) in &hits {
+            from[id + 1] += 1;
+        }
+        for k in 0..count.len() {
+            from[k + 1] += from[k];
+        }
+        let mut next = from.clone();
+        let mut starts = vec![0usize; hits.len()];
+        for &(id, at) in &hits {
+            starts[next[id]] = at;
+            next[id] += 1;
+        }
+        Woken {
+            wanted,
+            starts,
+            from,
+            dense,
+            complete,
+        }
     }
 
     /// For each keyword (pattern id), whether it occurs in `text`: looked
-    /// up one by one in the lowercased text (`naive`) or by the automaton,
-    /// which stops once every keyword was seen.
+    /// up one by one in the lowercased text (`naive`) or by the automaton.
+    #[cfg(test)]
     fn keywords_in(&self, text: &str, naive: bool) -> Vec<bool> {
         if naive {
             let lower = text.to_ascii_lowercase();
             return self
-                .keywords
+                .words
                 .iter()
                 .map(|k| lower.contains(k.as_str()))
                 .collect();
         }
-        let mut seen = vec![false; self.keywords.len()];
-        let mut left = seen.len();
+        let mut seen = vec![false; self.words.len()];
         for m in self.automaton().find_overlapping_iter(text) {
-            let id = m.pattern().as_usize();
-            if !seen[id] {
-                seen[id] = true;
-                left -= 1;
-                if left == 0 {
-                    break;
-                }
-            }
+            seen[m.pattern().as_usize()] = true;
         }
         seen
     }
@@ -377,7 +470,7 @@ impl Prefilter {
             AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
-                .build(&self.keywords)
+                .build(&self.words)
                 .expect("the rules' keywords build an automaton")
         })
     }
@@ -403,6 +496,26 @@ impl Prefilter {
         }
         has
     }
+
+    /// The windows rule `i` is searched in on `text`, or `None` for the
+    /// whole text: when its pattern does not show that every match holds a
+    /// keyword within a bounded reach, when one of its keywords is dense,
+    /// or when keyword hits do not see every spelling of a keyword.
+    fn windows(&self, i: usize, text: &str, woken: &Woken, folds: bool) -> Option<Windows> {
+        let reach = rules()[i].reach()?;
+        if folds || !woken.complete {
+            return None;
+        }
+        let mut hits = Vec::new();
+        for &k in &self.keywords[i] {
+            if woken.dense[k] {
+                return None;
+            }
+            let starts = &woken.starts[woken.from[k]..woken.from[k + 1]];
+            hits.extend(starts.iter().map(|&at| (at, self.lens[k])));
+        }
+        Some(Windows::new(text, &hits, reach))
+    }
 }
 
 /// Counts of character classes in a text (see `min_digits`).
@@ -420,15 +533,32 @@ impl Classes {
 }
 
 impl Rule {
-    fn regex(&self) -> Option<&Regex> {
+    /// The rule's pattern, compiled as `regex::RegexBuilder` would
+    /// (leftmost-first, UTF-8, the same size limits), but with the
+    /// engine's own API: a search can be given a span of the text.
+    fn regex(&self) -> Option<&meta::Regex> {
         self.compiled
             .get_or_init(|| {
-                RegexBuilder::new(&go_classes(&self.pattern))
-                    .size_limit(1 << 24)
-                    .build()
+                meta::Builder::new()
+                    .configure(
+                        meta::Config::new()
+                            .match_kind(regex_automata::MatchKind::LeftmostFirst)
+                            .utf8_empty(true)
+                            .nfa_size_limit(Some(1 << 24))
+                            .hybrid_cache_capacity(2 * (1 << 20)),
+                    )
+                    .syntax(regex_automata::util::syntax::Config::new().utf8(true))
+                    .build(&go_classes(&self.pattern))
                     .ok()
             })
             .as_ref()
+    }
+
+    /// See [`window::reach`].
+    fn reach(&self) -> Option<usize> {
+        *self
+            .reach
+            .get_or_init(|| window::reach(&go_classes(&self.pattern), &self.keywords))
     }
 
     /// Every allowlist group that applies to this rule: its own, those
@@ -505,43 +635,81 @@ impl<'t> Lines<'t> {
 
 /// Every finding of every enabled rule in `text`, on the original text.
 fn findings(text: &str, options: Options) -> Vec<Span> {
-    let wanted = prefilter().wanted(text);
+    findings_in(text, options, true)
+}
+
+/// [`findings`], with each rule whose pattern allows it searched only in
+/// windows around its keywords (`windowed`), or every rule over the whole
+/// text: the same findings either way.
+fn findings_in(text: &str, options: Options, windowed: bool) -> Vec<Span> {
+    let woken = prefilter().wanted(text);
     if prefilter_only() {
-        std::hint::black_box(&wanted);
+        std::hint::black_box(&woken);
         return Vec::new();
     }
-    let mut lines = Lines::new(text);
-    let markers = markers(text);
-    let mut spans = Vec::new();
-    // What earlier rules found, merged and sorted: a later rule's finding
-    // inside it changes nothing (the earlier rule names the kind), so it
-    // is not checked again.
-    let mut covered: Vec<(usize, usize)> = Vec::new();
+    let mut found = Found {
+        text,
+        lines: Lines::new(text),
+        markers: markers(text),
+        spans: Vec::new(),
+        covered: Vec::new(),
+    };
+    let folds = window::folds_to_ascii(text);
     for (i, rule) in rules().iter().enumerate() {
-        if !wanted[i] || !options.enabled(&rule.kind) {
+        if !woken.wanted[i] || !options.enabled(&rule.kind) {
             continue;
         }
         let Some(re) = rule.regex() else { continue };
-        let first = spans.len();
+        let windows = if windowed {
+            prefilter().windows(i, text, &woken, folds)
+        } else {
+            None
+        };
+        found.rule(i, re, windows);
+    }
+    found.spans
+}
+
+/// The findings of the rules run so far on one text.
+struct Found<'t> {
+    text: &'t str,
+    lines: Lines<'t>,
+    markers: Vec<(usize, usize)>,
+    spans: Vec<Span>,
+    /// What earlier rules found, merged and sorted: a later rule's
+    /// finding inside it changes nothing (the earlier rule names the
+    /// kind), so it is not checked again.
+    covered: Vec<(usize, usize)>,
+}
+
+impl Found<'_> {
+    /// Add the findings of rule `i` (pattern `re`), searched in `windows`
+    /// or, for `None`, over the whole text.
+    fn rule(&mut self, i: usize, re: &meta::Regex, mut windows: Option<Windows>) {
+        let text = self.text;
+        let rule = &rules()[i];
+        let first = self.spans.len();
         // The token the previous finding of this rule widened to: a
         // finding inside it widens to it again, without walking it twice.
         let mut last: Option<(usize, usize)> = None;
-        let mut locs = re.capture_locations();
+        let mut caps = re.create_captures();
         let mut at = 0;
         let mut cursor = 0;
         while at <= text.len() {
-            let Some(m) = re.captures_read_at(&mut locs, text, at) else {
+            if !search(re, &mut caps, text, at, windows.as_mut()) {
                 break;
-            };
+            }
+            let Some(m) = caps.get_match() else { break };
             let whole = m.start()..m.end();
             let secret = match rule.group {
-                Some(g) => locs.get(g),
-                None => (1..locs.len())
-                    .filter_map(|g| locs.get(g))
-                    .find(|(s, e)| e > s),
+                Some(g) => caps.get_group(g),
+                None => (1..caps.group_len())
+                    .filter_map(|g| caps.get_group(g))
+                    .find(|s| s.end > s.start),
             }
-            .map_or(whole.clone(), |(s, e)| s..e);
+            .map_or(whole.clone(), |s| s.start..s.end);
             at = next_search(text, &whole, &secret);
+            let covered = &self.covered;
             while cursor < covered.len() && covered[cursor].1 <= secret.start {
                 cursor += 1;
             }
@@ -552,8 +720,8 @@ fn findings(text: &str, options: Options) -> Vec<Span> {
                 continue;
             }
             if secret.is_empty()
-                || overlaps(&markers, secret.start, secret.end)
-                || rule.dismissed(&text[secret.clone()], &whole, text, &mut lines)
+                || overlaps(&self.markers, secret.start, secret.end)
+                || rule.dismissed(&text[secret.clone()], &whole, text, &mut self.lines)
             {
                 continue;
             }
@@ -562,18 +730,41 @@ fn findings(text: &str, options: Options) -> Vec<Span> {
                 _ => widen(text, &secret, &whole),
             };
             last = Some((start, end));
-            spans.push(Span {
+            self.spans.push(Span {
                 start,
                 end,
                 rule: i,
             });
         }
-        if spans.len() > first {
-            spans[first..].sort_unstable_by_key(|s| s.start);
-            covered = cover(&covered, &spans[first..]);
+        if self.spans.len() > first {
+            self.spans[first..].sort_unstable_by_key(|s| s.start);
+            self.covered = cover(&self.covered, &self.spans[first..]);
         }
     }
-    spans
+}
+
+/// Search `text` for the leftmost match of `re` starting at or after
+/// `at` (into `caps`): over the rest of the text, or window by window.
+/// Whether one was found.
+fn search(
+    re: &meta::Regex,
+    caps: &mut Captures,
+    text: &str,
+    at: usize,
+    windows: Option<&mut Windows>,
+) -> bool {
+    let Some(windows) = windows else {
+        re.search_captures(&Input::new(text).span(at..text.len()), caps);
+        return caps.is_match();
+    };
+    while let Some((from, to)) = windows.span(at) {
+        re.search_captures(&Input::new(text).span(from..to), caps);
+        if caps.is_match() {
+            return true;
+        }
+        windows.exhausted();
+    }
+    false
 }
 
 /// `covered` (sorted, disjoint) with `more` (sorted by start) merged in.
@@ -940,16 +1131,39 @@ pub type Counts = BTreeMap<&'static str, usize>;
 pub fn entropy(s: &str) -> f64 {
     if s.is_ascii() {
         let mut counts = [0u32; 128];
+        let mut present: u128 = 0;
         for b in s.bytes() {
             counts[usize::from(b)] += 1;
+            present |= 1 << b;
         }
         let n = s.len() as f64;
-        return counts
-            .iter()
-            .filter(|&&c| c > 0)
-            .map(|&c| {
-                let p = f64::from(c) / n;
-                -p * p.log2()
+        let term = |c: u32| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        };
+        // The characters present in byte order (the order the sum is
+        // taken in), each count's term computed once: most characters of
+        // a secret occur once or twice, so a few logarithms, not one per
+        // character.
+        let seen = std::iter::from_fn(|| {
+            (present != 0).then(|| {
+                let b = present.trailing_zeros() as usize;
+                present &= present - 1;
+                counts[b]
+            })
+        });
+        let mut memo = [0f64; 32];
+        let mut known = 0u32;
+        return seen
+            .map(|c| match usize::try_from(c) {
+                Ok(i) if i < memo.len() => {
+                    if known & (1 << i) == 0 {
+                        memo[i] = term(c);
+                        known |= 1 << i;
+                    }
+                    memo[i]
+                }
+                _ => term(c),
             })
             .sum();
     }
@@ -1398,8 +1612,8 @@ mod tests {
     #[test]
     fn short_texts_wake_the_rules_the_automaton_wakes() {
         let p = prefilter();
-        let mut texts: Vec<String> = p.keywords.iter().map(|k| format!("a {k} b")).collect();
-        texts.extend(p.keywords.iter().map(|k| k.to_ascii_uppercase()));
+        let mut texts: Vec<String> = p.words.iter().map(|k| format!("a {k} b")).collect();
+        texts.extend(p.words.iter().map(|k| k.to_ascii_uppercase()));
         texts.extend(
             [
                 "",
@@ -1426,10 +1640,10 @@ mod tests {
         let p = prefilter();
         let id = |rule: &str| rules().iter().position(|r| r.id == rule).expect(rule);
         let (ssn, card) = (id("us-ssn"), id("payment-card"));
-        assert!(!p.wanted("commit 20000")[ssn]);
-        assert!(!p.wanted("123-45-678")[ssn]);
-        assert!(p.wanted("123-45-6789")[ssn]);
-        assert!(!p.wanted("4111 1111 1111")[card]);
+        assert!(!p.wanted("commit 20000").wanted[ssn]);
+        assert!(!p.wanted("123-45-678").wanted[ssn]);
+        assert!(p.wanted("123-45-6789").wanted[ssn]);
+        assert!(!p.wanted("4111 1111 1111").wanted[card]);
         assert_eq!(
             redact_text("card 4222 2222 2222 2").1,
             vec![("payment_card", 1)]
@@ -1579,6 +1793,140 @@ mod tests {
         );
         assert_eq!(out.matches("[REDACTED:").count(), found);
         assert!(!out.contains(&text[8..32]), "the first value is gone");
+    }
+
+    /// Findings as `(start, end, rule)`.
+    type Found = Vec<(usize, usize, usize)>;
+
+    /// The findings with every rule that allows it run only near its
+    /// keywords, and with every rule run over the whole text.
+    fn both_ways(text: &str) -> (Found, Found) {
+        let key = |spans: Vec<Span>| -> Found {
+            spans
+                .into_iter()
+                .map(|s| (s.start, s.end, s.rule))
+                .collect()
+        };
+        (
+            key(findings_in(text, Options::default(), true)),
+            key(findings_in(text, Options::default(), false)),
+        )
+    }
+
+    /// The texts of gitleaks' own cases (every rule's true and false
+    /// positives).
+    fn gitleaks_cases() -> Vec<String> {
+        let corpus: Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/gitleaks-corpus.json"))
+                .expect("the corpus parses");
+        ["true_positives", "false_positives"]
+            .iter()
+            .flat_map(|k| corpus[*k].as_array().expect("a list").clone())
+            .map(|case| case["text"].as_str().expect("a text").to_string())
+            .collect()
+    }
+
+    /// Issue 30, item 3: searching a rule only in windows around its
+    /// keywords finds exactly what searching the whole text finds, on
+    /// gitleaks' own cases and on long mixes of them (cases glued
+    /// together, cut at random places, with the keyword far from where
+    /// it woke the rule).
+    #[test]
+    fn windows_find_what_the_whole_text_finds() {
+        let cases = gitleaks_cases();
+        assert!(cases.len() > 1000, "the corpus is loaded");
+        let windowed = rules().iter().filter(|r| r.reach().is_some()).count();
+        assert!(windowed > 100, "only {windowed} rules run in windows");
+        for text in &cases {
+            let (near, whole) = both_ways(text);
+            assert_eq!(near, whole, "in {text:?}");
+        }
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        for round in 0..40 {
+            let mut text = String::new();
+            for _ in 0..30 {
+                let case = &cases[next(cases.len())];
+                // A piece of a case: from a character boundary on.
+                let cut = (next(case.len() + 1)..=case.len())
+                    .find(|&i| case.is_char_boundary(i))
+                    .unwrap_or(case.len());
+                let piece = if next(3) == 0 {
+                    &case[cut..]
+                } else {
+                    case.as_str()
+                };
+                text.push_str(piece);
+                text.push_str(["", " ", "\n", "\n\n", "=", "\"", "x"][next(7)]);
+                if next(4) == 0 {
+                    text.push_str(&worst_shape(next(600)));
+                }
+            }
+            let text = if round % 2 == 0 {
+                text.replace('\n', " ")
+            } else {
+                text
+            };
+            let (near, whole) = both_ways(&text);
+            assert_eq!(near, whole, "round {round}: {text:?}");
+            assert!(!whole.is_empty(), "round {round} finds something");
+        }
+        // A text with a letter that folds to ASCII is searched whole.
+        let (near, whole) = both_ways("api_\u{212A}ey=Zx81kqP0mnB72vTq9 okta");
+        assert_eq!(near, whole);
+    }
+
+    /// The entropy as it was first written (every byte value looked at,
+    /// one logarithm per character present), to pin the faster one to.
+    fn entropy_reference(s: &str) -> f64 {
+        let mut counts = [0u32; 128];
+        for b in s.bytes() {
+            counts[usize::from(b)] += 1;
+        }
+        let n = s.len() as f64;
+        counts
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| {
+                let p = f64::from(c) / n;
+                -p * p.log2()
+            })
+            .sum()
+    }
+
+    /// The entropy is the same number, to the bit, as the plain sum (a
+    /// threshold compares it with `<=`: a last-bit difference would
+    /// change a finding).
+    #[test]
+    fn entropy_is_the_plain_sum_to_the_bit() {
+        let mut seed: u64 = 7;
+        let mut texts: Vec<String> = vec![String::new(), "a".into(), "a".repeat(40)];
+        for len in 0..300 {
+            for alphabet in [2u64, 5, 16, 62, 95] {
+                let text: String = (0..len)
+                    .map(|_| {
+                        seed = seed
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1_442_695_040_888_963_407);
+                        char::from(b' ' + ((seed >> 33) % alphabet) as u8)
+                    })
+                    .collect();
+                texts.push(text);
+            }
+        }
+        for text in &texts {
+            assert_eq!(
+                entropy(text).to_bits(),
+                entropy_reference(text).to_bits(),
+                "{text:?}"
+            );
+        }
+        assert_eq!(entropy("abcdefgh"), 3.0);
     }
 
     #[test]
