@@ -1590,8 +1590,9 @@ mod tests {
     /// files, field by field, defaults included.
     #[test]
     fn the_compiled_in_rules_are_the_rule_files() {
-        let gitleaks: GitleaksFile = serde_json::from_str(GITLEAKS).expect("gitleaks.json");
-        let handoff: HandoffFile = serde_json::from_str(HANDOFF).expect("handoff.json");
+        let gitleaks: GitleaksFile =
+            serde_json::from_str(GITLEAKS).expect("the gitleaks rules parse");
+        let handoff: HandoffFile = serde_json::from_str(HANDOFF).expect("the project rules parse");
         let [before, set, after] = builtin_rules();
         assert_eq!(format!("{before:#?}"), format!("{:#?}", handoff.before));
         assert_eq!(format!("{set:#?}"), format!("{:#?}", gitleaks.rules));
