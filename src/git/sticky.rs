@@ -112,10 +112,13 @@ pub fn session_started(
     let session = session.and_then(valid_session);
     let sticky = read(repo).ok().flatten();
     if let Some(id) = session {
-        atomic::write(
-            &repo.git_dir().join(SESSION_FILE),
-            format!("{id}\n").as_bytes(),
-        )?;
+        let file = repo.git_dir().join(SESSION_FILE);
+        let line = format!("{id}\n");
+        // The same session going on (`compact`, `resume`) finds its own
+        // id there: no lock, no rename (each a journaled metadata write).
+        if std::fs::read(&file).ok().as_deref() != Some(line.as_bytes()) {
+            atomic::write(&file, line.as_bytes())?;
+        }
     }
     let Some(sticky) = sticky else {
         return Ok(None);
