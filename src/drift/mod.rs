@@ -284,9 +284,10 @@ fn recent_commits(repo: &gix::Repository, packs: &mut Packs, since: &Since) -> V
         .into_iter()
         .filter_map(|id| {
             let data = commit_bytes(repo, packs, id)?;
-            // The message follows the headers' blank line, as git reads it.
-            let at = data.windows(2).position(|w| w == b"\n\n")? + 2;
-            let message = String::from_utf8_lossy(&data[at..]);
+            let message = gix::objs::CommitRefIter::from_bytes(&data, repo.object_hash())
+                .message()
+                .ok()?
+                .to_str_lossy();
             let subject = message.lines().next().unwrap_or("").trim();
             Some(RecentCommit {
                 sha7: store::short(&id),
