@@ -47,22 +47,52 @@ pub struct Cli {
 
 impl Cli {
     /// Parse the command line. The session hooks' exact forms, which
-    /// agent harnesses run at every session start, skip building the whole
-    /// parser (every subcommand's arguments), which costs more than the
-    /// hook's own work.
+    /// agent harnesses run at every session start, skip the parser. Every
+    /// other command line builds only the arguments of the subcommand it
+    /// names (each subcommand's arguments are deferred: building all of
+    /// them cost more than a short command's own work); the whole tree is
+    /// built first only where clap shows it — top-level help, a name it
+    /// must suggest a subcommand for.
     pub fn parse_fast() -> Cli {
         manual::refresh_beside_binary();
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
         if let Some(cli) = Cli::hook_shortcut(&args) {
             return cli;
         }
+        Cli::parse_from_args(args).unwrap_or_else(|e| e.exit())
+    }
+
+    /// Parse `args` (without the program name) as [`Cli::parse_fast`]
+    /// does, but return clap's error (help and version included).
+    pub fn parse_from_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut cmd = Cli::command();
         if args.len() == 1 && args[0] == "-h" && !manual::installed() {
-            use clap::{CommandFactory, FromArgMatches};
-            let cmd = Cli::command().after_help(manual::MISSING_HINT);
-            let matches = cmd.get_matches();
-            return Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+            cmd = cmd.after_help(manual::MISSING_HINT);
         }
-        Cli::parse()
+        if Cli::needs_whole_tree(&cmd, &args) {
+            cmd.build();
+        }
+        let argv = std::iter::once(std::ffi::OsString::from("git-handoff")).chain(args);
+        let matches = cmd.try_get_matches_from_mut(argv)?;
+        let cli = Cli::from_arg_matches(&matches);
+        // The parser is not needed again and the process ends soon: its
+        // tree is left to the exit, not taken apart node by node.
+        std::mem::forget(cmd);
+        cli
+    }
+
+    /// Whether parsing `args` may show more of the parser than the
+    /// subcommand they name: not when they start with a subcommand's name
+    /// or ask for the version (or are empty: the overview).
+    fn needs_whole_tree(cmd: &clap::Command, args: &[std::ffi::OsString]) -> bool {
+        let Some(first) = args.first() else {
+            return false;
+        };
+        if first == "-V" || first == "--version" {
+            return false;
+        }
+        !cmd.get_subcommands().any(|sub| first == sub.get_name())
     }
 
     /// `hook session-start`, `hook pre-compact` and `hook session-end`,
@@ -88,7 +118,10 @@ impl Cli {
 }
 
 /// The subcommands. Each one's help text is the doc comment of its `Args`.
+/// Each one's arguments are added only when it is built (`defer`): a
+/// command line builds the one it names ([`Cli::parse_fast`]).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     // Write a brief for KEY from JSON and flags, with the git state filled in
     Write(Box<commands::write::Args>),
@@ -246,6 +279,87 @@ mod tests {
             let args: Vec<_> = args.into_iter().map(std::ffi::OsString::from).collect();
             assert!(Cli::hook_shortcut(&args).is_none(), "{args:?}");
         }
+    }
+
+    /// A parse by the whole tree, as clap's derive does it.
+    fn parsed_whole(args: &[&str]) -> Result<Cli, clap::Error> {
+        use clap::FromArgMatches;
+        let mut cmd = Cli::command();
+        cmd.build();
+        let argv = std::iter::once("git-handoff").chain(args.iter().copied());
+        Cli::from_arg_matches(&cmd.try_get_matches_from(argv)?)
+    }
+
+    fn parsed_fast(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::parse_from_args(args.iter().map(std::ffi::OsString::from).collect())
+    }
+
+    #[test]
+    fn a_command_line_parses_the_same_with_only_its_subcommand_built() {
+        let lines: &[&[&str]] = &[
+            &[],
+            &["resume"],
+            &["resume", "KEY", "--json"],
+            &[
+                "write",
+                "k",
+                "--done-when",
+                "x",
+                "--resume-by",
+                "y",
+                "--decision",
+                "d",
+            ],
+            &["log", "k", "-n", "3"],
+            &["push", "origin", "--json"],
+            &["hook", "session-start"],
+            &["pipeline", "list"],
+            &["summary", "latest"],
+            &["merge-narrative", "a", "b", "c"],
+            &["--version"],
+            &["resume", "--no-such-flag"],
+            &["resum"],
+            &["list", "extra", "args"],
+        ];
+        for args in lines {
+            match (parsed_fast(args), parsed_whole(args)) {
+                (Ok(fast), Ok(whole)) => assert_eq!(format!("{fast:?}"), format!("{whole:?}")),
+                (Err(fast), Err(whole)) => {
+                    assert_eq!(fast.kind(), whole.kind(), "{args:?}");
+                    assert_eq!(fast.to_string(), whole.to_string(), "{args:?}");
+                }
+                (fast, whole) => panic!("{args:?}: {fast:?} against {whole:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn help_shows_every_subcommand_with_its_summary() {
+        let help = parsed_fast(&["--help"]).expect_err("help").to_string();
+        assert_eq!(
+            help,
+            parsed_whole(&["--help"]).expect_err("help").to_string()
+        );
+        let mut cmd = Cli::command();
+        cmd.build();
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let about = sub.get_about().expect("every subcommand has a summary");
+            assert!(
+                help.contains(&about.to_string()),
+                "{}: {about}",
+                sub.get_name()
+            );
+        }
+        let sub = parsed_fast(&["resume", "--help"])
+            .expect_err("help")
+            .to_string();
+        assert_eq!(
+            sub,
+            parsed_whole(&["resume", "--help"])
+                .expect_err("help")
+                .to_string()
+        );
+        assert!(sub.contains("--json"), "{sub}");
     }
 
     #[test]
