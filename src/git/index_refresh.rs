@@ -91,12 +91,8 @@ impl StatScan<'_> {
     /// [`matches_by_stat`] over the entries in `range`.
     fn part(&self, range: Range<usize>, stop: &AtomicBool) -> Option<Vec<usize>> {
         let index = self.index;
-        // One buffer for every path: `Path::join` costs more than the `lstat`.
-        let mut path = self.root.to_vec();
-        let base = path.len();
         let timestamp = index.timestamp();
-        let mut verified_dirs: std::collections::HashSet<&[u8]> = Default::default();
-        let mut last_dir: &[u8] = b"";
+        let mut files = Files::new(self.root)?;
         let mut racy = Vec::new();
         for n in range {
             if n % STOP_EVERY == 0 && stop.load(Ordering::Relaxed) {
@@ -117,23 +113,10 @@ impl StatScan<'_> {
             if entry.mode.is_submodule() {
                 continue;
             }
-            let rela: &[u8] = entry.path(index);
             // Each leading directory must be a directory, not a symlink to
-            // one (git does not look through those): checked once per
-            // directory.
-            let dir = rela
-                .iter()
-                .rposition(|b| *b == b'/')
-                .map_or(&b""[..], |end| &rela[..end]);
-            if dir != last_dir {
-                if !dirs_are_dirs(dir, &mut path, base, &mut verified_dirs) {
-                    return None;
-                }
-                last_dir = dir;
-            }
-            path.truncate(base);
-            path.extend_from_slice(rela);
-            if !self.entry_matches(entry, &path)? {
+            // one (git does not look through those).
+            let found = files.lstat(entry.path(index))?;
+            if !self.entry_matches(entry, found) {
                 return None;
             }
             if entry.stat.is_racy(timestamp, self.options) {
@@ -143,64 +126,231 @@ impl StatScan<'_> {
         Some(racy)
     }
 
-    /// Whether the file at `path` matches `entry` by its `lstat`; `None`
-    /// when the path cannot be spelled here.
-    fn entry_matches(&self, entry: &gix::index::Entry, path: &[u8]) -> Option<bool> {
-        let Ok(meta) =
-            gix::index::fs::Metadata::from_path_no_follow(gix::path::from_byte_slice(path).ok()?)
-        else {
-            return Some(false);
+    /// Whether the file `found` (its `lstat`, `None` for a missing
+    /// file) matches `entry`.
+    fn entry_matches(&self, entry: &gix::index::Entry, found: Option<Found>) -> bool {
+        let Some(found) = found else {
+            return false;
         };
-        if meta.is_dir()
+        if found.is_dir
             || entry
                 .mode
-                .change_to_match_fs(&meta, self.symlink, self.executable_bit)
+                .change_to_match_fs_with_values(
+                    found.is_file,
+                    found.is_dir,
+                    found.is_symlink,
+                    found.is_executable,
+                    self.symlink,
+                    self.executable_bit,
+                )
                 .is_some()
         {
-            return Some(false);
+            return false;
         }
-        let Ok(stat) = gix::index::entry::Stat::from_fs(&meta) else {
-            return Some(false);
+        found.stat.matches(&entry.stat, self.options)
+            && !(entry.id.is_empty_blob() && entry.stat.size != 0)
+    }
+}
+
+/// What an `lstat` of a tracked file says, as the comparison with its
+/// index entry needs it.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    stat: gix::index::entry::Stat,
+    is_file: bool,
+    is_dir: bool,
+    is_symlink: bool,
+    is_executable: bool,
+}
+
+/// The tracked files of one part of the scan, `lstat`ed relative to
+/// their directory, kept open while its entries (sorted by path) go by:
+/// the kernel then walks one component per file, not the whole path from
+/// `/` (that walk was the larger part of the scan's system time). Each
+/// directory is opened from its parent without following a symlink, which
+/// also checks what git checks: every leading directory is a directory.
+#[cfg(unix)]
+struct Files {
+    root: rustix::fd::OwnedFd,
+    /// The open directories of the current path, outermost first: where
+    /// each one's name ends in `dir`, and its descriptor.
+    open: Vec<(usize, rustix::fd::OwnedFd)>,
+    /// The worktree-relative directory `open` leads to.
+    dir: Vec<u8>,
+}
+
+#[cfg(unix)]
+impl Files {
+    /// How directories are opened: for lookups only, never through a
+    /// symlink.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const DIR: rustix::fs::OFlags = rustix::fs::OFlags::PATH
+        .union(rustix::fs::OFlags::DIRECTORY)
+        .union(rustix::fs::OFlags::NOFOLLOW)
+        .union(rustix::fs::OFlags::CLOEXEC);
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    const DIR: rustix::fs::OFlags = rustix::fs::OFlags::RDONLY
+        .union(rustix::fs::OFlags::DIRECTORY)
+        .union(rustix::fs::OFlags::NOFOLLOW)
+        .union(rustix::fs::OFlags::CLOEXEC);
+
+    /// The files under the worktree `root` (ending in `/`).
+    fn new(root: &[u8]) -> Option<Files> {
+        let flags = Files::DIR.difference(rustix::fs::OFlags::NOFOLLOW);
+        let root = rustix::fs::open(root, flags, rustix::fs::Mode::empty()).ok()?;
+        Some(Files {
+            root,
+            open: Vec::new(),
+            dir: Vec::new(),
+        })
+    }
+
+    /// The `lstat` of the worktree-relative `path`: `Some(None)` when it
+    /// does not exist (or cannot be read), `None` when one of its leading
+    /// directories is not a directory.
+    fn lstat(&mut self, path: &[u8]) -> Option<Option<Found>> {
+        let (dir, name) = match path.iter().rposition(|b| *b == b'/') {
+            Some(end) => (&path[..end], &path[end + 1..]),
+            None => (&b""[..], path),
         };
+        let at = self.enter(dir)?;
+        let Ok(st) = rustix::fs::statat(at, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) else {
+            return Some(None);
+        };
+        Some(Some(found(&st)))
+    }
+
+    /// The descriptor of the worktree-relative `dir`, opening what is not
+    /// open yet; `None` when a component is not a directory.
+    fn enter(&mut self, dir: &[u8]) -> Option<rustix::fd::BorrowedFd<'_>> {
+        use rustix::fd::AsFd;
+        while let Some(&(end, _)) = self.open.last() {
+            let kept = dir.len() >= end
+                && dir[..end] == self.dir[..end]
+                && (dir.len() == end || dir[end] == b'/');
+            if kept {
+                break;
+            }
+            self.open.pop();
+        }
+        let mut from = self.open.last().map_or(0, |&(end, _)| end + 1);
+        self.dir.clear();
+        self.dir.extend_from_slice(dir);
+        while from < dir.len() {
+            let end = dir[from..]
+                .iter()
+                .position(|b| *b == b'/')
+                .map_or(dir.len(), |i| from + i);
+            let parent = self
+                .open
+                .last()
+                .map_or(self.root.as_fd(), |(_, fd)| fd.as_fd());
+            let fd = rustix::fs::openat(
+                parent,
+                &dir[from..end],
+                Files::DIR,
+                rustix::fs::Mode::empty(),
+            )
+            .ok()?;
+            self.open.push((end, fd));
+            from = end + 1;
+        }
         Some(
-            stat.matches(&entry.stat, self.options)
-                && !(entry.id.is_empty_blob() && entry.stat.size != 0),
+            self.open
+                .last()
+                .map_or(self.root.as_fd(), |(_, fd)| fd.as_fd()),
         )
     }
 }
 
-/// Whether every leading directory of `dir` (a worktree-relative path) is
-/// a directory, not a symlink to one; those already verified are skipped.
-/// `path` is a buffer whose first `base` bytes are the worktree root.
-fn dirs_are_dirs<'p>(
-    dir: &'p [u8],
-    path: &mut Vec<u8>,
-    base: usize,
-    verified: &mut std::collections::HashSet<&'p [u8]>,
-) -> bool {
-    for (i, b) in dir
-        .iter()
-        .enumerate()
-        .chain(std::iter::once((dir.len(), &b'/')))
-    {
-        if *b != b'/' {
-            continue;
+/// An `lstat` as gix's `Stat::from_fs` reads it (times before 1970 as 0,
+/// device, inode and size cut to 32 bits, as git does).
+#[cfg(unix)]
+fn found(st: &rustix::fs::Stat) -> Found {
+    use gix::index::entry::stat::Time;
+    use rustix::fs::FileType;
+    // Seconds cut to 32 bits as gix and git cut them.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let time = |secs: i64, nsecs: i64| {
+        if secs < 0 {
+            Time::default()
+        } else {
+            Time {
+                secs: secs as u32,
+                nsecs: nsecs as u32,
+            }
         }
-        let prefix = &dir[..i];
-        if verified.contains(prefix) {
-            continue;
-        }
-        path.truncate(base);
-        path.extend_from_slice(prefix);
-        let Ok(p) = gix::path::from_byte_slice(path) else {
-            return false;
-        };
-        if !std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
-            return false;
-        }
-        verified.insert(prefix);
+    };
+    #[allow(clippy::unnecessary_cast, clippy::cast_possible_wrap)]
+    let stat = gix::index::entry::Stat {
+        mtime: time(st.st_mtime as i64, st.st_mtime_nsec as i64),
+        ctime: time(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        dev: st.st_dev as u32,
+        ino: st.st_ino as u32,
+        uid: st.st_uid as u32,
+        gid: st.st_gid as u32,
+        size: st.st_size as u32,
+    };
+    #[allow(clippy::unnecessary_cast)]
+    let mode = st.st_mode as u32;
+    let kind = FileType::from_raw_mode(mode as rustix::fs::RawMode);
+    Found {
+        stat,
+        is_file: kind == FileType::RegularFile,
+        is_dir: kind == FileType::Directory,
+        is_symlink: kind == FileType::Symlink,
+        is_executable: kind == FileType::RegularFile
+            && rustix::fs::Mode::from_raw_mode(mode as rustix::fs::RawMode)
+                .contains(rustix::fs::Mode::XUSR),
     }
-    true
+}
+
+/// Elsewhere, by full paths: each leading directory checked once.
+#[cfg(not(unix))]
+struct Files {
+    root: Vec<u8>,
+    verified: std::collections::HashSet<Vec<u8>>,
+}
+
+#[cfg(not(unix))]
+impl Files {
+    fn new(root: &[u8]) -> Option<Files> {
+        Some(Files {
+            root: root.to_vec(),
+            verified: Default::default(),
+        })
+    }
+
+    fn lstat(&mut self, path: &[u8]) -> Option<Option<Found>> {
+        let mut full = self.root.clone();
+        for (i, b) in path.iter().enumerate() {
+            if *b == b'/' && !self.verified.contains(&path[..i]) {
+                full.truncate(self.root.len());
+                full.extend_from_slice(&path[..i]);
+                let p = gix::path::from_byte_slice(&full).ok()?;
+                if !std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+                    return None;
+                }
+                self.verified.insert(path[..i].to_vec());
+            }
+        }
+        full.truncate(self.root.len());
+        full.extend_from_slice(path);
+        let p = gix::path::from_byte_slice(&full).ok()?;
+        let Ok(meta) = gix::index::fs::Metadata::from_path_no_follow(p) else {
+            return Some(None);
+        };
+        let Ok(stat) = gix::index::entry::Stat::from_fs(&meta) else {
+            return Some(None);
+        };
+        Some(Some(Found {
+            stat,
+            is_file: meta.is_file(),
+            is_dir: meta.is_dir(),
+            is_symlink: meta.is_symlink(),
+            is_executable: meta.is_executable(),
+        }))
+    }
 }
 
 /// What the index file looked like when it was read: it is written back
@@ -336,4 +486,47 @@ fn writable(index: &gix::index::File) -> bool {
         && index.fs_monitor().is_none()
         && index.resolve_undo().is_none()
         && !index.is_sparse()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// Files in nested directories, visited in index order, are each
+    /// found from their own open directory; a directory that is a symlink
+    /// is refused, a missing file is missing.
+    #[test]
+    fn files_are_found_from_their_open_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let paths = [
+            "a/b.txt",
+            "a/b/c/deep.txt",
+            "a/b/c2.txt",
+            "a/bc/d.txt",
+            "top",
+        ];
+        for (n, p) in paths.iter().enumerate() {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), "x".repeat(n + 1)).unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("a/b"), root.join("link")).unwrap();
+        let mut base = root.as_os_str().as_encoded_bytes().to_vec();
+        base.push(b'/');
+        let mut files = Files::new(&base).unwrap();
+        for _ in 0..2 {
+            for (n, p) in paths.iter().enumerate() {
+                let found = files.lstat(p.as_bytes()).unwrap().unwrap();
+                assert!(found.is_file && !found.is_executable, "{p}");
+                assert_eq!(found.stat.size as usize, n + 1, "{p}");
+                let meta = gix::index::fs::Metadata::from_path_no_follow(&root.join(p)).unwrap();
+                assert_eq!(found.stat, gix::index::entry::Stat::from_fs(&meta).unwrap());
+            }
+        }
+        assert!(files.lstat(b"a/b/c/none").unwrap().is_none());
+        assert!(files.lstat(b"link/c2.txt").is_none(), "through a symlink");
+        assert!(files.lstat(b"top/x").is_none(), "a file is no directory");
+        let found = files.lstat(b"a/b").unwrap().unwrap();
+        assert!(found.is_dir);
+    }
 }

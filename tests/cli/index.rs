@@ -165,3 +165,67 @@ fn every_part_of_a_large_index_is_checked() {
     let clean = sb.git_out(&repo, &["diff-index", "--quiet", "HEAD"]);
     assert!(clean.status.success());
 }
+
+/// The stat scan walks a tree of nested directories (each file looked up
+/// from its open directory): every kind of change at every depth is seen
+/// as git sees it, and a clean tree is clean.
+#[test]
+fn changes_at_every_depth_are_seen_as_git_sees_them() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let files = [
+        "top.txt",
+        "a/x.txt",
+        "a/b.txt",
+        "a/b/c/deep.txt",
+        "a/b/c2.txt",
+        "a/bc/d.txt",
+        "z/y/w.txt",
+    ];
+    for f in files {
+        std::fs::create_dir_all(repo.join(f).parent().unwrap()).unwrap();
+        std::fs::write(repo.join(f), format!("{f}\n")).unwrap();
+    }
+    sb.git(&repo, &["add", "."]);
+    sb.git(&repo, &["commit", "-q", "-m", "tree"]);
+    sb.write_brief(&repo, None, ["d", "r", "c"], &["--no-narrative"])
+        .success();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("!! DIRTY"), "{out}");
+    let copy = sb.path("y-copy");
+    type Change = fn(&Path, &Path);
+    let changes: [(&str, Change); 4] = [
+        ("a/b/c/deep.txt", |repo, _| {
+            std::fs::write(repo.join("a/b/c/deep.txt"), "changed, longer\n").unwrap()
+        }),
+        ("a/bc/d.txt", |repo, _| {
+            std::fs::remove_file(repo.join("a/bc/d.txt")).unwrap()
+        }),
+        ("a/b.txt", |repo, _| {
+            std::fs::write(repo.join("a/b.txt"), "a/b.txt\nmore\n").unwrap()
+        }),
+        ("z/y/w.txt", |repo, copy| {
+            // The same file behind a symlinked directory: git does not
+            // look through it.
+            std::fs::rename(repo.join("z/y"), copy).unwrap();
+            std::os::unix::fs::symlink(copy, repo.join("z/y")).unwrap();
+        }),
+    ];
+    for (path, change) in changes {
+        change(&repo, &copy);
+        let git = sb.git(&repo, &["diff", "--name-only"]);
+        assert_eq!(git.trim(), path);
+        let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+        assert!(
+            out.contains("!! DIRTY: uncommitted changes now in") && out.contains(path),
+            "{path}: {out}"
+        );
+        if repo.join("z/y").is_symlink() {
+            std::fs::remove_file(repo.join("z/y")).unwrap();
+            std::fs::rename(&copy, repo.join("z/y")).unwrap();
+        }
+        sb.git(&repo, &["reset", "-q", "--hard"]);
+        let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+        assert!(!out.contains("!! DIRTY"), "{path}, undone: {out}");
+    }
+}
