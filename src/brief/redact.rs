@@ -82,9 +82,9 @@ struct Compiled {
 /// One redaction rule as the data files hold it.
 #[derive(Debug, Deserialize)]
 struct Rule {
-    id: String,
-    kind: String,
-    pattern: String,
+    id: Text,
+    kind: Text,
+    pattern: Text,
     /// The capture group holding the secret; absent: the first group that
     /// took part in the match, else the whole match (gitleaks'
     /// `secretGroup`). What is removed is that secret widened to the token
@@ -92,7 +92,7 @@ struct Rule {
     group: Option<usize>,
     /// Lowercase substrings one of which must occur for the rule to run.
     #[serde(default)]
-    keywords: Vec<String>,
+    keywords: Texts,
     /// The secret's Shannon entropy must be above this (as in gitleaks:
     /// a finding at or below it is dropped).
     entropy: Option<f64>,
@@ -100,7 +100,7 @@ struct Rule {
     allow: Vec<Allow>,
     /// Also apply every allowlist of the rule with this id (this
     /// project's generic assignments take the generic rule's).
-    allow_from: Option<String>,
+    allow_from: Option<Text>,
     /// How the stopwords of `allow_from`'s groups apply: `all` (as
     /// gitleaks: any stopword in the secret) or `long` (a stopword of six
     /// letters or more, or one that makes a third of the secret: a value
@@ -114,7 +114,7 @@ struct Rule {
     #[serde(default)]
     personal: bool,
     /// A named validator run on each finding (see [`check`]).
-    check: Option<String>,
+    check: Option<Text>,
     /// The rule runs only on a text holding at least this many ASCII
     /// digits, the fewest its pattern can match (`\d` is ASCII here): a
     /// prefilter, like keywords, for the rules that have none.
@@ -184,34 +184,35 @@ const GLOBAL_ALLOW_FROM: &str = "generic-api-key";
 // [`allow`] by `build.rs`, so that no process parses them.
 include!(concat!(env!("OUT_DIR"), "/redaction_rules.rs"));
 
-/// One rule as `build.rs` writes it, each field as serde would give it.
+/// One rule as `build.rs` writes it, each field as serde would give it,
+/// borrowed from the compiled-in data (no process copies the rule set).
 #[allow(clippy::too_many_arguments)]
 fn rule(
-    id: &str,
-    kind: &str,
-    pattern: &str,
+    id: &'static str,
+    kind: &'static str,
+    pattern: &'static str,
     group: Option<usize>,
-    keywords: &[&str],
+    keywords: &'static [Text],
     entropy: Option<f64>,
     allow: Vec<Allow>,
-    allow_from: Option<&str>,
+    allow_from: Option<&'static str>,
     allow_from_stopwords: Words,
     personal: bool,
-    check: Option<&str>,
+    check: Option<&'static str>,
     (min_digits, min_upper): (usize, usize),
 ) -> Rule {
     Rule {
-        id: id.to_string(),
-        kind: kind.to_string(),
-        pattern: pattern.to_string(),
+        id: Cow::Borrowed(id),
+        kind: Cow::Borrowed(kind),
+        pattern: Cow::Borrowed(pattern),
         group,
-        keywords: keywords.iter().map(|k| k.to_string()).collect(),
+        keywords: Cow::Borrowed(keywords),
         entropy,
         allow,
-        allow_from: allow_from.map(str::to_string),
+        allow_from: allow_from.map(Cow::Borrowed),
         allow_from_stopwords,
         personal,
-        check: check.map(str::to_string),
+        check: check.map(Cow::Borrowed),
         min_digits,
         min_upper,
         compiled: OnceLock::new(),
@@ -261,13 +262,16 @@ fn ordered(mut before: Vec<Rule>, gitleaks: Vec<Rule>, mut after: Vec<Rule>) -> 
     all.extend(specific);
     all.extend(generic);
     all.extend(after);
-    let index: HashMap<String, usize> = all
+    // Few rules borrow: each looks its lender up.
+    let from: Vec<Option<usize>> = all
         .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id.clone(), i))
+        .map(|rule| {
+            let id = rule.allow_from.as_deref()?;
+            all.iter().position(|r| r.id == id)
+        })
         .collect();
-    for rule in &mut all {
-        rule.inherits.from = rule.allow_from.as_ref().map(|id| index[id]);
+    for (rule, from) in all.iter_mut().zip(from) {
+        rule.inherits.from = from;
     }
     all
 }
@@ -287,16 +291,19 @@ fn global_allow() -> Option<&'static Allow> {
 /// reach [`NAIVE_BYTES`] (a `resume` redacts three commit subjects).
 struct Prefilter {
     /// Every keyword, lowercase; its index is its pattern id.
-    words: Vec<String>,
+    words: Vec<Cow<'static, str>>,
     automaton: OnceLock<AhoCorasick>,
     /// For each keyword (pattern id), the rules it wakes.
-    wakes: Vec<Vec<usize>>,
+    wakes: Groups,
     /// Rules without keywords: they run on every text with enough digits.
     always: Vec<usize>,
     /// For each rule, its keywords (pattern ids).
-    keywords: Vec<Vec<usize>>,
+    keywords: Groups,
     /// The length of each keyword.
     lens: Vec<usize>,
+    /// The keywords (pattern ids) by their first byte: a short text is
+    /// looked up at each of its bytes, not once per keyword.
+    first: Groups,
 }
 
 /// What the prefilter found in a text: the rules to run and where their
@@ -322,42 +329,93 @@ const NAIVE_BYTES: usize = 2048;
 fn prefilter() -> &'static Prefilter {
     static PREFILTER: OnceLock<Prefilter> = OnceLock::new();
     PREFILTER.get_or_init(|| {
-        let mut ids: HashMap<String, usize> = HashMap::new();
-        let mut wakes: Vec<Vec<usize>> = Vec::new();
+        let mut ids: HashMap<Cow<'static, str>, usize> = HashMap::with_capacity(512);
+        let mut words: Vec<Cow<'static, str>> = Vec::with_capacity(512);
+        // (keyword, rule) pairs, each once, in rule order.
+        let mut pairs: Vec<(usize, usize)> = Vec::with_capacity(1024);
         let mut always = Vec::new();
-        let mut keywords = Vec::new();
         for (i, rule) in rules().iter().enumerate() {
             if rule.keywords.is_empty() {
                 always.push(i);
             }
-            let mut own = Vec::new();
-            for k in &rule.keywords {
-                let k = k.to_ascii_lowercase();
-                let id = *ids.entry(k).or_insert_with(|| {
-                    wakes.push(Vec::new());
-                    wakes.len() - 1
+            let own = pairs.len();
+            for k in rule.keywords.iter() {
+                // Borrowed from the rule set unless it must be lowercased.
+                let k: Cow<'static, str> = if k.bytes().any(|b| b.is_ascii_uppercase()) {
+                    Cow::Owned(k.to_ascii_lowercase())
+                } else {
+                    Cow::Borrowed(static_str(k))
+                };
+                let id = *ids.entry(k.clone()).or_insert_with(|| {
+                    words.push(k);
+                    words.len() - 1
                 });
-                if !own.contains(&id) {
-                    wakes[id].push(i);
-                    own.push(id);
+                if !pairs[own..].iter().any(|&(seen, _)| seen == id) {
+                    pairs.push((id, i));
                 }
             }
-            keywords.push(own);
         }
-        let mut words = vec![String::new(); ids.len()];
-        for (k, id) in ids {
-            words[id] = k;
-        }
-        let lens = words.iter().map(String::len).collect();
+        let lens = words.iter().map(|w| w.len()).collect();
+        let firsts = words
+            .iter()
+            .enumerate()
+            .filter_map(|(id, w)| Some((usize::from(*w.as_bytes().first()?), id)));
         Prefilter {
+            wakes: Groups::new(words.len(), pairs.iter().copied()),
+            keywords: Groups::new(rules().len(), pairs.iter().map(|&(k, i)| (i, k))),
+            first: Groups::new(256, firsts),
             words,
             automaton: OnceLock::new(),
-            wakes,
             always,
-            keywords,
             lens,
         }
     })
+}
+
+/// Lists of indices grouped by a key `0..n`, in one allocation: the
+/// items of key `k` are `items[from[k]..from[k + 1]]`, in the order given.
+struct Groups {
+    from: Vec<usize>,
+    items: Vec<usize>,
+}
+
+impl Groups {
+    /// The `(key, item)` pairs grouped by key (a counting sort).
+    fn new(n: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Groups {
+        let mut from = vec![0usize; n + 1];
+        for (k, _) in pairs.clone() {
+            from[k + 1] += 1;
+        }
+        for k in 0..n {
+            from[k + 1] += from[k];
+        }
+        let mut next = from.clone();
+        let mut items = vec![0usize; from[n]];
+        for (k, item) in pairs {
+            items[next[k]] = item;
+            next[k] += 1;
+        }
+        Groups { from, items }
+    }
+
+    /// How many keys.
+    fn len(&self) -> usize {
+        self.from.len() - 1
+    }
+}
+
+impl std::ops::Index<usize> for Groups {
+    type Output = [usize];
+
+    fn index(&self, k: usize) -> &[usize] {
+        &self.items[self.from[k]..self.from[k + 1]]
+    }
+}
+
+/// A text of the rule set as the `'static` text it is: every rule lives
+/// as long as the process ([`rules`]).
+fn static_str(text: &'static Text) -> &'static str {
+    text.as_ref()
 }
 
 impl Prefilter {
@@ -373,12 +431,9 @@ impl Prefilter {
         if self.naive(text) {
             // A short text: which keywords it holds, not where (its rules
             // search it whole).
-            let lower = text.to_ascii_lowercase();
-            for (id, word) in self.words.iter().enumerate() {
-                if lower.contains(word.as_str()) {
-                    for &i in &self.wakes[id] {
-                        wanted[i] = has.enough_for(&rules()[i]);
-                    }
+            for id in self.naive_hits(text) {
+                for &i in &self.wakes[id] {
+                    wanted[i] = has.enough_for(&rules()[i]);
                 }
             }
             return Woken {
@@ -440,18 +495,33 @@ impl Prefilter {
     #[cfg(test)]
     fn keywords_in(&self, text: &str, naive: bool) -> Vec<bool> {
         if naive {
-            let lower = text.to_ascii_lowercase();
-            return self
-                .words
-                .iter()
-                .map(|k| lower.contains(k.as_str()))
-                .collect();
+            let mut seen = vec![false; self.words.len()];
+            for id in self.naive_hits(text) {
+                seen[id] = true;
+            }
+            return seen;
         }
         let mut seen = vec![false; self.words.len()];
         for m in self.automaton().find_overlapping_iter(text) {
             seen[m.pattern().as_usize()] = true;
         }
         seen
+    }
+
+    /// The keywords (pattern ids) `text` holds, ASCII-case-insensitively,
+    /// each once: looked up at every byte among the keywords starting with
+    /// it (a short text, for which the automaton is not worth building).
+    fn naive_hits(&self, text: &str) -> Vec<usize> {
+        let lower = text.as_bytes().to_ascii_lowercase();
+        let mut hits = Vec::new();
+        for (at, &b) in lower.iter().enumerate() {
+            for &id in &self.first[usize::from(b)] {
+                if lower[at..].starts_with(self.words[id].as_bytes()) && !hits.contains(&id) {
+                    hits.push(id);
+                }
+            }
+        }
+        hits
     }
 
     /// Whether `text` is searched keyword by keyword: it is short and the
@@ -470,7 +540,7 @@ impl Prefilter {
             AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
-                .build(&self.words)
+                .build(self.words.iter().map(|w| w.as_bytes()))
                 .expect("the rules' keywords build an automaton")
         })
     }
@@ -1113,7 +1183,7 @@ pub fn config_key(kind: &str) -> String {
 
 /// Every kind the rule set knows, sorted, without repeats.
 pub fn kinds() -> Vec<&'static str> {
-    let mut kinds: Vec<&'static str> = rules().iter().map(|r| r.kind.as_str()).collect();
+    let mut kinds: Vec<&'static str> = rules().iter().map(|r| r.kind.as_ref()).collect();
     kinds.sort_unstable();
     kinds.dedup();
     kinds
@@ -1459,7 +1529,7 @@ pub fn redact(text: &str, options: Options) -> (String, Counts) {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for span in spans {
-        let kind = rules()[span.rule].kind.as_str();
+        let kind = rules()[span.rule].kind.as_ref();
         out.push_str(&text[at..span.start]);
         out.push_str("[REDACTED:");
         out.push_str(kind);
@@ -1475,7 +1545,7 @@ pub fn redact(text: &str, options: Options) -> (String, Counts) {
 pub fn scan(text: &str, options: Options) -> Counts {
     let mut counts = Counts::new();
     for span in merged(findings(text, options)) {
-        *counts.entry(rules()[span.rule].kind.as_str()).or_default() += 1;
+        *counts.entry(rules()[span.rule].kind.as_ref()).or_default() += 1;
     }
     counts
 }
@@ -1735,7 +1805,7 @@ mod tests {
         let bad: Vec<&str> = rules()
             .iter()
             .filter(|r| r.regex().is_none())
-            .map(|r| r.id.as_str())
+            .map(|r| r.id.as_ref())
             .collect();
         assert!(bad.is_empty(), "rules that do not compile: {bad:?}");
         for rule in rules() {

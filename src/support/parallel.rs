@@ -37,7 +37,8 @@ fn cores() -> usize {
 /// `check` run on the parts of `0..len` (each part in item order, the
 /// parts in order), their answers joined; `None` as soon as one part's
 /// check answers `None`. A check is handed a flag to look at now and then:
-/// set, another part has given up and its answer no longer matters.
+/// set, another part has given up and its answer no longer matters. The
+/// last part runs on the calling thread.
 pub fn all<T, F>(len: usize, split: Split, check: F) -> Option<Vec<T>>
 where
     T: Send,
@@ -49,23 +50,25 @@ where
         return check(0..len, &stop);
     }
     let size = len.div_ceil(threads);
+    let part = |n: usize| (n * size).min(len)..((n + 1) * size).min(len);
+    let run = |range: Range<usize>| {
+        let answer = check(range, &stop);
+        if answer.is_none() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        answer
+    };
+    // The last part runs on this thread: one thread fewer to start.
     let parts: Vec<Option<Vec<T>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|n| {
-                let range = (n * size).min(len)..((n + 1) * size).min(len);
-                let (check, stop) = (&check, &stop);
-                scope.spawn(move || {
-                    let answer = check(range, stop);
-                    if answer.is_none() {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    answer
-                })
-            })
+        let run = &run;
+        let handles: Vec<_> = (0..threads - 1)
+            .map(|n| scope.spawn(move || run(part(n))))
             .collect();
+        let last = run(part(threads - 1));
         handles
             .into_iter()
             .map(|h| h.join().ok().flatten())
+            .chain(std::iter::once(last))
             .collect()
     });
     let mut joined = Vec::new();

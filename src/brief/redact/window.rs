@@ -31,7 +31,7 @@ const CLASS_CHARS: u32 = 16;
 /// `Some(n)` when every match of `pattern` holds one of `keywords`
 /// (lowercase; ASCII case aside) and is at most `n` bytes long; `None`
 /// when that cannot be shown, and the rule runs on the whole text.
-pub(super) fn reach(pattern: &str, keywords: &[String]) -> Option<usize> {
+pub(super) fn reach(pattern: &str, keywords: &[super::Text]) -> Option<usize> {
     if keywords.is_empty() {
         return None;
     }
@@ -240,8 +240,8 @@ impl Windows {
 mod tests {
     use super::*;
 
-    fn kw(words: &[&str]) -> Vec<String> {
-        words.iter().map(|w| (*w).to_string()).collect()
+    fn kw(words: &[&str]) -> Vec<super::super::Text> {
+        words.iter().map(|w| (*w).to_string().into()).collect()
     }
 
     /// The proof accepts what it can show and nothing else.
