@@ -4,6 +4,7 @@
 //! would otherwise parse 280 KB of JSON at each process start, the larger
 //! part of a short command's own cost. The generated `redaction_rules.rs`
 //! is a function building the rules as `src/brief/redact.rs` defines them,
+//! in the order they apply,
 //! with the same defaults serde gives a field the data leaves out; a unit
 //! test there checks it against serde's parse of the same files.
 //!
