@@ -27,11 +27,19 @@ impl Split {
     }
 }
 
-/// The cores this process may use, asked once (the standard library reads
-/// the cgroup's quota files at every ask).
+/// The cores this process may use, asked once. On Linux, the CPUs it may
+/// be scheduled on, one system call, as git counts them (the standard
+/// library's answer also reads the cgroup's quota files, several opens
+/// and reads that cost a short command more than its split saves).
 fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+    *CORES.get_or_init(|| {
+        #[cfg(target_os = "linux")]
+        if let Ok(set) = rustix::thread::sched_getaffinity(None) {
+            return set.count().max(1) as usize;
+        }
+        std::thread::available_parallelism().map_or(1, usize::from)
+    })
 }
 
 /// `check` run on the parts of `0..len` (each part in item order, the
