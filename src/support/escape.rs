@@ -27,7 +27,10 @@ pub fn is_unsafe(c: char) -> bool {
 /// so that a brief's content cannot drive the terminal it is printed on.
 /// The escape is JSON's own, so JSON text stays JSON with the same meaning.
 pub fn clean(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    // Printable ASCII, newline and tab are safe byte by byte; only a text
+    // with other bytes is looked at character by character.
+    let safe = |b: &u8| matches!(b, b' '..=b'~' | b'\n' | b'\t');
+    if text.as_bytes().iter().all(safe) || !text.chars().any(is_unsafe) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
