@@ -138,4 +138,3 @@ fn borrowed(v: &Value) -> String {
         .collect();
     format!("&[{}]", items.join(", "))
 }
-

@@ -19,6 +19,7 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
 use super::cmd;
+use super::index_refresh::Stamp;
 
 /// How a repository stores its refs, chosen once from its configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,35 +148,74 @@ pub fn head(repo: &gix::Repository) -> Result<Head> {
             })
         }
         Backend::Reftable => {
-            // One process for the common case, a born HEAD: its id, then
-            // the ref it names (`HEAD` itself when detached).
-            let both = cmd::run(
-                repo,
-                &["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"],
-                None,
-            )?;
-            if both.ok
-                && let [id, name] = both.text().lines().collect::<Vec<_>>()[..]
+            // A command reads HEAD more than once (the branch, then the
+            // drift measured from it): git answers once for as long as the
+            // reftable stacks it read from are the ones it read — the
+            // worktree's (HEAD) and the common one (the branch HEAD names).
+            // Every ref update replaces its stack's `tables.list` (a new
+            // file renamed into place), so their stamps tell.
+            let stamps = head_stamps(repo);
+            let key = (repo.git_dir().to_path_buf(), stamps);
+            static LAST: std::sync::Mutex<Option<(HeadKey, Head)>> = std::sync::Mutex::new(None);
+            if stamps.0.is_some()
+                && let Ok(last) = LAST.lock()
+                && let Some((seen, head)) = last.as_ref()
+                && *seen == key
             {
-                return Ok(Head {
-                    branch: (name != "HEAD").then(|| name.to_string()),
-                    id: Some(parse_id(repo, id)?),
-                });
+                return Ok(head.clone());
             }
-            let symbolic = cmd::run(repo, &["symbolic-ref", "-q", "HEAD"], None)?;
-            let branch = match symbolic.code {
-                Some(0) => Some(symbolic.text().trim_end().to_string()),
-                Some(1) => None,
-                _ => bail!("cannot read HEAD: {}", cmd::reason(&symbolic.stderr)),
-            };
-            let resolved = cmd::run(repo, &["rev-parse", "-q", "--verify", "HEAD"], None)?;
-            let id = match resolved.ok {
-                true => Some(parse_id(repo, resolved.text().trim_end())?),
-                false => None,
-            };
-            Ok(Head { branch, id })
+            let head = reftable_head(repo)?;
+            if stamps.0.is_some()
+                && head_stamps(repo) == stamps
+                && let Ok(mut last) = LAST.lock()
+            {
+                *last = Some((key, head.clone()));
+            }
+            Ok(head)
         }
     }
+}
+
+/// What a cached reftable `HEAD` was read under: the worktree's git dir and
+/// the stamps of its stacks ([`head_stamps`]).
+type HeadKey = (PathBuf, (Option<Stamp>, Option<Stamp>));
+
+/// The stamps of the reftable stacks `HEAD` is read from: the worktree's
+/// own and the common one (the same file in the main worktree).
+fn head_stamps(repo: &gix::Repository) -> (Option<Stamp>, Option<Stamp>) {
+    let list = |dir: &std::path::Path| Stamp::of(&dir.join("reftable").join("tables.list"));
+    (list(repo.git_dir()), list(repo.common_dir()))
+}
+
+/// `HEAD` of a reftable repository's current worktree, asked of git.
+fn reftable_head(repo: &gix::Repository) -> Result<Head> {
+    // One process for the common case, a born HEAD: its id, then the ref
+    // it names (`HEAD` itself when detached).
+    let both = cmd::run(
+        repo,
+        &["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"],
+        None,
+    )?;
+    if both.ok
+        && let [id, name] = both.text().lines().collect::<Vec<_>>()[..]
+    {
+        return Ok(Head {
+            branch: (name != "HEAD").then(|| name.to_string()),
+            id: Some(parse_id(repo, id)?),
+        });
+    }
+    let symbolic = cmd::run(repo, &["symbolic-ref", "-q", "HEAD"], None)?;
+    let branch = match symbolic.code {
+        Some(0) => Some(symbolic.text().trim_end().to_string()),
+        Some(1) => None,
+        _ => bail!("cannot read HEAD: {}", cmd::reason(&symbolic.stderr)),
+    };
+    let resolved = cmd::run(repo, &["rev-parse", "-q", "--verify", "HEAD"], None)?;
+    let id = match resolved.ok {
+        true => Some(parse_id(repo, resolved.text().trim_end())?),
+        false => None,
+    };
+    Ok(Head { branch, id })
 }
 
 /// In a reftable repository, the branch checked out in each worktree whose
@@ -329,4 +369,60 @@ fn parse_id(repo: &gix::Repository, hex: &str) -> Result<ObjectId> {
         );
     }
     Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::head;
+    use crate::git::repo::open_at_for_reading;
+    use crate::support::test_git::git;
+
+    /// In a reftable repository, every change to `HEAD` — a commit in a
+    /// linked worktree, a detach there, a commit on the main worktree's
+    /// branch — is seen by the next read in the same process, though reads
+    /// between changes are answered from memory.
+    #[test]
+    fn a_remembered_reftable_head_follows_every_change() {
+        let tmp = tempfile::tempdir().unwrap();
+        let main = tmp.path().join("main");
+        std::fs::create_dir(&main).unwrap();
+        git(
+            &main,
+            &["init", "-q", "--ref-format=reftable", "-b", "trunk"],
+            None,
+        );
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "one"], None);
+        git(
+            &main,
+            &["worktree", "add", "-q", "-b", "side", "../wt"],
+            None,
+        );
+        let wt = tmp.path().join("wt");
+        let read = |dir: &std::path::Path| {
+            let repo = open_at_for_reading(dir).unwrap();
+            let h = head(&repo).unwrap();
+            (h.branch, h.id.map(|id| id.to_string()))
+        };
+        let rev = |dir: &std::path::Path| git(dir, &["rev-parse", "HEAD"], None).trim().to_string();
+        let side = Some("refs/heads/side".to_string());
+        let trunk = Some("refs/heads/trunk".to_string());
+        assert_eq!(read(&wt), (side.clone(), Some(rev(&wt))));
+        assert_eq!(read(&wt), (side.clone(), Some(rev(&wt))));
+        git(&wt, &["commit", "-q", "--allow-empty", "-m", "two"], None);
+        assert_eq!(read(&wt), (side.clone(), Some(rev(&wt))));
+        git(&wt, &["checkout", "-q", "--detach"], None);
+        assert_eq!(read(&wt), (None, Some(rev(&wt))));
+        assert_eq!(read(&main), (trunk.clone(), Some(rev(&main))));
+        git(
+            &main,
+            &["commit", "-q", "--allow-empty", "-m", "three"],
+            None,
+        );
+        assert_eq!(read(&main), (trunk.clone(), Some(rev(&main))));
+        git(&wt, &["checkout", "-q", "side"], None);
+        git(&main, &["checkout", "-q", "--detach"], None);
+        git(&wt, &["commit", "-q", "--allow-empty", "-m", "four"], None);
+        assert_eq!(read(&wt), (side, Some(rev(&wt))));
+        assert_eq!(read(&main), (None, Some(rev(&main))));
+    }
 }
