@@ -382,7 +382,7 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
 pub fn diff_stat_files(repo: &gix::Repository) -> Result<(DiffStat, Vec<String>)> {
     let mut stat = DiffStat::default();
     let mut files = Vec::new();
-    each_changed_file(repo, |path, old, new| {
+    each_changed_file(repo, |path, old, new, _| {
         stat.files += 1;
         files.push(path.to_string());
         if is_binary(old) || is_binary(new) {
@@ -410,12 +410,17 @@ pub fn worktree_diff(repo: &gix::Repository, max_lines: usize) -> Result<(String
     let mut out = String::new();
     let mut lines = 0;
     let mut cut = false;
-    each_changed_file(repo, |path, old, new| {
+    each_changed_file(repo, |path, old, new, mode| {
         if cut {
             return;
         }
-        let text = if is_binary(old) || is_binary(new) {
-            format!("diff --git a/{path} b/{path}\nBinary files differ\n")
+        let modes = mode.map_or(String::new(), |(a, b)| {
+            format!("old mode {a}\nnew mode {b}\n")
+        });
+        let text = if old == new {
+            format!("diff --git a/{path} b/{path}\n{modes}")
+        } else if is_binary(old) || is_binary(new) {
+            format!("diff --git a/{path} b/{path}\n{modes}Binary files differ\n")
         } else {
             let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
             let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
@@ -424,7 +429,7 @@ pub fn worktree_diff(repo: &gix::Repository, max_lines: usize) -> Result<(String
                 .context_radius(3)
                 .header(&format!("a/{path}"), &format!("b/{path}"))
                 .to_string();
-            format!("diff --git a/{path} b/{path}\n{body}")
+            format!("diff --git a/{path} b/{path}\n{modes}{body}")
         };
         for line in text.lines() {
             if lines == max_lines {
@@ -466,58 +471,116 @@ pub fn recent_commits(repo: &gix::Repository, n: usize) -> Vec<(String, String)>
         .collect()
 }
 
-/// Call `visit` with each tracked file whose content differs from HEAD's
-/// (path, HEAD's bytes, the worktree's; empty for a side that has none),
-/// in path order. On an unborn branch every tracked file is new.
+/// A file's mode as `git diff` names it: `100755` for an executable file,
+/// `100644` for another, `120000` for a symlink.
+type Mode = &'static str;
+
+/// Call `visit` with each tracked file whose content or mode differs from
+/// HEAD's (path, HEAD's bytes, the worktree's — empty for a side that has
+/// none — and, for a changed mode, HEAD's and the worktree's), in path
+/// order. The executable bit counts only where `core.fileMode` says the
+/// file system keeps it, as in git. On an unborn branch every tracked
+/// file is new.
 fn each_changed_file(
     repo: &gix::Repository,
-    mut visit: impl FnMut(&str, &[u8], &[u8]),
+    mut visit: impl FnMut(&str, &[u8], &[u8], Option<(Mode, Mode)>),
 ) -> Result<()> {
     let paths = changed_paths(repo)?;
     if paths.is_empty() {
         return Ok(());
     }
+    let file_mode = repo
+        .config_snapshot()
+        .boolean("core.fileMode")
+        .unwrap_or(true);
     let mut head_tree = None;
     let root = repo.workdir().expect("checked when opened").to_path_buf();
     for (path, known) in paths {
         let old = match known {
-            Known::Blob(id) => Some(
+            Known::Blob(id, mode) => Some((
                 repo.find_object(id)
                     .context("cannot read a blob of HEAD")?
                     .detach()
                     .data,
-            ),
+                mode,
+            )),
             Known::NotABlob => None,
             Known::Unknown => head_blob(repo, &mut head_tree, &path)?,
         };
-        let file = root.join(&path);
-        let new = match std::fs::symlink_metadata(&file) {
-            // Like git, never look through a symlinked leading directory.
-            _ if beyond_symlink(&root, &path) => None,
-            Ok(meta) if meta.file_type().is_symlink() => std::fs::read_link(&file)
-                .ok()
-                .map(|target| target.as_os_str().as_encoded_bytes().to_vec()),
-            Ok(meta) if meta.is_file() => std::fs::read(&file).ok(),
+        let new = worktree_file(&root, &path);
+        let (old_mode, new_mode) = (old.as_ref().map(|o| o.1), new.as_ref().map(|n| n.1));
+        let (old, new) = (old.map(|o| o.0), new.map(|n| n.0));
+        let mode = match (old_mode, new_mode) {
+            (Some(a), Some(b)) if a != b && (file_mode || a == LINK || b == LINK) => Some((a, b)),
             _ => None,
         };
-        if old.is_none() && new.is_none() || old == new {
+        if old.is_none() && new.is_none() || old == new && mode.is_none() {
             continue;
         }
         visit(
             &path,
             old.as_deref().unwrap_or_default(),
             new.as_deref().unwrap_or_default(),
+            mode,
         );
     }
     Ok(())
 }
 
-/// HEAD's blob (or symlink) at `path`, HEAD's tree read once into `tree`.
+const FILE: Mode = "100644";
+const EXECUTABLE: Mode = "100755";
+const LINK: Mode = "120000";
+
+/// The worktree's bytes at `path` below `root` (a symlink's target) and
+/// its mode; `None` when there is no file (or only behind a symlinked
+/// leading directory, which git never looks through).
+fn worktree_file(root: &Path, path: &str) -> Option<(Vec<u8>, Mode)> {
+    if beyond_symlink(root, path) {
+        return None;
+    }
+    let file = root.join(path);
+    let meta = std::fs::symlink_metadata(&file).ok()?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(&file).ok()?;
+        return Some((target.as_os_str().as_encoded_bytes().to_vec(), LINK));
+    }
+    if !meta.is_file() {
+        return None;
+    }
+    Some((std::fs::read(&file).ok()?, file_mode_of(&meta)))
+}
+
+#[cfg(unix)]
+fn file_mode_of(meta: &std::fs::Metadata) -> Mode {
+    use std::os::unix::fs::PermissionsExt;
+    if meta.permissions().mode() & 0o100 != 0 {
+        EXECUTABLE
+    } else {
+        FILE
+    }
+}
+
+#[cfg(not(unix))]
+fn file_mode_of(_: &std::fs::Metadata) -> Mode {
+    FILE
+}
+
+/// The mode git names for an index or tree entry of a blob or symlink.
+fn mode_name(executable: bool, link: bool) -> Mode {
+    match (link, executable) {
+        (true, _) => LINK,
+        (false, true) => EXECUTABLE,
+        (false, false) => FILE,
+    }
+}
+
+/// HEAD's blob (or symlink) at `path` and its mode, HEAD's tree read once
+/// into `tree`.
 fn head_blob<'r>(
     repo: &'r gix::Repository,
     tree: &mut Option<Option<gix::Tree<'r>>>,
     path: &str,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<(Vec<u8>, Mode)>> {
     if tree.is_none() {
         *tree = Some(match head_tree_id(repo) {
             Some(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
@@ -528,13 +591,14 @@ fn head_blob<'r>(
         return Ok(None);
     };
     Ok(match tree.lookup_entry_by_path(path).ok().flatten() {
-        Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some(
+        Some(entry) if entry.mode().is_blob() || entry.mode().is_link() => Some((
             entry
                 .object()
                 .context("cannot read a blob of HEAD")?
                 .detach()
                 .data,
-        ),
+            mode_name(entry.mode().is_executable(), entry.mode().is_link()),
+        )),
         _ => None,
     })
 }
@@ -561,8 +625,8 @@ fn is_binary(data: &[u8]) -> bool {
 
 /// What HEAD has at a changed path, when known without reading its tree.
 enum Known {
-    /// This blob (or symlink).
-    Blob(gix::ObjectId),
+    /// This blob (or symlink), with this mode.
+    Blob(gix::ObjectId, Mode),
     /// No blob (a submodule).
     NotABlob,
     /// Look it up in HEAD's tree.
@@ -694,7 +758,13 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
             let known = if entry.mode.is_submodule() {
                 Known::NotABlob
             } else {
-                Known::Blob(entry.id)
+                Known::Blob(
+                    entry.id,
+                    mode_name(
+                        entry.mode == gix::index::entry::Mode::FILE_EXECUTABLE,
+                        entry.mode == gix::index::entry::Mode::SYMLINK,
+                    ),
+                )
             };
             paths.insert(rela_path.to_str_lossy().into_owned(), known);
         }

@@ -1095,3 +1095,45 @@ fn write_update_applies_a_merge_patch_to_the_stored_brief() {
         .success();
     assert!(stdout(&out).starts_with("Wrote brief 'other'"));
 }
+
+/// A file whose mode alone changed (`chmod +x`) is a change as `git diff
+/// --stat` counts it — unstaged or staged — and DIRTY names it; with
+/// `core.fileMode` false git ignores the bit, and so does git-handoff.
+#[test]
+fn a_mode_change_alone_counts_as_git_counts_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "run.sh", "echo hi\n", "script");
+    sb.commit(&repo, "other.txt", "x\n", "other");
+    sb.write_brief(&repo, None, ["d", "r", "c"], &["--no-narrative"])
+        .success();
+    std::fs::set_permissions(repo.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let git_summary = |sb: &Sandbox| {
+        let stat = sb.git(&repo, &["diff", "--stat", "HEAD"]);
+        stat.lines().last().map(|l| l.trim().to_string())
+    };
+    let ours = |sb: &Sandbox| {
+        sb.write_brief(&repo, None, ["d", "r", "c"], &["--no-narrative"])
+            .success();
+        let brief = json(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]));
+        brief["state"]["diff_summary"].as_str().map(str::to_string)
+    };
+    let expected = Some("1 file changed, 0 insertions(+), 0 deletions(-)".to_string());
+    assert_eq!(git_summary(&sb), expected);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("!! DIRTY") && out.contains("run.sh") && out.contains("1 file changed"),
+        "{out}"
+    );
+    assert_eq!(ours(&sb), expected, "unstaged");
+    sb.git(&repo, &["add", "run.sh"]);
+    assert_eq!(git_summary(&sb), expected);
+    assert_eq!(ours(&sb), expected, "staged");
+    sb.git(&repo, &["reset", "-q"]);
+    sb.git(&repo, &["config", "core.fileMode", "false"]);
+    assert_eq!(git_summary(&sb), None);
+    assert_eq!(ours(&sb), None, "core.fileMode false");
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("!! DIRTY"), "{out}");
+}
