@@ -374,92 +374,167 @@ fn index_arrived_history(repo: &gix::Repository) {
     }
 }
 
-/// Reconcile every key three-way, each in its own transaction, and keep
-/// `sides` as the refs now are; the report rows. `notes` are the local
+/// Reconcile every key three-way — all in one transaction when they are
+/// many, each in its own otherwise ([`apply_keys`]) — and keep `sides` as
+/// the refs now are; the report rows. `notes` are the local
 /// history before the merge and the remote's.
 fn reconcile_keys(
     repo: &gix::Repository,
     remote: &str,
     sides: &mut Sides,
-    (local_notes_before, remote_notes): (Option<ObjectId>, Option<ObjectId>),
+    notes: (Option<ObjectId>, Option<ObjectId>),
 ) -> Result<Vec<KeyReport>> {
-    let mut local_history: Option<BTreeMap<String, Vec<ObjectId>>> = None;
-    let mut remote_history: Option<HashMap<String, HashSet<ObjectId>>> = None;
     let message = format!("handoff: fetch {remote}");
     let mut keys = secret_key_reports(sides);
     let redact_options = redact::Options::from_repo(repo);
     let mut stamps = Stamps::new(repo);
     keys.extend(super::held::key_reports(repo, sides, &mut stamps));
+    let mut histories = Histories::default();
+    let mut pending = Vec::new();
     for key in sides.keys() {
         if sides.held.contains_key(&key) {
             continue;
         }
-        let (l, b, r) = sides.get(&key);
-        // The histories are read only for the keys whose answer needs them
-        // (never for a key that is only ahead here).
-        let mut histories = || -> Result<(bool, bool)> {
-            if local_history.is_none() {
-                local_history = Some(history::ids_newest_first(repo, local_notes_before)?);
-            }
-            if remote_history.is_none() {
-                remote_history = Some(history::ids_by_key(repo, remote_notes)?);
-            }
-            let local = local_history.as_ref().and_then(|h| h.get(&key));
-            let in_remote = l
-                .zip(remote_history.as_ref().and_then(|h| h.get(&key)))
-                .is_some_and(|(id, ids)| ids.contains(&id));
-            let in_local = r.zip(local).is_some_and(|(id, ids)| ids.contains(&id));
-            Ok((in_remote, in_local))
-        };
-        let (mut status, action) = classify(l, b, r, &mut histories)?;
-        let (status_settled, action) = super::lineage::settle(
+        pending.push(plan_key(
             repo,
-            &key,
-            (l, b, r),
-            (status, action),
-            (local_notes_before, remote_notes),
-        )?;
-        status = status_settled;
-        if action == Action::TakeRemote && l.is_some() && r.is_some() && local_history.is_none() {
-            local_history = Some(history::ids_newest_first(repo, local_notes_before)?);
-        }
-        let local_versions = local_history.as_ref().and_then(|h| h.get(&key));
-        let (status_now, action) =
-            check_remote_value(repo, &key, (l, r), local_versions, (status, action));
-        let (status_now, action) = super::lineage::confirm_rollback(
-            repo,
-            &key,
-            (l, r),
-            (status, (status_now, action)),
-            local_notes_before,
-        )?;
-        status = status_now;
-        let edits = reconcile_edits(&key, remote, (l, b, r), action, &message)?;
-        let changes = !edits.is_empty();
-        if transaction(repo, edits)? {
-            sides.apply(&key, action, r);
-        } else {
-            status = Status::Conflict;
-            sides.reread(repo, remote, &key)?;
-        }
-        if changes {
-            crate::support::failpoint::reach("fetch-key-reconciled");
-        }
-        let took = action == Action::TakeRemote && status != Status::Conflict;
-        if status == Status::Gone && action == Action::Nothing {
+            remote,
+            sides,
+            key,
+            notes,
+            &mut histories,
+            &message,
+        )?);
+    }
+    apply_keys(repo, remote, sides, &mut pending)?;
+    for p in pending {
+        let took = p.action == Action::TakeRemote && p.status != Status::Conflict;
+        if p.status == Status::Gone && p.action == Action::Nothing {
             continue;
         }
         keys.push(KeyReport {
-            key: crate::sync::gate::redacted_key(&key, redact_options),
-            status,
-            local: stamps.info(if took { r } else { l }),
-            remote: stamps.info(r),
-            replaced: if took { stamps.info(l) } else { None },
+            key: crate::sync::gate::redacted_key(&p.key, redact_options),
+            status: p.status,
+            local: stamps.info(if took { p.r } else { p.l }),
+            remote: stamps.info(p.r),
+            replaced: if took { stamps.info(p.l) } else { None },
             secret: None,
         });
     }
     stamps.save();
     Ok(keys)
+}
+
+/// The notes histories a key's answer may need, each read once, for the
+/// first key that needs it (never for a fetch whose keys are only ahead
+/// here): the local one before the fetch, newest first, and the remote's.
+#[derive(Default)]
+struct Histories {
+    local: Option<BTreeMap<String, Vec<ObjectId>>>,
+    remote: Option<HashMap<String, HashSet<ObjectId>>>,
+}
+
+/// One key's answer before its refs move: where it stands, what to do and
+/// the ref edits that do it.
+struct Pending {
+    key: String,
+    status: Status,
+    action: Action,
+    l: Option<ObjectId>,
+    r: Option<ObjectId>,
+    edits: Vec<RefEdit>,
+}
+
+/// Classify `key` from its three sides and the histories, and plan its
+/// edits (nothing is written).
+fn plan_key(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &Sides,
+    key: String,
+    (local_notes_before, remote_notes): (Option<ObjectId>, Option<ObjectId>),
+    h: &mut Histories,
+    message: &str,
+) -> Result<Pending> {
+    let (l, b, r) = sides.get(&key);
+    let mut histories = || -> Result<(bool, bool)> {
+        if h.local.is_none() {
+            h.local = Some(history::ids_newest_first(repo, local_notes_before)?);
+        }
+        if h.remote.is_none() {
+            h.remote = Some(history::ids_by_key(repo, remote_notes)?);
+        }
+        let local = h.local.as_ref().and_then(|h| h.get(&key));
+        let in_remote = l
+            .zip(h.remote.as_ref().and_then(|h| h.get(&key)))
+            .is_some_and(|(id, ids)| ids.contains(&id));
+        let in_local = r.zip(local).is_some_and(|(id, ids)| ids.contains(&id));
+        Ok((in_remote, in_local))
+    };
+    let (status, action) = classify(l, b, r, &mut histories)?;
+    let (status, action) = super::lineage::settle(
+        repo,
+        &key,
+        (l, b, r),
+        (status, action),
+        (local_notes_before, remote_notes),
+    )?;
+    if action == Action::TakeRemote && l.is_some() && r.is_some() && h.local.is_none() {
+        h.local = Some(history::ids_newest_first(repo, local_notes_before)?);
+    }
+    let local_versions = h.local.as_ref().and_then(|h| h.get(&key));
+    let (status_now, action) =
+        check_remote_value(repo, &key, (l, r), local_versions, (status, action));
+    let (status, action) = super::lineage::confirm_rollback(
+        repo,
+        &key,
+        (l, r),
+        (status, (status_now, action)),
+        local_notes_before,
+    )?;
+    let edits = reconcile_edits(&key, remote, (l, b, r), action, message)?;
+    Ok(Pending {
+        key,
+        status,
+        action,
+        l,
+        r,
+        edits,
+    })
+}
+
+/// Move the refs of every planned key: all in one transaction when they
+/// are many (one rewrite of `packed-refs`, not a lock file per ref: a
+/// fresh clone's first fetch creates a brief and a base per key), key by
+/// key otherwise or when that transaction lost a compare-and-swap (then
+/// nothing of it was written). A key whose own transaction lost is a
+/// conflict, its sides read again.
+fn apply_keys(
+    repo: &gix::Repository,
+    remote: &str,
+    sides: &mut Sides,
+    pending: &mut [Pending],
+) -> Result<()> {
+    let all: Vec<RefEdit> = pending.iter().flat_map(|p| p.edits.clone()).collect();
+    if all.len() >= crate::store::packed::PACKED_AT && transaction(repo, all)? {
+        for p in pending.iter() {
+            sides.apply(&p.key, p.action, p.r);
+        }
+        crate::support::failpoint::reach("fetch-key-reconciled");
+        return Ok(());
+    }
+    for p in pending.iter_mut() {
+        let changes = !p.edits.is_empty();
+        if transaction(repo, std::mem::take(&mut p.edits))? {
+            sides.apply(&p.key, p.action, p.r);
+        } else {
+            p.status = Status::Conflict;
+            sides.reread(repo, remote, &p.key)?;
+        }
+        if changes {
+            crate::support::failpoint::reach("fetch-key-reconciled");
+        }
+    }
+    Ok(())
 }
 
 /// The report rows of the keys that hold a secret (never fetched, shown

@@ -857,6 +857,59 @@ fn many_creates_go_through_the_outgoing_namespace_and_leave_nothing() {
     assert_eq!(t.sb.git(&t.a, &["for-each-ref", "refs/handoff-push"]), "");
 }
 
+/// A fetch that creates many keys (a fresh clone's first) writes their
+/// briefs and bases in one rewrite of `packed-refs`, as git reads them,
+/// and a key diverged here among them stays as it was.
+#[test]
+fn a_fetch_of_many_new_keys_writes_them_in_one_rewrite() {
+    let t = team();
+    let v = t.write(&t.a, "k0", "2026-11-30T09:00:00Z", "many");
+    // k1..k199: k0's brief under each key's name, created as refs.
+    let body = t.sb.git(&t.a, &["cat-file", "blob", &v]);
+    assert!(body.contains("\"key\": \"k0\""), "{body}");
+    let files: Vec<String> = (1..200)
+        .map(|i| {
+            let file = t.sb.path(&format!("k{i}.json"));
+            std::fs::write(
+                &file,
+                body.replace("\"key\": \"k0\"", &format!("\"key\": \"k{i}\"")),
+            )
+            .unwrap();
+            file.display().to_string()
+        })
+        .collect();
+    let mut args = vec!["hash-object", "-w"];
+    args.extend(files.iter().map(String::as_str));
+    let ids = t.sb.git(&t.a, &args);
+    let ids: Vec<&str> = ids.lines().collect();
+    let mut stdin = String::new();
+    for (i, id) in (1..200).zip(&ids) {
+        stdin.push_str(&format!("create refs/handoffs/k{i} {id}\n"));
+    }
+    t.sb.git_stdin(&t.a, &["update-ref", "--stdin"], stdin);
+    t.run(&t.a, &["push"]).success();
+    let mine = t.write(&t.b, "k3", "2026-11-30T10:00:00Z", "mine");
+
+    let out = t.run(&t.b, &["fetch"]).code(1);
+    let text = stdout(&out);
+    assert_eq!(text.matches("created: k").count(), 199, "{text}");
+    assert!(text.contains("diverged: k3"), "{text}");
+    assert_eq!(t.id(&t.b, "refs/handoffs/k3"), Some(mine));
+    for name in [
+        "refs/handoffs/k199",
+        "refs/handoff-remotes/origin/briefs/k199",
+    ] {
+        assert!(!t.b.join(".git").join(name).exists(), "{name} is packed");
+        assert_eq!(t.id(&t.b, name).as_deref(), Some(ids[198]), "{name}");
+    }
+    let listed = t.sb.git(&t.b, &["for-each-ref", "refs/handoffs"]);
+    assert_eq!(listed.lines().count(), 200);
+    t.sb.git(&t.b, &["fsck", "--no-progress"]);
+    // Nothing is left to reconcile.
+    let again = stdout(&t.run(&t.b, &["fetch"]).code(1));
+    assert!(!again.contains("created:"), "{again}");
+}
+
 #[test]
 fn the_default_remote_is_handoff_remote_then_upstream_then_origin() {
     let t = team();
