@@ -181,10 +181,15 @@ pub fn head(repo: &gix::Repository) -> Result<Head> {
 type HeadKey = (PathBuf, (Option<Stamp>, Option<Stamp>));
 
 /// The stamps of the reftable stacks `HEAD` is read from: the worktree's
-/// own and the common one (the same file in the main worktree).
+/// own and the common one (none apart in the main worktree, where they
+/// are the same file).
 fn head_stamps(repo: &gix::Repository) -> (Option<Stamp>, Option<Stamp>) {
     let list = |dir: &std::path::Path| Stamp::of(&dir.join("reftable").join("tables.list"));
-    (list(repo.git_dir()), list(repo.common_dir()))
+    let own = list(repo.git_dir());
+    let common = (repo.common_dir() != repo.git_dir())
+        .then(|| list(repo.common_dir()))
+        .flatten();
+    (own, common)
 }
 
 /// `HEAD` of a reftable repository's current worktree, asked of git.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use gix::bstr::ByteSlice;
+use gix::objs::tree::EntryKind;
 
 use crate::brief::keys;
 
@@ -415,7 +416,11 @@ pub fn worktree_diff(repo: &gix::Repository, max_lines: usize) -> Result<(String
             return;
         }
         let modes = mode.map_or(String::new(), |(a, b)| {
-            format!("old mode {a}\nnew mode {b}\n")
+            format!(
+                "old mode {}\nnew mode {}\n",
+                a.as_octal_str(),
+                b.as_octal_str()
+            )
         });
         let text = if old == new {
             format!("diff --git a/{path} b/{path}\n{modes}")
@@ -471,10 +476,6 @@ pub fn recent_commits(repo: &gix::Repository, n: usize) -> Vec<(String, String)>
         .collect()
 }
 
-/// A file's mode as `git diff` names it: `100755` for an executable file,
-/// `100644` for another, `120000` for a symlink.
-type Mode = &'static str;
-
 /// Call `visit` with each tracked file whose content or mode differs from
 /// HEAD's (path, HEAD's bytes, the worktree's — empty for a side that has
 /// none — and, for a changed mode, HEAD's and the worktree's), in path
@@ -483,16 +484,16 @@ type Mode = &'static str;
 /// file is new.
 fn each_changed_file(
     repo: &gix::Repository,
-    mut visit: impl FnMut(&str, &[u8], &[u8], Option<(Mode, Mode)>),
+    mut visit: impl FnMut(&str, &[u8], &[u8], Option<(EntryKind, EntryKind)>),
 ) -> Result<()> {
     let paths = changed_paths(repo)?;
     if paths.is_empty() {
         return Ok(());
     }
+    // `core.fileMode`, as the index scan reads it.
     let file_mode = repo
-        .config_snapshot()
-        .boolean("core.fileMode")
-        .unwrap_or(true);
+        .filesystem_options()
+        .map_or(true, |fs| fs.executable_bit);
     let mut head_tree = None;
     let root = repo.workdir().expect("checked when opened").to_path_buf();
     for (path, known) in paths {
@@ -511,7 +512,11 @@ fn each_changed_file(
         let (old_mode, new_mode) = (old.as_ref().map(|o| o.1), new.as_ref().map(|n| n.1));
         let (old, new) = (old.map(|o| o.0), new.map(|n| n.0));
         let mode = match (old_mode, new_mode) {
-            (Some(a), Some(b)) if a != b && (file_mode || a == LINK || b == LINK) => Some((a, b)),
+            (Some(a), Some(b))
+                if a != b && (file_mode || a == EntryKind::Link || b == EntryKind::Link) =>
+            {
+                Some((a, b))
+            }
             _ => None,
         };
         if old.is_none() && new.is_none() || old == new && mode.is_none() {
@@ -527,14 +532,10 @@ fn each_changed_file(
     Ok(())
 }
 
-const FILE: Mode = "100644";
-const EXECUTABLE: Mode = "100755";
-const LINK: Mode = "120000";
-
 /// The worktree's bytes at `path` below `root` (a symlink's target) and
 /// its mode; `None` when there is no file (or only behind a symlinked
 /// leading directory, which git never looks through).
-fn worktree_file(root: &Path, path: &str) -> Option<(Vec<u8>, Mode)> {
+fn worktree_file(root: &Path, path: &str) -> Option<(Vec<u8>, EntryKind)> {
     if beyond_symlink(root, path) {
         return None;
     }
@@ -542,7 +543,10 @@ fn worktree_file(root: &Path, path: &str) -> Option<(Vec<u8>, Mode)> {
     let meta = std::fs::symlink_metadata(&file).ok()?;
     if meta.file_type().is_symlink() {
         let target = std::fs::read_link(&file).ok()?;
-        return Some((target.as_os_str().as_encoded_bytes().to_vec(), LINK));
+        return Some((
+            target.as_os_str().as_encoded_bytes().to_vec(),
+            EntryKind::Link,
+        ));
     }
     if !meta.is_file() {
         return None;
@@ -550,28 +554,21 @@ fn worktree_file(root: &Path, path: &str) -> Option<(Vec<u8>, Mode)> {
     Some((std::fs::read(&file).ok()?, file_mode_of(&meta)))
 }
 
+/// A regular file's mode as git records it: executable when its owner
+/// may run it.
 #[cfg(unix)]
-fn file_mode_of(meta: &std::fs::Metadata) -> Mode {
+fn file_mode_of(meta: &std::fs::Metadata) -> EntryKind {
     use std::os::unix::fs::PermissionsExt;
     if meta.permissions().mode() & 0o100 != 0 {
-        EXECUTABLE
+        EntryKind::BlobExecutable
     } else {
-        FILE
+        EntryKind::Blob
     }
 }
 
 #[cfg(not(unix))]
-fn file_mode_of(_: &std::fs::Metadata) -> Mode {
-    FILE
-}
-
-/// The mode git names for an index or tree entry of a blob or symlink.
-fn mode_name(executable: bool, link: bool) -> Mode {
-    match (link, executable) {
-        (true, _) => LINK,
-        (false, true) => EXECUTABLE,
-        (false, false) => FILE,
-    }
+fn file_mode_of(_: &std::fs::Metadata) -> EntryKind {
+    EntryKind::Blob
 }
 
 /// HEAD's blob (or symlink) at `path` and its mode, HEAD's tree read once
@@ -580,7 +577,7 @@ fn head_blob<'r>(
     repo: &'r gix::Repository,
     tree: &mut Option<Option<gix::Tree<'r>>>,
     path: &str,
-) -> Result<Option<(Vec<u8>, Mode)>> {
+) -> Result<Option<(Vec<u8>, EntryKind)>> {
     if tree.is_none() {
         *tree = Some(match head_tree_id(repo) {
             Some(id) => Some(repo.find_tree(id).context("cannot read HEAD's tree")?),
@@ -597,7 +594,7 @@ fn head_blob<'r>(
                 .context("cannot read a blob of HEAD")?
                 .detach()
                 .data,
-            mode_name(entry.mode().is_executable(), entry.mode().is_link()),
+            entry.mode().kind(),
         )),
         _ => None,
     })
@@ -626,7 +623,7 @@ fn is_binary(data: &[u8]) -> bool {
 /// What HEAD has at a changed path, when known without reading its tree.
 enum Known {
     /// This blob (or symlink), with this mode.
-    Blob(gix::ObjectId, Mode),
+    Blob(gix::ObjectId, EntryKind),
     /// No blob (a submodule).
     NotABlob,
     /// Look it up in HEAD's tree.
@@ -760,10 +757,10 @@ fn changed_paths_by_cache_tree(repo: &gix::Repository) -> Option<Result<BTreeMap
             } else {
                 Known::Blob(
                     entry.id,
-                    mode_name(
-                        entry.mode == gix::index::entry::Mode::FILE_EXECUTABLE,
-                        entry.mode == gix::index::entry::Mode::SYMLINK,
-                    ),
+                    entry
+                        .mode
+                        .to_tree_entry_mode()
+                        .map_or(EntryKind::Blob, |m| m.kind()),
                 )
             };
             paths.insert(rela_path.to_str_lossy().into_owned(), known);

@@ -514,8 +514,10 @@ fn apply_keys(
     sides: &mut Sides,
     pending: &mut [Pending],
 ) -> Result<()> {
-    let all: Vec<RefEdit> = pending.iter().flat_map(|p| p.edits.clone()).collect();
-    if all.len() >= crate::store::packed::PACKED_AT && transaction(repo, all)? {
+    let count: usize = pending.iter().map(|p| p.edits.len()).sum();
+    if count >= crate::store::packed::PACKED_AT
+        && transaction(repo, pending.iter().flat_map(|p| p.edits.clone()).collect())?
+    {
         for p in pending.iter() {
             sides.apply(&p.key, p.action, p.r);
         }
