@@ -694,11 +694,13 @@ fn help_works_after_any_first_call_without_an_install_step() {
     std::fs::create_dir_all(prefix.join("bin")).unwrap();
     let exe = prefix.join("bin/git-handoff");
     std::fs::copy(env!("CARGO_BIN_EXE_git-handoff"), &exe).unwrap();
-    let path = format!(
-        "{}:{}",
-        prefix.join("bin").display(),
-        std::env::var("PATH").unwrap()
-    );
+    // Without the directories of an installed git-handoff, whose pages
+    // `man` would find beside it.
+    let rest: Vec<String> = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .filter(|dir| !dir.join("git-handoff").exists())
+        .map(|dir| dir.display().to_string())
+        .collect();
+    let path = format!("{}:{}", prefix.join("bin").display(), rest.join(":"));
     let run = |args: &[&str]| {
         sb.command("git", sb.dir.path())
             .args(args)
