@@ -171,6 +171,46 @@ pub fn prepare(repo: &gix::Repository, tips: &[ObjectId]) -> Result<()> {
     load(repo, &tips).map(drop)
 }
 
+/// Whether the notes history at `tip`, not trusted yet (a remote's, as
+/// fetched), shows itself a notes history while the index of `trusted`
+/// and `tip` is extended or built: every notes commit the index did not
+/// cover is a commit, and every tree entry it changed against its first
+/// parent is a note or a fan-out directory of notes (an entry it kept was
+/// judged with the parent). The index is saved when its lines could be
+/// read, so that one walk of the new commits both checks them and indexes
+/// them. `false` when the walk did not show it (the caller then judges the
+/// history another way): a commit or tree that is not one or cannot be
+/// read, an entry that is not a note. The index this starts from covers
+/// only histories that were judged before (the local one, the remotes'
+/// published ones).
+pub fn check(repo: &gix::Repository, trusted: &[ObjectId], tip: ObjectId) -> bool {
+    let tips = sorted(&[trusted, &[tip]].concat());
+    let (dir, kind) = (dir(repo), repo.object_hash());
+    let Some(name) = file_name(repo, &tips) else {
+        return false;
+    };
+    if file::is_for(&dir.join(&name), &tips) {
+        return true;
+    }
+    let mut repo = repo.clone();
+    repo.object_cache_size(None);
+    let repo = &repo;
+    let mut index = newest(&dir)
+        .and_then(|path| file::read(&path, kind))
+        .filter(|old| old.covers_within(repo, &tips))
+        .unwrap_or_default();
+    let Ok((changes, packs)) = index.changes(repo, &tips, true) else {
+        return false;
+    };
+    // The shape is shown; the lines may still fail to read (then the
+    // index is built later, or by `log`).
+    if index.add_changes(repo, changes, packs).is_ok() {
+        index.tips = tips;
+        save(&dir, &name, kind, &index);
+    }
+    true
+}
+
 /// Discard every index file (one was found lying: its lines do not match
 /// their ids) and build the index of `tips` again from the notes history.
 pub fn rebuild(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
@@ -232,6 +272,65 @@ impl Index {
         let mut repo = repo.clone();
         repo.object_cache_size(None);
         let repo = &repo;
+        let (changes, packs) = self.changes(repo, tips, false)?;
+        self.add_changes(repo, changes, packs)?;
+        self.tips = tips.to_vec();
+        Ok(())
+    }
+
+    /// The commits of `tips` this index does not cover yet, recorded in
+    /// it, and the note blobs each changed against its first parent (with
+    /// the blob each replaced), by generation; read trees first, so that
+    /// the notes are located at once. With `check`, an error also when a
+    /// new commit is not a notes commit: not a commit, or a tree entry
+    /// that is not a note or a fan-out directory of notes (what
+    /// [`check`] tells).
+    fn changes(
+        &mut self,
+        repo: &gix::Repository,
+        tips: &[ObjectId],
+        check: bool,
+    ) -> Result<(Changes, Packs)> {
+        let new = self.new_commits(repo, tips)?;
+        let generations = self.generations(&new);
+        let mut order: Vec<(u64, ObjectId)> = new.keys().map(|id| (generations[id], *id)).collect();
+        order.sort();
+        let mut trees = Trees::default();
+        let mut packs = Packs::new(repo, crate::git::repo::pack_cache_bytes(repo));
+        packs.locate(new.values().map(|(tree, _)| *tree).collect());
+        let mut changes = Vec::with_capacity(order.len());
+        let depth = check.then_some(0);
+        for (generation, id) in order {
+            let (tree, parents) = &new[&id];
+            let parent_tree = match parents.first() {
+                Some(p) => Some(match new.get(p) {
+                    Some((t, _)) => *t,
+                    None => repo
+                        .find_commit(*p)
+                        .with_context(|| format!("cannot read notes commit {p}"))?
+                        .tree_id()
+                        .with_context(|| format!("cannot read the tree of notes commit {p}"))?
+                        .detach(),
+                }),
+                None => None,
+            };
+            let mut changed = Vec::new();
+            trees.next();
+            let walk = (&mut packs, &mut trees);
+            changed_notes(repo, walk, (*tree, parent_tree), depth, &mut changed)?;
+            changes.push((generation, changed));
+            self.commits.insert(id, (generation, parents.clone()));
+        }
+        Ok((changes, packs))
+    }
+
+    /// The commits reachable from `tips` this index does not cover, each
+    /// with its tree and parents.
+    fn new_commits(
+        &self,
+        repo: &gix::Repository,
+        tips: &[ObjectId],
+    ) -> Result<HashMap<ObjectId, (ObjectId, Vec<ObjectId>)>> {
         let mut new: HashMap<ObjectId, (ObjectId, Vec<ObjectId>)> = HashMap::new();
         let mut queue: Vec<ObjectId> = tips.to_vec();
         while let Some(id) = queue.pop() {
@@ -249,49 +348,23 @@ impl Index {
             queue.extend(parents.iter().copied());
             new.insert(id, (tree, parents));
         }
-        let generations = self.generations(&new);
-        let mut order: Vec<(u64, ObjectId)> = new.keys().map(|id| (generations[id], *id)).collect();
-        order.sort();
-        let mut trees = Trees::default();
+        Ok(new)
+    }
+
+    /// Add the lines of the note blobs [`Index::changes`] found, every
+    /// note located at once.
+    fn add_changes(
+        &mut self,
+        repo: &gix::Repository,
+        changes: Changes,
+        packs: Packs,
+    ) -> Result<()> {
         let mut notes = Notes {
-            packs: Packs::new(repo, crate::git::repo::pack_cache_bytes(repo)),
+            packs,
             runs: HashMap::new(),
             last: None,
             spare: Vec::new(),
         };
-        notes
-            .packs
-            .locate(new.values().map(|(tree, _)| *tree).collect());
-        // The trees first, then every note they changed, located at once.
-        let mut changes = Vec::with_capacity(order.len());
-        for (generation, id) in order {
-            let (tree, parents) = &new[&id];
-            let parent_tree = match parents.first() {
-                Some(p) => Some(match new.get(p) {
-                    Some((t, _)) => *t,
-                    None => repo
-                        .find_commit(*p)
-                        .with_context(|| format!("cannot read notes commit {p}"))?
-                        .tree_id()
-                        .with_context(|| format!("cannot read the tree of notes commit {p}"))?
-                        .detach(),
-                }),
-                None => None,
-            };
-            let mut changed = Vec::new();
-            trees.next();
-            changed_notes(
-                repo,
-                &mut notes.packs,
-                &mut trees,
-                *tree,
-                parent_tree,
-                &mut changed,
-            )?;
-            changes.push((generation, changed));
-            self.commits.insert(id, (generation, parents.clone()));
-        }
-        drop(trees);
         notes.packs.locate(
             changes
                 .iter()
@@ -307,7 +380,6 @@ impl Index {
         for run in runs {
             self.read_run(repo, &mut notes, run)?;
         }
-        self.tips = tips.to_vec();
         Ok(())
     }
 
@@ -569,16 +641,25 @@ impl Trees {
     }
 }
 
+/// A note blob a notes commit changed, and the blob it replaced at the
+/// same place in the commit's first parent (if any).
+type Change = (ObjectId, Option<ObjectId>);
+
+/// The note blobs each new notes commit changed, by its generation.
+type Changes = Vec<(u64, Vec<Change>)>;
+
 /// The note blobs of `tree` that differ from the same place in `parent`,
 /// each with the blob it replaced there (if any). Subtrees equal in both
-/// are skipped.
+/// are skipped. With `depth` (the length of the path `tree` is at), an
+/// error for an entry that differs from the parent's and is not a note
+/// nor a fan-out directory of notes: hexadecimal names, a note's path as
+/// long as an object id in hex, a directory's shorter.
 fn changed_notes(
     repo: &gix::Repository,
-    packs: &mut Packs,
-    trees: &mut Trees,
-    tree: ObjectId,
-    parent: Option<ObjectId>,
-    out: &mut Vec<(ObjectId, Option<ObjectId>)>,
+    (packs, trees): (&mut Packs, &mut Trees),
+    (tree, parent): (ObjectId, Option<ObjectId>),
+    depth: Option<usize>,
+    out: &mut Vec<Change>,
 ) -> Result<()> {
     if Some(tree) == parent {
         return Ok(());
@@ -604,6 +685,10 @@ fn changed_notes(
         }
         let (entry, len) = entry_at(&new_data[at..], kind).ok_or_else(|| damaged(None))?;
         at += len;
+        if let Some(depth) = depth {
+            not_a_note(&entry, depth, kind.len_in_hex())
+                .map_or(Ok(()), |why| Err(anyhow!("notes tree {tree}: {why}")))?;
+        }
         if !(entry.mode.is_tree() || entry.mode.is_blob()) {
             continue;
         }
@@ -626,15 +711,29 @@ fn changed_notes(
             continue;
         }
         if entry.mode.is_tree() {
-            subtrees.push((id, before));
+            subtrees.push((id, before, depth.map(|d| d + entry.filename.len())));
         } else {
             out.push((id, before));
         }
     }
-    for (id, before) in subtrees {
-        changed_notes(repo, packs, trees, id, before, out)?;
+    for (id, before, depth) in subtrees {
+        changed_notes(repo, (&mut *packs, &mut *trees), (id, before), depth, out)?;
     }
     Ok(())
+}
+
+/// Why the tree entry at path length `depth` is not a note nor a fan-out
+/// directory of notes (`full`: an object id's length in hex), as the
+/// secret gate's walk of a remote's history judges one; `None` when it is.
+fn not_a_note(
+    entry: &gix::objs::tree::EntryRef<'_>,
+    depth: usize,
+    full: usize,
+) -> Option<&'static str> {
+    let hex = entry.filename.iter().all(u8::is_ascii_hexdigit);
+    let len = depth + entry.filename.len();
+    let fits = (entry.mode.is_tree() && len < full) || (entry.mode.is_blob() && len == full);
+    (!hex || !fits).then_some("an entry is not a note")
 }
 
 /// The length of the well-formed tree entry at the start of `data` (an
@@ -687,5 +786,119 @@ fn save(dir: &Path, name: &str, kind: gix::hash::Kind, index: &Index) {
     files.reverse();
     for (_, path) in files.into_iter().skip(KEEP) {
         let _ = std::fs::remove_file(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, dir, file_name, sorted};
+    use crate::support::test_git::git;
+    use gix::ObjectId;
+    use std::path::Path;
+
+    fn id(text: &str) -> ObjectId {
+        ObjectId::from_hex(text.trim().as_bytes()).unwrap()
+    }
+
+    fn blob(repo: &Path, text: &str) -> String {
+        git(repo, &["hash-object", "-w", "--stdin"], Some(text))
+            .trim()
+            .to_string()
+    }
+
+    /// A tree of `entries` (`mode kind id\tname` lines), written by git.
+    fn tree(repo: &Path, entries: &[String]) -> String {
+        let mut input = entries.join("\n");
+        input.push('\n');
+        git(repo, &["mktree"], Some(&input)).trim().to_string()
+    }
+
+    fn commit(repo: &Path, tree: &str, parent: Option<&str>) -> ObjectId {
+        let mut args = vec!["commit-tree", tree, "-m", "n"];
+        if let Some(p) = parent {
+            args.extend(["-p", p]);
+        }
+        id(&git(repo, &args, None))
+    }
+
+    /// A repository with a notes history of two commits, made by `git
+    /// notes` (two notes on two commits); its tip.
+    fn notes_repo(repo: &Path) -> ObjectId {
+        git(repo, &["init", "-q"], None);
+        for (i, line) in ["{\"key\":\"a\"}", "{\"key\":\"b\"}"].iter().enumerate() {
+            let msg = format!("c{i}");
+            git(repo, &["commit", "-q", "--allow-empty", "-m", &msg], None);
+            git(repo, &["notes", "--ref=handoffs", "add", "-m", line], None);
+        }
+        id(&git(repo, &["rev-parse", "refs/notes/handoffs"], None))
+    }
+
+    fn saved(repo: &gix::Repository, tips: &[ObjectId]) -> bool {
+        dir(repo)
+            .join(file_name(repo, &sorted(tips)).unwrap())
+            .is_file()
+    }
+
+    #[test]
+    fn a_notes_history_is_shown_and_indexed_in_one_walk() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tip = notes_repo(tmp.path());
+        let repo = gix::open(tmp.path()).unwrap();
+        assert!(check(&repo, &[], tip));
+        assert!(saved(&repo, &[tip]), "the index of the tip was saved");
+        // A blob is not a notes history.
+        let b = id(&blob(tmp.path(), "x\n"));
+        assert!(!check(&repo, &[], b));
+    }
+
+    #[test]
+    fn an_entry_that_is_not_a_note_is_not_shown_nor_indexed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path();
+        let tip = notes_repo(path);
+        let repo = gix::open(path).unwrap();
+        let note = blob(path, "{\"key\":\"c\"}\n");
+        let base: Vec<String> = git(path, &["ls-tree", &tip.to_string()], None)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let full = "0123456789abcdef0123456789abcdef01234567";
+        let dir_of = |entries: &[String]| format!("040000 tree {}\tab", tree(path, entries));
+        let cases: Vec<(&str, String)> = vec![
+            ("a file", format!("100644 blob {note}\tREADME")),
+            (
+                "a short name",
+                format!("100644 blob {note}\t{}", &full[..39]),
+            ),
+            (
+                "a non-hex name",
+                format!("100644 blob {note}\t{}z", &full[..39]),
+            ),
+            ("a gitlink", format!("160000 commit {tip}\t{full}")),
+            (
+                "a note too deep",
+                dir_of(&[format!("100644 blob {note}\t{full}")]),
+            ),
+            (
+                "a file in a fan-out directory",
+                dir_of(&[format!("100644 blob {note}\tREADME")]),
+            ),
+        ];
+        for (what, entry) in cases {
+            let mut entries = base.clone();
+            entries.push(entry);
+            let bad = commit(path, &tree(path, &entries), Some(&tip.to_string()));
+            assert!(!check(&repo, &[tip], bad), "{what}");
+            assert!(!saved(&repo, &[tip, bad]), "{what}: nothing indexed");
+        }
+        // A fan-out directory of notes is one.
+        let entries = [
+            base.clone(),
+            vec![dir_of(&[format!("100644 blob {note}\t{}", &full[2..])])],
+        ]
+        .concat();
+        let good = commit(path, &tree(path, &entries), Some(&tip.to_string()));
+        assert!(check(&repo, &[tip], good));
+        assert!(saved(&repo, &[tip, good]));
     }
 }
