@@ -40,9 +40,12 @@ use serde_json::Value;
 mod window;
 use window::Windows;
 
-/// The gitleaks rule set, as data.
+/// The gitleaks rule set, as data (what `build.rs` compiled in is checked
+/// against it).
+#[cfg(test)]
 const GITLEAKS: &str = include_str!("../../rules/gitleaks.json");
 /// This project's complementary rules and the PII kinds, as data.
+#[cfg(test)]
 const HANDOFF: &str = include_str!("../../rules/handoff.json");
 
 /// A text of the rule data: borrowed from what `build.rs` compiled in
@@ -171,9 +174,10 @@ struct HandoffFile {
     after: Vec<Rule>,
 }
 
-/// The rule sets the gate runs, as compiled in (to key cached verdicts).
-pub fn rule_sources() -> [&'static str; 2] {
-    [GITLEAKS, HANDOFF]
+/// A digest of the rule sets the gate runs, as compiled in (to key
+/// cached verdicts), computed when they were compiled in.
+pub fn rules_digest() -> &'static str {
+    RULES_DIGEST
 }
 
 /// The rule whose first allowlist group is gitleaks' global allowlist
@@ -1685,6 +1689,22 @@ mod tests {
                 .collect()
         };
         assert_eq!(order(rules()), order(&parsed));
+    }
+
+    /// The digest that keys the gate's cached verdicts is the digest of
+    /// exactly the rule files compiled in (FNV-1a 128 of each, NUL after
+    /// each), so that a changed rule set never reuses a verdict.
+    #[test]
+    fn the_rules_digest_is_that_of_the_rule_files() {
+        let mut hash: u128 = 0x6c62272e07bb014262b821756295c58d;
+        for byte in [GITLEAKS, "\0", HANDOFF, "\0"]
+            .iter()
+            .flat_map(|p| p.bytes())
+        {
+            hash ^= u128::from(byte);
+            hash = hash.wrapping_mul(0x0000000001000000000000000000013b);
+        }
+        assert_eq!(rules_digest(), format!("{hash:032x}"));
     }
 
     /// The keyword-by-keyword search of short texts finds exactly the
