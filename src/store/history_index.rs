@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
@@ -124,15 +124,30 @@ pub fn load(repo: &gix::Repository, tips: &[ObjectId]) -> Result<Index> {
     {
         return Ok(index);
     }
-    let mut index = newest(&dir)
-        .and_then(|path| file::read(&path, kind))
-        .filter(|old| old.covers_within(repo, &tips))
-        .unwrap_or_default();
+    let mut index = start_from(repo, &dir, &tips);
     index.extend(repo, &tips)?;
     if let Some(name) = name {
         save(&dir, &name, kind, &index);
     }
     Ok(index)
+}
+
+/// The index an index of `tips` is extended from: the newest file in
+/// `dir` when every tip it was built for is reachable from `tips`, else an
+/// empty one.
+fn start_from(repo: &gix::Repository, dir: &Path, tips: &[ObjectId]) -> Index {
+    newest(dir)
+        .and_then(|path| file::read(&path, repo.object_hash()))
+        .filter(|old| old.covers_within(repo, tips))
+        .unwrap_or_default()
+}
+
+/// `repo` without an object cache, for a walk that reads every object
+/// once (a cache would only copy them).
+fn uncached(repo: &gix::Repository) -> gix::Repository {
+    let mut repo = repo.clone();
+    repo.object_cache_size(None);
+    repo
 }
 
 /// The lines of `key` in the notes histories at `tips`. When the index
@@ -192,13 +207,8 @@ pub fn check(repo: &gix::Repository, trusted: &[ObjectId], tip: ObjectId) -> boo
     if file::is_for(&dir.join(&name), &tips) {
         return true;
     }
-    let mut repo = repo.clone();
-    repo.object_cache_size(None);
-    let repo = &repo;
-    let mut index = newest(&dir)
-        .and_then(|path| file::read(&path, kind))
-        .filter(|old| old.covers_within(repo, &tips))
-        .unwrap_or_default();
+    let repo = &uncached(repo);
+    let mut index = start_from(repo, &dir, &tips);
     let Ok((changes, packs)) = index.changes(repo, &tips, true) else {
         return false;
     };
@@ -268,10 +278,7 @@ impl Index {
     /// Walk the commits of `tips` this index does not cover yet, and add
     /// their lines.
     fn extend(&mut self, repo: &gix::Repository, tips: &[ObjectId]) -> Result<()> {
-        // Every object is read once: an object cache would only copy them.
-        let mut repo = repo.clone();
-        repo.object_cache_size(None);
-        let repo = &repo;
+        let repo = &uncached(repo);
         let (changes, packs) = self.changes(repo, tips, false)?;
         self.add_changes(repo, changes, packs)?;
         self.tips = tips.to_vec();
@@ -685,9 +692,10 @@ fn changed_notes(
         }
         let (entry, len) = entry_at(&new_data[at..], kind).ok_or_else(|| damaged(None))?;
         at += len;
-        if let Some(depth) = depth {
-            not_a_note(&entry, depth, kind.len_in_hex())
-                .map_or(Ok(()), |why| Err(anyhow!("notes tree {tree}: {why}")))?;
+        if let Some(depth) = depth
+            && !is_note_or_fan_out(&entry, depth, kind.len_in_hex())
+        {
+            bail!("notes tree {tree}: an entry is not a note");
         }
         if !(entry.mode.is_tree() || entry.mode.is_blob()) {
             continue;
@@ -722,18 +730,13 @@ fn changed_notes(
     Ok(())
 }
 
-/// Why the tree entry at path length `depth` is not a note nor a fan-out
+/// Whether the tree entry at path length `depth` is a note or a fan-out
 /// directory of notes (`full`: an object id's length in hex), as the
-/// secret gate's walk of a remote's history judges one; `None` when it is.
-fn not_a_note(
-    entry: &gix::objs::tree::EntryRef<'_>,
-    depth: usize,
-    full: usize,
-) -> Option<&'static str> {
-    let hex = entry.filename.iter().all(u8::is_ascii_hexdigit);
+/// secret gate's walk of a remote's history judges one.
+fn is_note_or_fan_out(entry: &gix::objs::tree::EntryRef<'_>, depth: usize, full: usize) -> bool {
     let len = depth + entry.filename.len();
-    let fits = (entry.mode.is_tree() && len < full) || (entry.mode.is_blob() && len == full);
-    (!hex || !fits).then_some("an entry is not a note")
+    entry.filename.iter().all(u8::is_ascii_hexdigit)
+        && ((entry.mode.is_tree() && len < full) || (entry.mode.is_blob() && len == full))
 }
 
 /// The length of the well-formed tree entry at the start of `data` (an

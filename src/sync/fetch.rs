@@ -626,27 +626,25 @@ impl Staged {
 /// Read and validate the staged notes tip: a chain of commits whose trees
 /// hold only notes. What was already validated (the published remote
 /// notes, the local history) is not walked again. Checked where the
-/// history index is extended to it ([`crate::store::history_index::check`]: one walk
-/// for both), else (or when that walk does not show it) by the secret
-/// gate's walk, whose verdict stands.
+/// history index is extended to it
+/// ([`crate::store::history_index::check`]: one walk for both), else (or
+/// when that walk does not show it) by the secret gate's walk, whose
+/// verdict stands.
 pub(super) fn staged_notes(repo: &gix::Repository, remote: &str) -> Result<Staged> {
     let Some(tip) = history::peel(repo, &remotes::staged_notes_ref(remote))? else {
         return Ok(Staged::Valid(None));
     };
-    let known: Vec<ObjectId> = [
-        history::peel(repo, &remotes::notes_ref(remote))?,
-        history::peel(repo, NOTES_REF)?,
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let local = history::peel(repo, NOTES_REF)?;
+    let known: Vec<ObjectId> = [history::peel(repo, &remotes::notes_ref(remote))?, local]
+        .into_iter()
+        .flatten()
+        .collect();
     if known.contains(&tip) {
         return Ok(Staged::Valid(Some(tip)));
     }
     // One walk both checks the new commits and indexes their lines for
     // `log` — unless a secret may come back with them (after `redact
     // --history` here), which must not land in an index file.
-    let local = history::peel(repo, NOTES_REF)?;
     if !crate::sync::gate::history_redacted(repo)
         && crate::store::history_index::check(repo, &Vec::from_iter(local), tip)
     {
