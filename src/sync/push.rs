@@ -177,6 +177,10 @@ pub enum HistoryPush {
     /// Dry run: the remote's history moved since the last fetch; a real
     /// push merges it first, then sends the result.
     WouldMerge,
+    /// Not sent: the remote's notes ref holds this object, which is not a
+    /// notes history (fetch took nothing from it); it goes once that ref
+    /// is replaced with this history.
+    NotNotes(#[serde(serialize_with = "super::hex")] ObjectId),
     /// Not sent: after `redact --history` here, the remote's history
     /// (this commit) holds secrets this one left out, so this one does not
     /// contain it; it goes once the remote's is replaced.
@@ -229,7 +233,7 @@ impl PushReport {
     pub fn refused(&self) -> bool {
         matches!(
             self.history,
-            HistoryPush::Rejected(_) | HistoryPush::Refused(_)
+            HistoryPush::Rejected(_) | HistoryPush::Refused(_) | HistoryPush::NotNotes(_)
         ) || self.keys.iter().any(|k| {
             matches!(
                 k.outcome,
@@ -863,10 +867,7 @@ pub(super) fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<Histor
             return Ok(HistoryPush::Held(theirs.to_string()));
         }
         if let Staged::Invalid(id) = staged {
-            return Ok(HistoryPush::Rejected(format!(
-                "'{remote}' holds {} at {NOTES_REF}, which is not a notes history",
-                id.to_hex_with_len(7)
-            )));
+            return Ok(HistoryPush::NotNotes(id));
         }
         let theirs = publish_remote_notes(repo, remote, staged)?;
         merge_notes(repo, remote, theirs)?;

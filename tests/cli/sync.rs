@@ -1988,6 +1988,58 @@ fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
 }
 
 #[test]
+fn a_history_push_over_a_remote_ref_that_is_no_notes_history_names_the_repair() {
+    let t = team();
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
+    let blob =
+        t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], "not a note\n");
+    let tree = t.sb.git_stdin(
+        &t.bare,
+        &["mktree"],
+        format!("100644 blob {blob}\tREADME\n"),
+    );
+    let bad =
+        t.sb.git(
+            &t.bare,
+            &["commit-tree", &tree, "-p", &good, "-m", "not notes"],
+        )
+        .trim()
+        .to_string();
+    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &bad]);
+    // B has a version of its own to send: its history cannot go on top
+    // of what the remote holds, however often it is pushed again.
+    t.write(&t.b, "k1", "2026-11-30T10:00:00Z", "v2");
+    let repair =
+        format!("git push --force-with-lease=refs/notes/handoffs:{bad} origin refs/notes/handoffs");
+    for _ in 0..2 {
+        let out = t.run(&t.b, &["push"]).code(1);
+        assert_stdout_has(
+            &out,
+            &format!(
+                "history: not pushed: 'origin' holds {} at refs/notes/handoffs, which is not a notes history (fetch took nothing from it); replace it with this one: `{repair}`",
+                short(&bad)
+            ),
+        );
+        let err = stderr(&out);
+        assert!(!err.contains("kept moving"), "{err}");
+        assert!(err.contains("holds no notes history"), "{err}");
+        assert_eq!(
+            t.id(&t.bare, "refs/notes/handoffs").as_deref(),
+            Some(bad.as_str())
+        );
+    }
+    // The repair as printed, then a push that has nothing left to say.
+    let args: Vec<&str> = repair.split(' ').skip(1).collect();
+    t.sb.git(&t.b, &args);
+    t.run(&t.b, &["push"]).success();
+    let local = t.id(&t.b, "refs/notes/handoffs");
+    assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), local);
+}
+
+#[test]
 fn a_fetch_report_reads_the_same_with_and_without_the_list_cache() {
     let t = team();
     t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "k1 v1");

@@ -113,7 +113,7 @@ fn refused(report: &PushReport) -> u8 {
     all.sort_unstable();
     if matches!(
         report.history,
-        HistoryPush::Rejected(_) | HistoryPush::Refused(_)
+        HistoryPush::Rejected(_) | HistoryPush::Refused(_) | HistoryPush::NotNotes(_)
     ) {
         all.push("the history");
     }
@@ -131,6 +131,13 @@ fn refused(report: &PushReport) -> u8 {
         hints.push(format!(
             "the history on '{}' kept moving while others pushed; nothing is lost: run `git handoff push {}` again",
             report.remote, report.remote
+        ));
+    }
+    if matches!(report.history, HistoryPush::NotNotes(_)) {
+        hints.push(format!(
+            "'{}' holds no notes history at {}: replace it with the command above",
+            report.remote,
+            crate::store::NOTES_REF
         ));
     }
     if !secrets.is_empty() || history {

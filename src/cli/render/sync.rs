@@ -209,6 +209,11 @@ pub fn push_text(report: &PushReport) -> String {
             "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
         )),
         HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
+        HistoryPush::NotNotes(theirs) => Some(format!(
+            "history: not pushed: '{remote}' holds {} at {NOTES}, which is not a notes history (fetch took nothing from it); replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            crate::store::short(theirs),
+            NOTES = crate::store::NOTES_REF,
+        )),
         HistoryPush::Held(theirs) => Some(format!(
             "history: not pushed: '{remote}''s history holds secrets this one left out; replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
             NOTES = crate::store::NOTES_REF,
