@@ -1952,6 +1952,34 @@ fn the_gate_reads_every_commit_of_a_merged_history_the_remote_lacks() {
     assert!(!t.remote_bytes().contains(TOKEN));
 }
 
+impl Team {
+    /// Point the remote's notes ref at a commit on top of `parent` whose
+    /// tree holds more than notes (a README); its id.
+    fn not_notes_on_top(&self, parent: &str) -> String {
+        let blob = self.sb.git_stdin(
+            &self.bare,
+            &["hash-object", "-w", "--stdin"],
+            "not a note\n",
+        );
+        let tree = self.sb.git_stdin(
+            &self.bare,
+            &["mktree"],
+            format!("100644 blob {blob}\tREADME\n"),
+        );
+        let commit = self
+            .sb
+            .git(
+                &self.bare,
+                &["commit-tree", &tree, "-p", parent, "-m", "not notes"],
+            )
+            .trim()
+            .to_string();
+        self.sb
+            .git(&self.bare, &["update-ref", "refs/notes/handoffs", &commit]);
+        commit
+    }
+}
+
 #[test]
 fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
     let t = team();
@@ -1961,21 +1989,7 @@ fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
     let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
     // A commit whose parent is the history B validated, whose tree holds
     // more than notes.
-    let blob =
-        t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], "not a note\n");
-    let tree = t.sb.git_stdin(
-        &t.bare,
-        &["mktree"],
-        format!("100644 blob {blob}\tREADME\n"),
-    );
-    let commit =
-        t.sb.git(
-            &t.bare,
-            &["commit-tree", &tree, "-p", &good, "-m", "not notes"],
-        )
-        .trim()
-        .to_string();
-    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &commit]);
+    t.not_notes_on_top(&good);
     for args in [&["fetch"][..], &["push"][..]] {
         let out = t.run(&t.b, args).success();
         assert_stdout_has(&out, "history: ignored");
@@ -1994,21 +2008,7 @@ fn a_history_push_over_a_remote_ref_that_is_no_notes_history_names_the_repair() 
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).success();
     let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
-    let blob =
-        t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], "not a note\n");
-    let tree = t.sb.git_stdin(
-        &t.bare,
-        &["mktree"],
-        format!("100644 blob {blob}\tREADME\n"),
-    );
-    let bad =
-        t.sb.git(
-            &t.bare,
-            &["commit-tree", &tree, "-p", &good, "-m", "not notes"],
-        )
-        .trim()
-        .to_string();
-    t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &bad]);
+    let bad = t.not_notes_on_top(&good);
     // B has a version of its own to send: its history cannot go on top
     // of what the remote holds, however often it is pushed again.
     t.write(&t.b, "k1", "2026-11-30T10:00:00Z", "v2");
