@@ -1,5 +1,7 @@
-//! Fetch: `git fetch` into the staging namespace (skipped when `git
-//! ls-remote` lists exactly what the last fetch staged), validation of the
+//! Fetch: the remote's values into the staging namespace (nothing when
+//! `git ls-remote` lists exactly what the last fetch staged; else their
+//! objects fetched by id and the staging refs moved in one transaction,
+//! or `git fetch` with the refspecs where that cannot be), validation of the
 //! remote's notes history before it is published (only the commits the
 //! known histories lack), the notes merge, then the three-way
 //! reconciliation of every key (one transaction per key), and the fetch
@@ -181,9 +183,11 @@ pub(super) fn fetch_refspecs(remote: &str, briefs: bool) -> Vec<String> {
 }
 
 /// Bring the staging namespace up to date with `remote`: `git ls-remote`
-/// first, and `git fetch` only when what the remote lists differs from
-/// what the last fetch staged, so a fetch with nothing new is one ref
-/// listing. When the listing fails, `git fetch` runs and says why.
+/// first, and only when what the remote lists differs from what the last
+/// fetch staged, the listed values staged ([`stage_listed`]), or `git
+/// fetch` with the refspecs where that cannot be: a fetch with nothing
+/// new is one ref listing. When the listing fails, `git fetch` runs and
+/// says why.
 /// Returns the remote's brief values as staged, by key, and the names of
 /// its refs under git-handoff's bookkeeping namespaces (as listed).
 fn refresh_staging(
@@ -196,11 +200,17 @@ fn refresh_staging(
     let current = listing
         .as_ref()
         .is_ok_and(|(listed, _)| *listed == by_remote_name(&staged));
-    let bookkeeping = listing.map(|(_, names)| names).unwrap_or_default();
     if !current {
-        git_fetch(repo, remote, true)?;
+        let staged_here = match &listing {
+            Ok((listed, _)) => stage_listed(repo, remote, listed, &staged)?,
+            Err(_) => false,
+        };
+        if !staged_here {
+            git_fetch(repo, remote, true)?;
+        }
         staged = remotes::ids_under(repo, &staging)?;
     }
+    let bookkeeping = listing.map(|(_, names)| names).unwrap_or_default();
     let tips = staged
         .into_iter()
         .filter_map(|(rest, id)| Some((rest.strip_prefix("briefs/")?.to_string(), id)))
@@ -225,6 +235,93 @@ fn by_remote_name(staged: &BTreeMap<String, ObjectId>) -> BTreeMap<String, Objec
             }
         })
         .collect()
+}
+
+/// Stage what `git ls-remote` listed (`listed`, by the remote's names)
+/// without a ref file per key: `git fetch` the objects of the values that
+/// changed by their ids (no ref is written by git), then move the staging
+/// refs in one compare-and-swap transaction against `staged` (what they
+/// held before the listing; one rewrite of `packed-refs` when many, see
+/// [`transaction`]) — the values, and the pruning, that `git fetch` with
+/// the refspecs of [`fetch_refspecs`] gives. A fresh clone's first fetch
+/// of a team's thousand keys then creates no thousand ref files, and
+/// every later command reads them packed.
+///
+/// `Ok(false)` when this cannot stage them, and nothing was written: a
+/// name git would not take, an id the remote no longer serves (it moved
+/// since the listing), a staging ref another process moved meanwhile.
+/// The caller runs `git fetch` with the refspecs then, as it always did.
+fn stage_listed(
+    repo: &gix::Repository,
+    remote: &str,
+    listed: &BTreeMap<String, ObjectId>,
+    staged: &BTreeMap<String, ObjectId>,
+) -> Result<bool> {
+    let staging = format!("{}{remote}/", remotes::STAGING_PREFIX);
+    let mut want: BTreeMap<String, ObjectId> = BTreeMap::new();
+    for (name, id) in listed {
+        match staged_name(name) {
+            Some(rest) => want.insert(rest, *id),
+            None => return Ok(false),
+        };
+    }
+    let mut edits = Vec::new();
+    let mut fetch: Vec<ObjectId> = Vec::new();
+    for (rest, id) in &want {
+        let before = staged.get(rest).copied();
+        if before != Some(*id) {
+            let name = format!("{staging}{rest}");
+            let Ok(edit) = set(&name, previous(before), *id, "git-handoff: fetch") else {
+                return Ok(false);
+            };
+            edits.push(edit);
+            fetch.push(*id);
+        }
+    }
+    // Pruned as `git fetch --prune` prunes: what the refspecs map to, only.
+    for (rest, id) in by_remote_name(staged) {
+        if !listed.contains_key(&rest) {
+            let name = format!("{staging}{}", staged_name(&rest).expect("mapped back"));
+            edits.push(delete(&name, previous(Some(id)))?);
+        }
+    }
+    if !fetch_ids(repo, remote, &fetch)? {
+        return Ok(false);
+    }
+    transaction(repo, edits)
+}
+
+/// The name below a remote's staging prefix that the refspecs of
+/// [`fetch_refspecs`] map the remote's ref `name` to.
+fn staged_name(name: &str) -> Option<String> {
+    if let Some(key) = name.strip_prefix(REF_PREFIX) {
+        return Some(format!("briefs/{key}"));
+    }
+    let tail = name.strip_prefix(NOTES_REF)?;
+    Some(format!("{}{tail}", NOTES_REF.trim_start_matches("refs/")))
+}
+
+/// `git fetch` the objects `ids` (values `git ls-remote` listed) from
+/// `remote`, writing no ref; git skips the network when they are here
+/// already, whole. Whether every one of them is here afterwards.
+fn fetch_ids(repo: &gix::Repository, remote: &str, ids: &[ObjectId]) -> Result<bool> {
+    if ids.is_empty() {
+        return Ok(true);
+    }
+    let args = [
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--recurse-submodules=no",
+        "--no-filter",
+        "--refmap=",
+        "--stdin",
+        remote,
+    ];
+    let input: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    let run = crate::git::cmd::run(repo, &args, Some(input.as_bytes()))?;
+    Ok(run.ok && ids.iter().all(|id| repo.has_object(id)))
 }
 
 /// `git fetch` the remote's briefs and notes into the staging namespace

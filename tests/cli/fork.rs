@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{EXAMPLE, Sandbox, assert_stderr_has, stderr, stdout};
+use crate::support::{EXAMPLE, Sandbox, assert_stderr_has, files_under, stderr, stdout};
 
 /// A sandbox with a private TMPDIR.
 struct Fx {
@@ -33,21 +33,6 @@ impl Fx {
         names.sort();
         names
     }
-}
-
-/// Every file under `dir` (the git dir included), sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
 }
 
 fn one_error_line(err: &str) {

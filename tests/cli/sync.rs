@@ -857,6 +857,35 @@ fn many_creates_go_through_the_outgoing_namespace_and_leave_nothing() {
     assert_eq!(t.sb.git(&t.a, &["for-each-ref", "refs/handoff-push"]), "");
 }
 
+impl Team {
+    /// Keys `k1`..`k{n-1}` in `dir`, created as refs: the brief `v` (of
+    /// `k0`) under each key's name. Their ids, in key order.
+    fn copies_of(&self, dir: &Path, v: &str, n: usize) -> Vec<String> {
+        let body = self.sb.git(dir, &["cat-file", "blob", v]);
+        assert!(body.contains("\"key\": \"k0\""), "{body}");
+        let files: Vec<String> = (1..n)
+            .map(|i| {
+                let file = self.sb.path(&format!("k{i}.json"));
+                std::fs::write(
+                    &file,
+                    body.replace("\"key\": \"k0\"", &format!("\"key\": \"k{i}\"")),
+                )
+                .unwrap();
+                file.display().to_string()
+            })
+            .collect();
+        let mut args = vec!["hash-object", "-w"];
+        args.extend(files.iter().map(String::as_str));
+        let ids: Vec<String> = self.sb.git(dir, &args).lines().map(String::from).collect();
+        let mut stdin = String::new();
+        for (i, id) in (1..n).zip(&ids) {
+            stdin.push_str(&format!("create refs/handoffs/k{i} {id}\n"));
+        }
+        self.sb.git_stdin(dir, &["update-ref", "--stdin"], stdin);
+        ids
+    }
+}
+
 /// A fetch that creates many keys (a fresh clone's first) writes their
 /// briefs and bases in one rewrite of `packed-refs`, as git reads them,
 /// and a key diverged here among them stays as it was.
@@ -864,29 +893,7 @@ fn many_creates_go_through_the_outgoing_namespace_and_leave_nothing() {
 fn a_fetch_of_many_new_keys_writes_them_in_one_rewrite() {
     let t = team();
     let v = t.write(&t.a, "k0", "2026-11-30T09:00:00Z", "many");
-    // k1..k199: k0's brief under each key's name, created as refs.
-    let body = t.sb.git(&t.a, &["cat-file", "blob", &v]);
-    assert!(body.contains("\"key\": \"k0\""), "{body}");
-    let files: Vec<String> = (1..200)
-        .map(|i| {
-            let file = t.sb.path(&format!("k{i}.json"));
-            std::fs::write(
-                &file,
-                body.replace("\"key\": \"k0\"", &format!("\"key\": \"k{i}\"")),
-            )
-            .unwrap();
-            file.display().to_string()
-        })
-        .collect();
-    let mut args = vec!["hash-object", "-w"];
-    args.extend(files.iter().map(String::as_str));
-    let ids = t.sb.git(&t.a, &args);
-    let ids: Vec<&str> = ids.lines().collect();
-    let mut stdin = String::new();
-    for (i, id) in (1..200).zip(&ids) {
-        stdin.push_str(&format!("create refs/handoffs/k{i} {id}\n"));
-    }
-    t.sb.git_stdin(&t.a, &["update-ref", "--stdin"], stdin);
+    let ids = t.copies_of(&t.a, &v, 200);
     t.run(&t.a, &["push"]).success();
     let mine = t.write(&t.b, "k3", "2026-11-30T10:00:00Z", "mine");
 
@@ -900,7 +907,11 @@ fn a_fetch_of_many_new_keys_writes_them_in_one_rewrite() {
         "refs/handoff-remotes/origin/briefs/k199",
     ] {
         assert!(!t.b.join(".git").join(name).exists(), "{name} is packed");
-        assert_eq!(t.id(&t.b, name).as_deref(), Some(ids[198]), "{name}");
+        assert_eq!(
+            t.id(&t.b, name).as_deref(),
+            Some(ids[198].as_str()),
+            "{name}"
+        );
     }
     let listed = t.sb.git(&t.b, &["for-each-ref", "refs/handoffs"]);
     assert_eq!(listed.lines().count(), 200);
@@ -908,6 +919,63 @@ fn a_fetch_of_many_new_keys_writes_them_in_one_rewrite() {
     // Nothing is left to reconcile.
     let again = stdout(&t.run(&t.b, &["fetch"]).code(1));
     assert!(!again.contains("created:"), "{again}");
+}
+
+/// The staging namespace after a fetch holds what `git fetch --prune`
+/// with the refspecs would leave (every value the remote lists, nothing
+/// it no longer has), and a first fetch of many keys stages them without
+/// a ref file per key: one rewrite of `packed-refs`, which every later
+/// push and fetch reads at once.
+#[test]
+fn a_fetch_stages_many_keys_packed_and_prunes_as_git_fetch_would() {
+    let t = team();
+    let v = t.write(&t.a, "k0", "2026-11-30T09:00:00Z", "many");
+    let ids = t.copies_of(&t.a, &v, 150);
+    t.run(&t.a, &["push"]).success();
+
+    t.run(&t.b, &["fetch"]).success();
+    let staged = |name: &str| format!("refs/handoff-fetch/origin/{name}");
+    let loose = files_under(&t.b.join(".git/refs/handoff-fetch"));
+    assert!(
+        loose.is_empty(),
+        "{} staged as loose ref files, first {:?}",
+        loose.len(),
+        loose.first()
+    );
+    assert_eq!(
+        t.id(&t.b, &staged("briefs/k149")).as_deref(),
+        Some(ids[148].as_str())
+    );
+    let same = |dir: &Path, pattern: &str| {
+        t.sb.git(dir, &["for-each-ref", "--format=%(objectname)", pattern])
+    };
+    assert_eq!(
+        same(&t.b, "refs/handoff-fetch/origin/briefs"),
+        same(&t.bare, "refs/handoffs"),
+        "every brief the remote holds is staged"
+    );
+    assert_eq!(
+        t.id(&t.b, &staged("notes/handoffs")),
+        t.id(&t.bare, "refs/notes/handoffs")
+    );
+
+    // The remote moves one key on and loses another: staged and pruned.
+    let newer = t.write(&t.a, "k0", "2026-11-30T11:00:00Z", "newer");
+    t.run(&t.a, &["push"]).success();
+    t.sb.git(&t.bare, &["update-ref", "-d", "refs/handoffs/k7"]);
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(t.id(&t.b, &staged("briefs/k0")), Some(newer.clone()));
+    assert_eq!(t.id(&t.b, "refs/handoffs/k0"), Some(newer));
+    assert_eq!(t.id(&t.b, &staged("briefs/k7")), None, "pruned");
+    assert_eq!(
+        same(&t.b, "refs/handoff-fetch/origin/briefs"),
+        same(&t.bare, "refs/handoffs")
+    );
+    assert_eq!(
+        t.id(&t.b, &staged("notes/handoffs")),
+        t.id(&t.bare, "refs/notes/handoffs")
+    );
+    t.sb.git(&t.b, &["fsck", "--no-progress"]);
 }
 
 #[test]

@@ -193,6 +193,25 @@ pub const EXAMPLE: &str = r#"{"resume":{"done_when":"cargo test auth passes","re
           "rejected_paths":["< operator (off by one)"]},
  "files_read_first":[{"path":"src/auth.rs","why":"under repair"}]}"#;
 
+/// Every file under `dir` (a git dir included), sorted; none when `dir`
+/// does not exist.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
 /// stdout of an assert as text.
 pub fn stdout(a: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stdout).into_owned()
