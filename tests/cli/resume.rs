@@ -1192,6 +1192,64 @@ fn a_hook_cwd_that_is_not_a_directory_gets_no_answer() {
     assert_eq!(hook(&sb, &repo, "session-start", input), "");
 }
 
+/// With more briefs than the overview names, the current branch's brief
+/// comes first even when it is the oldest (a keyless `resume` takes it),
+/// and the next command names it. Found by a fresh-context trial in a
+/// teammate's clone: 199 newer briefs hid the one for the branch checked
+/// out.
+#[test]
+fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let jwt = sb.worktree(&repo, "app-jwt", "feat/jwt");
+    let tasks = sb.worktree(&repo, "app-tasks", "tasks");
+    let flags = ["done", "next", "check"];
+    sb.write_brief_at(&jwt, "2026-11-30T07:00:00Z", Some("feat-jwt"), flags, &[])
+        .success();
+    for i in 0..6 {
+        let at = format!("2026-11-30T1{i}:00:00Z");
+        sb.write_brief_at(&tasks, &at, Some(&format!("task-{i}")), flags, &[])
+            .success();
+    }
+    let named = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.starts_with("- "))
+            .map(|l| l.split(' ').nth(1).unwrap_or_default().to_string())
+            .collect()
+    };
+    let on_main = stdout(&sb.handoff(&repo, &[]).success());
+    assert!(on_main.contains("Briefs here, newest first:"), "{on_main}");
+    assert_eq!(
+        named(&on_main),
+        ["task-5", "task-4", "task-3", "task-2", "task-1"],
+        "{on_main}"
+    );
+    assert!(on_main.contains("+2 more: `git handoff list`"), "{on_main}");
+    assert!(
+        on_main.ends_with("\nResume one with: git handoff resume KEY\n"),
+        "{on_main}"
+    );
+
+    let on_branch = stdout(&sb.handoff(&jwt, &[]).success());
+    assert!(
+        on_branch.contains("Briefs here, this branch's first, then newest first:"),
+        "{on_branch}"
+    );
+    assert_eq!(
+        named(&on_branch),
+        ["feat-jwt", "task-5", "task-4", "task-3", "task-2"],
+        "{on_branch}"
+    );
+    assert!(
+        on_branch.ends_with("\nResume with: git handoff resume feat-jwt\n"),
+        "{on_branch}"
+    );
+    // What that names is what a keyless resume takes.
+    let keyless = stdout(&sb.handoff(&jwt, &["resume", "--json"]).success());
+    let v: Value = serde_json::from_str(&keyless).unwrap();
+    assert_eq!(v["key"], "feat-jwt", "{keyless}");
+}
+
 #[test]
 fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
     let sb = Sandbox::new();

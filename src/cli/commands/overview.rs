@@ -33,13 +33,22 @@ fn text(briefs: &[Waiting], unfetched: Option<&str>) -> String {
         }
         return "No briefs here yet. Hand off with: git handoff write --done-when CHECK --resume-by NEXT-STEP --next-check COMMAND\n".to_string();
     }
-    let next = if briefs.iter().any(|w| w.current) || briefs.len() == 1 {
-        "Resume with: git handoff resume".to_string()
+    // The current branch's briefs first: the one a keyless `resume`
+    // takes is never among the `+N more`.
+    let (current, others): (Vec<&Waiting>, Vec<&Waiting>) = briefs.iter().partition(|w| w.current);
+    let order = if current.is_empty() {
+        "newest first"
     } else {
-        "Resume one with: git handoff resume KEY".to_string()
+        "this branch's first, then newest first"
     };
+    let next = match current.as_slice() {
+        [one] if briefs.len() > 1 => format!("Resume with: git handoff resume {}", one.key),
+        [] if briefs.len() > 1 => "Resume one with: git handoff resume KEY".to_string(),
+        _ => "Resume with: git handoff resume".to_string(),
+    };
+    let listed: Vec<Waiting> = current.into_iter().chain(others).cloned().collect();
     format!(
-        "Briefs here, newest first:\n{}\n{next}\n",
-        render::waiting_text(briefs, NAMED)
+        "Briefs here, {order}:\n{}\n{next}\n",
+        render::waiting_text(&listed, NAMED)
     )
 }
