@@ -844,10 +844,21 @@ pub(super) fn rejection(summary: &str) -> Held {
     }
 }
 
+/// The remote took history `id`: it is the remote's known history and
+/// its staged one, both moved in one transaction.
 pub(super) fn pushed_notes(repo: &gix::Repository, remote: &str, id: ObjectId) -> Result<()> {
     let message = format!("handoff: push {remote}");
-    mirror(repo, &remotes::notes_ref(remote), Some(id), &message)?;
-    mirror(repo, &remotes::staged_notes_ref(remote), Some(id), &message)
+    let mut edits = Vec::new();
+    for name in [
+        remotes::notes_ref(remote),
+        remotes::staged_notes_ref(remote),
+    ] {
+        if history::peel(repo, &name)? != Some(id) {
+            edits.push(set(&name, PreviousValue::Any, id, &message)?);
+        }
+    }
+    transaction(repo, edits)?;
+    Ok(())
 }
 
 /// The history push lost a race with another pusher: fetch the remote's
