@@ -1661,8 +1661,24 @@ pub fn find_in_line(line: &[u8], options: Options) -> Counts {
 
 /// The rule a key matches, if any: a key becomes a ref name and part of
 /// every history line, so one with a secret is refused, never redacted.
+///
+/// Remembered for the process: a push or fetch asks it of every key of a
+/// remote, and a push that fetches asks it twice.
 pub fn key_rule(key: &str, options: Options) -> Option<&'static str> {
-    scan(key, options).into_keys().next()
+    type Seen = HashMap<String, (Options, Option<&'static str>)>;
+    static SEEN: OnceLock<std::sync::Mutex<Seen>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Ok(seen) = seen.lock()
+        && let Some((asked, rule)) = seen.get(key)
+        && *asked == options
+    {
+        return *rule;
+    }
+    let rule = scan(key, options).into_keys().next();
+    if let Ok(mut seen) = seen.lock() {
+        seen.insert(key.to_string(), (options, rule));
+    }
+    rule
 }
 
 #[cfg(test)]
@@ -2027,6 +2043,22 @@ mod tests {
             );
         }
         assert_eq!(entropy("abcdefgh"), 3.0);
+    }
+
+    /// A remembered answer is given only to the same question: the same
+    /// key under other options is asked again.
+    #[test]
+    fn a_key_rule_is_remembered_per_options() {
+        let key = "notes-a.person@example.com";
+        let kept = Options {
+            emails: false,
+            ..Options::default()
+        };
+        for _ in 0..2 {
+            assert_eq!(key_rule(key, Options::default()), Some("email"));
+            assert_eq!(key_rule(key, kept), None);
+        }
+        assert_eq!(key_rule("feat-jwt", Options::default()), None);
     }
 
     #[test]
