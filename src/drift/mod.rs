@@ -309,6 +309,18 @@ fn commit_bytes(
     (kind == gix::object::Kind::Commit).then_some(data)
 }
 
+/// The narrative log as drift tells its commits apart from work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Narrative {
+    /// Its path in the tree.
+    pub path: String,
+    /// The line that registers its merge driver in the root
+    /// `.gitattributes` (what `git handoff init` adds there): a commit of
+    /// the narrative that carries this line along, added or removed, is
+    /// still the narrative's alone.
+    pub attribute: Option<String>,
+}
+
 /// What to compute: the cheap checks only (for hooks), or everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Depth {
@@ -412,16 +424,16 @@ pub fn stale_hours(repo: &gix::Repository) -> i64 {
 
 /// Compute the drift of `brief` (stored as `stored_id`) against the
 /// repository's current state, measured on the brief's own line of work
-/// (see [`crate::git::measure`]). `narrative` is the narrative log's path
-/// in the tree (`None` when it is off), so that commits which only added
-/// its entry are told apart from work.
+/// (see [`crate::git::measure`]). `narrative` is the narrative log
+/// (`None` when it is off), so that commits which only added its entry
+/// are told apart from work.
 pub fn report(
     repo: &gix::Repository,
     brief: &Brief,
     stored_id: Option<ObjectId>,
     now: i64,
     depth: Depth,
-    narrative: Option<&str>,
+    narrative: Option<&Narrative>,
 ) -> Result<Report> {
     let here = repo::worktree_info(repo)?;
     let head = repo::head_state(repo)?;
@@ -545,7 +557,7 @@ fn commits(
     brief: &Brief,
     target: &measure::Target,
     head_id: Option<ObjectId>,
-    narrative: Option<&str>,
+    narrative: Option<&Narrative>,
     report: &mut Report,
 ) {
     // A full id is not looked up here: the walk finds it in the
@@ -592,8 +604,8 @@ fn commits(
             report.commits = Commits::Since {
                 count,
                 only_narrative: count > 0
-                    && narrative.is_some_and(|path| {
-                        only_differs_at(repo, &mut packs, brief_head, tip, path)
+                    && narrative.is_some_and(|narrative| {
+                        only_differs_at(repo, &mut packs, brief_head, tip, narrative)
                     }),
                 recent: recent_commits(repo, &mut packs, &since),
             };
@@ -626,14 +638,15 @@ fn commits(
     }
 }
 
-/// Whether the trees of commits `from` and `to` differ in the file at
-/// `path` and nowhere else: two tree reads per path component.
+/// Whether the trees of commits `from` and `to` differ in the narrative's
+/// file and nowhere else, but for its merge line in the root
+/// `.gitattributes` (added or removed): two tree reads per path component.
 fn only_differs_at(
     repo: &gix::Repository,
     packs: &mut Packs,
     from: ObjectId,
     to: ObjectId,
-    path: &str,
+    narrative: &Narrative,
 ) -> bool {
     let kind = repo.object_hash();
     let mut tree_of = |id: ObjectId| {
@@ -645,12 +658,102 @@ fn only_differs_at(
     let (Some(a), Some(b)) = (tree_of(from), tree_of(to)) else {
         return false;
     };
-    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    a != b && !parts.is_empty() && confined(repo, packs, Some(a), Some(b), &parts).unwrap_or(false)
+    let parts: Vec<&str> = narrative
+        .path
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    a != b
+        && !parts.is_empty()
+        && confined_at_root(repo, packs, (a, b), &parts, narrative.attribute.as_deref())
+            .unwrap_or(false)
 }
 
 /// A tree entry: name, mode, id.
 type TreeEntry = (Vec<u8>, u16, ObjectId);
+
+/// The root `.gitattributes`.
+const ATTRIBUTES: &[u8] = b".gitattributes";
+
+/// [`confined`] for the root trees `a` and `b`, where `.gitattributes`
+/// may also differ, by `attribute` lines alone.
+fn confined_at_root(
+    repo: &gix::Repository,
+    packs: &mut Packs,
+    (a, b): (ObjectId, ObjectId),
+    parts: &[&str],
+    attribute: Option<&str>,
+) -> Option<bool> {
+    let Some(line) = attribute.filter(|_| parts.first().map(|p| p.as_bytes()) != Some(ATTRIBUTES))
+    else {
+        return confined(repo, packs, Some(a), Some(b), parts);
+    };
+    let split = |entries: Vec<TreeEntry>| -> (Option<TreeEntry>, Vec<TreeEntry>) {
+        let (attributes, rest): (Vec<_>, Vec<_>) =
+            entries.into_iter().partition(|e| e.0 == ATTRIBUTES);
+        (attributes.into_iter().next(), rest)
+    };
+    let (attributes_a, rest_a) = split(entries_of(repo, packs, Some(a))?);
+    let (attributes_b, rest_b) = split(entries_of(repo, packs, Some(b))?);
+    if attributes_a != attributes_b
+        && !same_but_for(repo, packs, (attributes_a, attributes_b), line)?
+    {
+        return Some(false);
+    }
+    confined_entries(repo, packs, (rest_a, rest_b), parts)
+}
+
+/// Whether two versions of a file (`None`: absent, as empty) hold the same
+/// lines once every `line` is left out of both.
+fn same_but_for(
+    repo: &gix::Repository,
+    packs: &mut Packs,
+    (a, b): (Option<TreeEntry>, Option<TreeEntry>),
+    line: &str,
+) -> Option<bool> {
+    use gix::bstr::ByteSlice;
+    let blob = gix::object::tree::EntryKind::Blob as u16;
+    let mut lines = |entry: Option<TreeEntry>| -> Option<Vec<Vec<u8>>> {
+        let Some((_, mode, id)) = entry else {
+            return Some(Vec::new());
+        };
+        if mode != blob {
+            return None;
+        }
+        let (kind, data) = packs.object(repo, id)?;
+        (kind == gix::object::Kind::Blob).then(|| {
+            data.lines()
+                .filter(|l| l.trim() != line.as_bytes())
+                .map(<[u8]>::to_vec)
+                .collect()
+        })
+    };
+    match (lines(a), lines(b)) {
+        (Some(a), Some(b)) => Some(a == b),
+        _ => Some(false),
+    }
+}
+
+/// The entries of tree `id` (`None`: absent, no entries); `None` when it
+/// cannot be read.
+fn entries_of(
+    repo: &gix::Repository,
+    packs: &mut Packs,
+    id: Option<ObjectId>,
+) -> Option<Vec<TreeEntry>> {
+    let Some(id) = id else {
+        return Some(Vec::new());
+    };
+    let data = packs.tree(repo, id)?;
+    let decoded = gix::objs::TreeRef::from_bytes(&data, repo.object_hash()).ok()?;
+    Some(
+        decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_vec(), e.mode.value(), e.oid.to_owned()))
+            .collect(),
+    )
+}
 
 /// Whether every difference between trees `a` and `b` (`None`: absent, as
 /// an empty tree) lies under `parts`; `None` when a tree cannot be read.
@@ -661,27 +764,23 @@ fn confined(
     b: Option<ObjectId>,
     parts: &[&str],
 ) -> Option<bool> {
+    if parts.is_empty() || a == b {
+        return Some(true);
+    }
+    let entries = (entries_of(repo, packs, a)?, entries_of(repo, packs, b)?);
+    confined_entries(repo, packs, entries, parts)
+}
+
+/// [`confined`], on the entries of the two trees.
+fn confined_entries(
+    repo: &gix::Repository,
+    packs: &mut Packs,
+    (ea, eb): (Vec<TreeEntry>, Vec<TreeEntry>),
+    parts: &[&str],
+) -> Option<bool> {
     let Some((first, rest)) = parts.split_first() else {
         return Some(true);
     };
-    if a == b {
-        return Some(true);
-    }
-    let kind = repo.object_hash();
-    let mut entries = |id: Option<ObjectId>| -> Option<Vec<TreeEntry>> {
-        let Some(id) = id else {
-            return Some(Vec::new());
-        };
-        let data = packs.tree(repo, id)?;
-        let decoded = gix::objs::TreeRef::from_bytes(&data, kind).ok()?;
-        let entries = decoded.entries.iter();
-        Some(
-            entries
-                .map(|e| (e.filename.to_vec(), e.mode.value(), e.oid.to_owned()))
-                .collect(),
-        )
-    };
-    let (ea, eb) = (entries(a)?, entries(b)?);
     let (inside_a, others_a): (Vec<_>, Vec<_>) =
         ea.into_iter().partition(|e| e.0 == first.as_bytes());
     let (inside_b, others_b): (Vec<_>, Vec<_>) =

@@ -1311,6 +1311,42 @@ fn commits_that_only_add_the_narrative_entry_are_named_as_such() {
     assert!(json.get("commits_only_narrative").is_none(), "{json}");
 }
 
+/// `git handoff init` adds the narrative's merge line to `.gitattributes`;
+/// a commit of the narrative that carries that line along is still the
+/// narrative's alone (a fresh-context trial met it: `init`, `write`, then
+/// `git add -A` and a commit). Any other change to `.gitattributes` is
+/// work.
+#[test]
+fn a_narrative_commit_with_inits_attribute_line_is_still_only_the_narrative() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, ".gitattributes", "*.png binary\n", "attributes");
+    sb.handoff(&repo, &["init"]).success();
+    let attributes = std::fs::read_to_string(repo.join(".gitattributes")).unwrap();
+    assert!(
+        attributes.contains("merge=handoff-narrative"),
+        "{attributes}"
+    );
+    write(&sb, &repo, &[]);
+    sb.git(&repo, &["add", "-A"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative and init"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("- Commits since brief written: 1 (nothing but the narrative log changed)\n"),
+        "{out}"
+    );
+
+    // Another attribute is work.
+    std::fs::write(
+        repo.join(".gitattributes"),
+        format!("{attributes}*.rs diff=rust\n"),
+    )
+    .unwrap();
+    sb.git(&repo, &["commit", "-q", "-am", "rust diff"]);
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(out.contains("- Commits since brief written: 2: "), "{out}");
+}
+
 #[test]
 fn a_configured_narrative_path_and_a_switched_off_one_are_followed() {
     let sb = Sandbox::new();

@@ -9,7 +9,7 @@ use crate::cli::commands::keyless_key_here;
 use crate::cli::{Output, render, report};
 use crate::drift::{self, Depth};
 use crate::git::sticky;
-use crate::{git::repo, narrative, store, support::clock};
+use crate::{git::repo, store, support::clock};
 
 /// Answer an agent harness's session hooks (JSON on stdin and stdout)
 #[derive(Debug, clap::Args)]
@@ -181,7 +181,7 @@ fn inject(
         Some(stored.id),
         now,
         depth,
-        narrative::tree_path(repo).as_deref(),
+        crate::cli::commands::init::drift_narrative(repo).as_ref(),
     )
     .ok()?;
     if report.is_mismatch() {

@@ -566,6 +566,17 @@ impl Item for FetchRefspecs {
     }
 }
 
+/// The narrative log as drift tells its commits from work: its path in
+/// the tree and the `.gitattributes` line this command adds for it;
+/// `None` when the narrative is off.
+pub fn drift_narrative(repo: &gix::Repository) -> Option<crate::drift::Narrative> {
+    let path = narrative::tree_path(repo)?;
+    let attribute = attribute_pattern(&path)
+        .ok()
+        .map(|pattern| format!("{pattern} merge={DRIVER_ID}"));
+    Some(crate::drift::Narrative { path, attribute })
+}
+
 /// The `.gitattributes` pattern that matches exactly `rel` (relative to the
 /// worktree root): glob characters escaped, anchored at the root, C-quoted
 /// when it holds spaces or quotes.

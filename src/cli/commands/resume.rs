@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::cli::commands::{Selection, adopt, refuse_ambiguous, select};
 use crate::cli::{Format, Output, render, report};
 use crate::drift::{self, Depth};
-use crate::{narrative, support::clock};
+use crate::support::clock;
 
 /// Show a brief with what has drifted since it was written
 ///
@@ -55,7 +55,7 @@ fn compute(args: &Args) -> Result<std::result::Result<Resumed, Vec<render::ListR
         Some(stored.id),
         now,
         Depth::Full,
-        narrative::tree_path(&repo).as_deref(),
+        crate::cli::commands::init::drift_narrative(&repo).as_ref(),
     )?;
     if !report.is_mismatch() {
         adopt(&repo, &brief.key, args.key.is_some(), &brief.state.branch);
