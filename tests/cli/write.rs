@@ -1096,6 +1096,45 @@ fn write_update_applies_a_merge_patch_to_the_stored_brief() {
     assert!(stdout(&out).starts_with("Wrote brief 'other'"));
 }
 
+/// `write --update --test CMD=pass` after a failure of the same command
+/// records the pass in its place, not a second result beside the failure
+/// (lists otherwise append); another command's result is appended.
+#[test]
+fn write_update_replaces_the_result_of_a_test_command() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let flags = ["cargo test passes", "fix a", "cargo test a"];
+    sb.write_brief_at(
+        &repo,
+        "2026-11-29T10:00:00Z",
+        None,
+        flags,
+        &["--test", "cargo test a=fail"],
+    )
+    .success();
+    sb.handoff(
+        &repo,
+        &[
+            "write",
+            "--update",
+            "--test",
+            "cargo test a=pass",
+            "--test",
+            "make lint=pass",
+        ],
+    )
+    .success();
+    let after = json(&stdout(&sb.handoff(&repo, &["show"]).success()));
+    assert_eq!(
+        after["state"]["tests"],
+        serde_json::json!([
+            {"cmd": "cargo test a", "result": "pass"},
+            {"cmd": "make lint", "result": "pass"}
+        ]),
+        "{after}"
+    );
+}
+
 /// A file whose mode alone changed (`chmod +x`) is a change as `git diff
 /// --stat` counts it — unstaged or staged — and DIRTY names it; with
 /// `core.fileMode` false git ignores the bit, and so does git-handoff.

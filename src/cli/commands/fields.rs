@@ -82,7 +82,7 @@ pub struct FieldArgs {
     /// Add to state.commands (repeatable)
     #[arg(long = "command", value_name = "CMD")]
     pub commands: Vec<String>,
-    /// Add to state.tests as CMD=pass or CMD=fail (repeatable)
+    /// Add to state.tests as CMD=pass or CMD=fail, in place of an earlier result of CMD (repeatable)
     #[arg(long = "test", value_name = "CMD=pass|fail")]
     pub tests: Vec<String>,
     /// Add to files_read_first as PATH=WHY (repeatable)
@@ -134,7 +134,8 @@ impl FieldArgs {
     }
 
     /// The field flags as a patch for the write path ([`crate::write::patch`]):
-    /// scalars replace, lists append. `resume` and `state` are always in it
+    /// scalars replace, lists append (a test result takes the place of
+    /// its command's earlier one). `resume` and `state` are always in it
     /// (so that a brief where they are not objects is refused); a list only
     /// when its flag was given.
     pub fn patch(&self) -> Result<Value> {
