@@ -696,7 +696,7 @@ fn confined_at_root(
     let (attributes_a, rest_a) = split(entries_of(repo, packs, Some(a))?);
     let (attributes_b, rest_b) = split(entries_of(repo, packs, Some(b))?);
     if attributes_a != attributes_b
-        && !same_but_for(repo, packs, (attributes_a, attributes_b), line)?
+        && !same_but_for(repo, packs, (attributes_a, attributes_b), line)
     {
         return Some(false);
     }
@@ -704,13 +704,14 @@ fn confined_at_root(
 }
 
 /// Whether two versions of a file (`None`: absent, as empty) hold the same
-/// lines once every `line` is left out of both.
+/// lines once every `line` is left out of both (not when one is not a
+/// plain file or cannot be read).
 fn same_but_for(
     repo: &gix::Repository,
     packs: &mut Packs,
     (a, b): (Option<TreeEntry>, Option<TreeEntry>),
     line: &str,
-) -> Option<bool> {
+) -> bool {
     use gix::bstr::ByteSlice;
     let blob = gix::object::tree::EntryKind::Blob as u16;
     let mut lines = |entry: Option<TreeEntry>| -> Option<Vec<Vec<u8>>> {
@@ -728,10 +729,7 @@ fn same_but_for(
                 .collect()
         })
     };
-    match (lines(a), lines(b)) {
-        (Some(a), Some(b)) => Some(a == b),
-        _ => Some(false),
-    }
+    matches!((lines(a), lines(b)), (Some(a), Some(b)) if a == b)
 }
 
 /// The entries of tree `id` (`None`: absent, no entries); `None` when it

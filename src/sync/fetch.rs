@@ -222,19 +222,21 @@ fn refresh_staging(
 /// prefix), by their names on the remote (what the refspecs of
 /// [`fetch_refspecs`] map back to).
 fn by_remote_name(staged: &BTreeMap<String, ObjectId>) -> BTreeMap<String, ObjectId> {
-    let notes_tail = NOTES_REF.trim_start_matches("refs/");
     staged
         .iter()
-        .filter_map(|(rest, id)| {
-            let id = *id;
-            if let Some(key) = rest.strip_prefix("briefs/") {
-                Some((format!("{REF_PREFIX}{key}"), id))
-            } else {
-                rest.strip_prefix(notes_tail)
-                    .map(|tail| (format!("{NOTES_REF}{tail}"), id))
-            }
-        })
+        .filter_map(|(rest, id)| Some((remote_name(rest)?, *id)))
         .collect()
+}
+
+/// The remote's name of the ref staged as `rest` (below the remote's
+/// staging prefix), when the refspecs of [`fetch_refspecs`] map one
+/// there; the inverse of [`staged_name`].
+fn remote_name(rest: &str) -> Option<String> {
+    if let Some(key) = rest.strip_prefix("briefs/") {
+        return Some(format!("{REF_PREFIX}{key}"));
+    }
+    let tail = rest.strip_prefix(NOTES_REF.trim_start_matches("refs/"))?;
+    Some(format!("{NOTES_REF}{tail}"))
 }
 
 /// Stage what `git ls-remote` listed (`listed`, by the remote's names)
@@ -279,10 +281,9 @@ fn stage_listed(
         }
     }
     // Pruned as `git fetch --prune` prunes: what the refspecs map to, only.
-    for (rest, id) in by_remote_name(staged) {
-        if !listed.contains_key(&rest) {
-            let name = format!("{staging}{}", staged_name(&rest).expect("mapped back"));
-            edits.push(delete(&name, previous(Some(id)))?);
+    for (rest, id) in staged {
+        if remote_name(rest).is_some() && !want.contains_key(rest) {
+            edits.push(delete(&format!("{staging}{rest}"), previous(Some(*id)))?);
         }
     }
     if !fetch_ids(repo, remote, &fetch)? {
@@ -292,7 +293,8 @@ fn stage_listed(
 }
 
 /// The name below a remote's staging prefix that the refspecs of
-/// [`fetch_refspecs`] map the remote's ref `name` to.
+/// [`fetch_refspecs`] map the remote's ref `name` to; the inverse of
+/// [`remote_name`].
 fn staged_name(name: &str) -> Option<String> {
     if let Some(key) = name.strip_prefix(REF_PREFIX) {
         return Some(format!("briefs/{key}"));
@@ -308,40 +310,31 @@ fn fetch_ids(repo: &gix::Repository, remote: &str, ids: &[ObjectId]) -> Result<b
     if ids.is_empty() {
         return Ok(true);
     }
-    let args = [
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--recurse-submodules=no",
-        "--no-filter",
-        "--refmap=",
-        "--stdin",
-        remote,
-    ];
+    let mut args: Vec<&str> = FETCH_FLAGS.to_vec();
+    args.extend(["--refmap=", "--stdin", remote]);
     let input: String = ids.iter().map(|id| format!("{id}\n")).collect();
     let run = crate::git::cmd::run(repo, &args, Some(input.as_bytes()))?;
     Ok(run.ok && ids.iter().all(|id| repo.has_object(id)))
 }
 
+/// What every `git fetch` of the remote's briefs and history runs with:
+/// no tags, no `FETCH_HEAD`, no submodules, and, in a partial clone, no
+/// filter (the remote's would leave the briefs' blobs and the notes trees
+/// behind: they come whole).
+const FETCH_FLAGS: [&str; 6] = [
+    "fetch",
+    "--quiet",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--recurse-submodules=no",
+    "--no-filter",
+];
+
 /// `git fetch` the remote's briefs and notes into the staging namespace
 /// (pruned there, never anywhere else).
 pub(super) fn git_fetch(repo: &gix::Repository, remote: &str, briefs: bool) -> Result<()> {
-    let mut args: Vec<String> = [
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--recurse-submodules=no",
-        "--prune",
-        // In a partial clone the remote's filter would leave the briefs'
-        // blobs and the notes trees behind: they come whole.
-        "--no-filter",
-        remote,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args: Vec<String> = FETCH_FLAGS.iter().map(|s| s.to_string()).collect();
+    args.extend(["--prune".to_string(), remote.to_string()]);
     args.extend(fetch_refspecs(remote, briefs));
     let run = super::git::git_retrying_local_races(repo, &args)?;
     if !run.ok {

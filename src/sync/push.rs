@@ -228,18 +228,28 @@ pub struct PushReport {
     pub stale_lock: Option<String>,
 }
 
+impl HistoryPush {
+    /// Whether the history was not sent for a reason that makes the push
+    /// fail (exit 1): rejected, refused by the gate, or the remote's ref
+    /// holds no notes history.
+    pub fn refused(&self) -> bool {
+        matches!(
+            self,
+            HistoryPush::Rejected(_) | HistoryPush::Refused(_) | HistoryPush::NotNotes(_)
+        )
+    }
+}
+
 impl PushReport {
     /// Whether any key (or the history) was refused: exit 1.
     pub fn refused(&self) -> bool {
-        matches!(
-            self.history,
-            HistoryPush::Rejected(_) | HistoryPush::Refused(_) | HistoryPush::NotNotes(_)
-        ) || self.keys.iter().any(|k| {
-            matches!(
-                k.outcome,
-                Outcome::Rejected | Outcome::Diverged | Outcome::Refused
-            )
-        })
+        self.history.refused()
+            || self.keys.iter().any(|k| {
+                matches!(
+                    k.outcome,
+                    Outcome::Rejected | Outcome::Diverged | Outcome::Refused
+                )
+            })
     }
 }
 

@@ -54,9 +54,10 @@ fn apply_map(map: &mut Map<String, Value>, patch: &Map<String, Value>) -> Result
 /// Add `item` to `list`, in the place of the test result of the same
 /// command when it is one.
 fn extend(list: &mut Vec<Value>, item: &Value) {
-    let cmd = |v: &Value| v.get("cmd").and_then(Value::as_str).map(str::to_owned);
-    if let Some(command) = cmd(item)
-        && let Some(slot) = list.iter_mut().find(|v| cmd(v).as_ref() == Some(&command))
+    if let Some(command) = item.get("cmd").and_then(Value::as_str)
+        && let Some(slot) = list
+            .iter_mut()
+            .find(|v| v.get("cmd").and_then(Value::as_str) == Some(command))
     {
         *slot = item.clone();
         return;

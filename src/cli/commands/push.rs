@@ -111,10 +111,7 @@ fn refused(report: &PushReport) -> u8 {
     let history = matches!(report.history, HistoryPush::Refused(_));
     let mut all: Vec<&str> = conflicts.iter().chain(&secrets).copied().collect();
     all.sort_unstable();
-    if matches!(
-        report.history,
-        HistoryPush::Rejected(_) | HistoryPush::Refused(_) | HistoryPush::NotNotes(_)
-    ) {
+    if report.history.refused() {
         all.push("the history");
     }
     let mut hints = Vec::new();
