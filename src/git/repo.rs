@@ -150,28 +150,48 @@ pub fn pack_cache_bytes(repo: &gix::Repository) -> usize {
         .unwrap_or(PACK_CACHE_BYTES)
 }
 
+/// gitoxide's last-resort committer name and email (after the environment,
+/// `committer.*` and `user.*`), each with what history notes take there.
+const COMMITTER_FALLBACK: [(&str, &str); 2] = [
+    ("gitoxide.committer.nameFallback", "git-handoff"),
+    ("gitoxide.committer.emailFallback", "git-handoff@localhost"),
+];
+
 /// What writes need and reads do not: a ref lock timeout suited to many
 /// agents writing at once, and a committer identity for history notes.
 pub fn prepare_writes(repo: &mut gix::Repository) -> Result<()> {
+    let config = repo.config_snapshot();
     // Many agents write at once: wait for a ref lock (as git does with
     // core.filesRefLockTimeout) longer than git's 100 ms default.
-    if repo
-        .config_snapshot()
-        .integer("core.filesRefLockTimeout")
-        .is_none()
-    {
-        let mut config = repo.config_snapshot_mut();
+    let timeout = config.integer("core.filesRefLockTimeout").is_none();
+    // History notes are commits; without a configured identity they are
+    // made by "git-handoff" rather than failing the write. Installed as
+    // gitoxide's last-resort fallback, so the environment, `committer.*`
+    // and `user.*` still win part by part; asking whether an identity is
+    // configured would resolve the commit dates too (the system time zone,
+    // a walk of the zoneinfo folder), which only a commit needs.
+    let fallback: Vec<_> = COMMITTER_FALLBACK
+        .into_iter()
+        .filter(|(key, _)| config.string(*key).is_none())
+        .collect();
+    drop(config);
+    if !timeout && fallback.is_empty() {
+        return Ok(());
+    }
+    let mut config = repo.config_snapshot_mut();
+    if timeout {
         config
             .set_raw_value("core.filesRefLockTimeout", LOCK_TIMEOUT_MS)
             .context("cannot set the ref lock timeout")?;
-        config.commit().context("cannot set the ref lock timeout")?;
     }
-    // History notes are commits; without a configured identity they are
-    // made by "git-handoff" rather than failing the write.
-    if repo.committer().is_none() {
-        repo.committer_or_set_fallback("git-handoff", "git-handoff@localhost")
+    for (key, value) in fallback {
+        config
+            .set_raw_value(key, value)
             .context("cannot set a committer identity for history notes")?;
     }
+    config
+        .commit()
+        .context("cannot prepare the repository for writes")?;
     Ok(())
 }
 

@@ -125,7 +125,15 @@ pub fn commit(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<(), EditErr
     match crate::git::refdb::Backend::of(repo) {
         crate::git::refdb::Backend::Files => {
             let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
-            let outcome = repo.edit_references(edits).map(|_| ()).map_err(|err| {
+            // The committer is resolved only for a transaction that logs:
+            // resolving it dates it too (the system time zone: a walk of
+            // the zoneinfo folder, up to a millisecond here).
+            let outcome = if logs_any(repo, &edits) {
+                repo.edit_references(edits)
+            } else {
+                repo.edit_references_as(edits, None)
+            };
+            let outcome = outcome.map(|_| ()).map_err(|err| {
                 if err.is_conflict() {
                     EditError::Conflict(err.to_string())
                 } else {
@@ -136,6 +144,36 @@ pub fn commit(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<(), EditErr
             outcome
         }
         crate::git::refdb::Backend::Reftable => reftable_commit(repo, &edits),
+    }
+}
+
+/// Whether a files-backend transaction of `edits` would append to a
+/// reflog, as gix decides it: every ref with `core.logAllRefUpdates=always`;
+/// otherwise those git logs by default (branches, remote-tracking refs,
+/// notes, `HEAD`) and any whose reflog exists; none with logging off. A
+/// namespace or an unreadable reflog counts as logging.
+fn logs_any(repo: &gix::Repository, edits: &[RefEdit]) -> bool {
+    use gix::refs::store::WriteReflog;
+    const LOGGED: [&str; 4] = [
+        "refs/heads/",
+        "refs/remotes/",
+        "refs/notes/",
+        "refs/worktree/",
+    ];
+    match repo.refs.write_reflog {
+        WriteReflog::Disable => false,
+        WriteReflog::Always => true,
+        WriteReflog::Normal => {
+            repo.refs.namespace.is_some()
+                || edits.iter().any(|edit| {
+                    let name = edit.name.as_bstr();
+                    name == "HEAD"
+                        || LOGGED
+                            .iter()
+                            .any(|prefix| name.starts_with(prefix.as_bytes()))
+                        || repo.refs.reflog_exists(edit.name.as_ref()).unwrap_or(true)
+                })
+        }
     }
 }
 

@@ -2769,3 +2769,57 @@ fn after_redact_history_one_key_with_a_secret_is_held_alone() {
     assert_eq!(t.id(&t.b, "refs/handoffs/k9"), None);
     assert!(!t.reachable_holds(&t.b, TOKEN));
 }
+
+/// Refs move with the reflogs git would keep: the notes history's (logged
+/// by default) names the committer; the bookkeeping refs have none, until
+/// `core.logAllRefUpdates=always` asks for every ref's, or one exists.
+#[test]
+fn push_and_fetch_keep_the_reflogs_git_would_keep() {
+    let t = team();
+    // Each entry's identity (git's `reflog show` prints no entry of a ref
+    // to a blob), or None without a reflog.
+    let reflog = |dir: &Path, name: &str| {
+        let text = std::fs::read_to_string(dir.join(".git/logs").join(name)).ok()?;
+        let who = text.lines().map(|line| {
+            let who = line.splitn(3, ' ').nth(2).unwrap_or_default();
+            format!("{}>\n", who.split('>').next().unwrap_or_default())
+        });
+        Some(who.collect::<String>())
+    };
+    let base = "refs/handoff-remotes/origin/briefs/feat";
+    let staged = "refs/handoff-fetch/origin/briefs/feat";
+    t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "one");
+    t.run(&t.a, &["push"]).success();
+    assert!(
+        reflog(&t.a, "refs/notes/handoffs")
+            .is_some_and(|log| log.starts_with("Ada Author <ada@example.invalid>\n")),
+        "{:?}",
+        reflog(&t.a, "refs/notes/handoffs")
+    );
+    assert!(!t.a.join(".git/logs").join(base).exists());
+    assert!(!t.a.join(".git/logs").join(staged).exists());
+
+    // Every ref logged: the bookkeeping refs' reflogs name the committer.
+    t.sb.git(&t.a, &["config", "core.logAllRefUpdates", "always"]);
+    t.write(&t.a, "feat", "2026-11-30T10:00:00Z", "two");
+    t.run(&t.a, &["push"]).success();
+    for name in [base, staged] {
+        let log = reflog(&t.a, name).unwrap_or_default();
+        assert_eq!(log, "Ada Author <ada@example.invalid>\n", "{name}");
+    }
+
+    // A reflog that exists is appended to, logged by default or not.
+    t.run(&t.b, &["fetch"]).success();
+    let log_file = t.b.join(".git/logs").join(staged);
+    assert!(!log_file.exists());
+    std::fs::create_dir_all(log_file.parent().unwrap()).unwrap();
+    std::fs::write(&log_file, "").unwrap();
+    t.write(&t.a, "feat", "2026-11-30T11:00:00Z", "three");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(t.id(&t.b, staged), t.remote_id("feat"));
+    assert_eq!(
+        reflog(&t.b, staged).as_deref(),
+        Some("Ada Author <ada@example.invalid>\n")
+    );
+}

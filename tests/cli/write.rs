@@ -1176,3 +1176,47 @@ fn a_mode_change_alone_counts_as_git_counts_it() {
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(!out.contains("!! DIRTY"), "{out}");
 }
+
+/// Without any identity, history notes are made by git-handoff; a
+/// configured identity wins, name and email each (the author is the
+/// committer unless one is configured in full).
+#[test]
+fn history_notes_take_the_configured_identity_or_git_handoffs() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let write = |brief: &str| {
+        let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
+        for var in [
+            "GIT_AUTHOR_NAME",
+            "GIT_AUTHOR_EMAIL",
+            "GIT_COMMITTER_NAME",
+            "GIT_COMMITTER_EMAIL",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.args(["handoff", "write", "-F", "-"])
+            .write_stdin(brief.as_bytes().to_vec())
+            .assert()
+            .success();
+        sb.git(
+            &repo,
+            &[
+                "log",
+                "-1",
+                "--format=%an <%ae>|%cn <%ce>",
+                "refs/notes/handoffs",
+            ],
+        )
+    };
+    assert_eq!(
+        write(EXAMPLE),
+        "git-handoff <git-handoff@localhost>|git-handoff <git-handoff@localhost>\n"
+    );
+    sb.git(&repo, &["config", "user.name", "Bo Builder"]);
+    sb.git(&repo, &["config", "committer.email", "bo@example.invalid"]);
+    let second = EXAMPLE.replace("add leeway", "add the leeway");
+    assert_eq!(
+        write(&second),
+        "Bo Builder <bo@example.invalid>|Bo Builder <bo@example.invalid>\n"
+    );
+}
