@@ -1165,10 +1165,20 @@ impl Options {
     /// [`config_key`]) for every kind, and the older `handoff.redactEmails`.
     pub fn from_repo(repo: &gix::Repository) -> Options {
         let config = repo.config_snapshot();
-        let off: Vec<&'static str> = kinds()
-            .into_iter()
-            .filter(|k| config.boolean(config_key(k).as_str()) == Some(false))
-            .collect();
+        // Most repositories switch nothing: then no `[handoff "redact"]`
+        // section exists and the ~220 lookups below would all miss.
+        let switched = config
+            .plumbing()
+            .section("handoff", Some("redact".into()))
+            .is_ok();
+        let off: Vec<&'static str> = if switched {
+            kinds()
+                .into_iter()
+                .filter(|k| config.boolean(config_key(k).as_str()) == Some(false))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let emails =
             config.boolean("handoff.redactEmails").unwrap_or(true) && !off.contains(&"email");
         Options {
