@@ -160,21 +160,23 @@ const COMMITTER_FALLBACK: [(&str, &str); 2] = [
 /// What writes need and reads do not: a ref lock timeout suited to many
 /// agents writing at once, and a committer identity for history notes.
 pub fn prepare_writes(repo: &mut gix::Repository) -> Result<()> {
-    let config = repo.config_snapshot();
-    // Many agents write at once: wait for a ref lock (as git does with
-    // core.filesRefLockTimeout) longer than git's 100 ms default.
-    let timeout = config.integer("core.filesRefLockTimeout").is_none();
-    // History notes are commits; without a configured identity they are
-    // made by "git-handoff" rather than failing the write. Installed as
-    // gitoxide's last-resort fallback, so the environment, `committer.*`
-    // and `user.*` still win part by part; asking whether an identity is
-    // configured would resolve the commit dates too (the system time zone,
-    // a walk of the zoneinfo folder), which only a commit needs.
-    let fallback: Vec<_> = COMMITTER_FALLBACK
-        .into_iter()
-        .filter(|(key, _)| config.string(*key).is_none())
-        .collect();
-    drop(config);
+    let (timeout, fallback) = {
+        let config = repo.config_snapshot();
+        // Many agents write at once: wait for a ref lock (as git does with
+        // core.filesRefLockTimeout) longer than git's 100 ms default.
+        let timeout = config.integer("core.filesRefLockTimeout").is_none();
+        // History notes are commits; without a configured identity they
+        // are made by "git-handoff" rather than failing the write.
+        // Installed as gitoxide's last-resort fallback, so the environment,
+        // `committer.*` and `user.*` still win part by part; asking whether
+        // an identity is configured would date it too (the system time
+        // zone, a walk of the zoneinfo folder), which only a commit needs.
+        let fallback: Vec<_> = COMMITTER_FALLBACK
+            .into_iter()
+            .filter(|(key, _)| config.string(*key).is_none())
+            .collect();
+        (timeout, fallback)
+    };
     if !timeout && fallback.is_empty() {
         return Ok(());
     }
