@@ -26,23 +26,32 @@ use crate::support::atomic;
 const HEADER: &str = "git-handoff gate cache 2\n";
 
 /// Clean verdicts by blob id, loaded from and saved to the cache file.
+///
+/// The file holds one fixed-width line `<blob id> <digest>` per verdict,
+/// sorted by id, as [`GateCache::save`] writes it: a lookup is a binary
+/// search over the bytes read, so loading costs one read however many
+/// verdicts there are (a push asks about a few blobs of thousands). A line
+/// out of order or malformed is only never found.
 #[derive(Debug)]
 pub struct GateCache {
     path: PathBuf,
     /// The digest of the rules and options the verdicts are keyed with.
     stamp: Vec<u8>,
     kind: gix::hash::Kind,
-    entries: HashMap<ObjectId, ObjectId>,
-    added: bool,
+    /// The verdicts on file: the body after the header, whole lines.
+    saved: Vec<u8>,
+    /// The verdicts recorded by this process.
+    added: HashMap<ObjectId, ObjectId>,
 }
 
 impl GateCache {
     /// Load the cache of `repo` for the gate run with `options`.
     pub fn load(repo: &gix::Repository, options: Options) -> GateCache {
         let path = repo.common_dir().join("handoff-gate.cache");
-        let entries = std::fs::read(&path)
+        let kind = repo.object_hash();
+        let saved = std::fs::read(&path)
             .ok()
-            .and_then(|data| parse(&data))
+            .and_then(|data| body(data, kind))
             .unwrap_or_default();
         // The rules' digest was computed when they were compiled in: the
         // stamp is a few dozen bytes to hash, not the rules' 280 KB.
@@ -51,7 +60,6 @@ impl GateCache {
             env!("CARGO_PKG_VERSION"),
             crate::brief::redact::rules_digest()
         );
-        let kind = repo.object_hash();
         let mut hasher = gix::hash::hasher(kind);
         hasher.update(stamp.as_bytes());
         let stamp = hasher
@@ -62,8 +70,8 @@ impl GateCache {
             path,
             stamp,
             kind,
-            entries,
-            added: false,
+            saved,
+            added: HashMap::default(),
         }
     }
 
@@ -74,12 +82,33 @@ impl GateCache {
         hasher.try_finalize().ok()
     }
 
+    /// The digest on file or recorded for blob `id`.
+    fn verdict(&self, id: &ObjectId) -> Option<ObjectId> {
+        if let Some(digest) = self.added.get(id) {
+            return Some(*digest);
+        }
+        let hex = id.to_hex().to_string();
+        let width = line_width(self.kind);
+        let line = |at: usize| &self.saved[at * width..(at + 1) * width];
+        let (mut low, mut high) = (0, self.saved.len() / width);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match line(mid)[..hex.len()].cmp(hex.as_bytes()) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => {
+                    return entry(line(mid), self.kind).map(|(_, digest)| digest);
+                }
+            }
+        }
+        None
+    }
+
     /// Whether blob `id`, whose bytes are `data`, was checked clean before
     /// under the same rules and options.
     pub fn is_clean(&self, id: &ObjectId, data: &[u8]) -> bool {
-        self.entries
-            .get(id)
-            .is_some_and(|want| self.digest(data).as_ref() == Some(want))
+        self.verdict(id)
+            .is_some_and(|want| self.digest(data) == Some(want))
     }
 
     /// Record that blob `id`, whose bytes are `data`, passed the gate. The
@@ -89,38 +118,146 @@ impl GateCache {
             return;
         };
         if let Some(digest) = self.digest(data) {
-            self.entries.insert(id, digest);
-            self.added = true;
+            self.added.insert(id, digest);
         }
+    }
+
+    /// Whether `key` was checked clean before under the same rules and
+    /// options ([`crate::brief::redact::key_rule`] found nothing in it).
+    /// A key's verdict is kept as that of the bytes `git-handoff key\0`
+    /// and the key, so it never answers for a blob or a history line.
+    pub fn is_clean_key(&self, key: &str) -> bool {
+        let data = key_bytes(key);
+        gix::objs::compute_hash(self.kind, gix::object::Kind::Blob, &data)
+            .is_ok_and(|id| self.is_clean(&id, &data))
+    }
+
+    /// Record that `key` passed [`crate::brief::redact::key_rule`].
+    pub fn record_clean_key(&mut self, key: &str) {
+        self.record_clean(&key_bytes(key));
     }
 
     /// Write the cache back if anything was added (git's lock-file
     /// protocol; a concurrent writer wins and this write is skipped).
     pub fn save(&mut self) {
-        if !self.added {
+        if self.added.is_empty() {
             return;
         }
-        let mut ids: Vec<(&ObjectId, &ObjectId)> = self.entries.iter().collect();
-        ids.sort();
-        let mut out = String::from(HEADER);
-        for (id, digest) in ids {
+        let width = line_width(self.kind);
+        let mut all: HashMap<ObjectId, ObjectId> = self
+            .saved
+            .chunks_exact(width)
+            .filter_map(|line| entry(line, self.kind))
+            .collect();
+        all.extend(self.added.drain());
+        let mut all: Vec<(ObjectId, ObjectId)> = all.into_iter().collect();
+        all.sort();
+        let mut out = String::with_capacity(HEADER.len() + all.len() * width);
+        out.push_str(HEADER);
+        for (id, digest) in all {
             out.push_str(&format!("{id} {digest}\n"));
         }
         let _ = atomic::write_unless_locked(&self.path, out.as_bytes());
-        self.added = false;
+        self.saved = out.into_bytes().split_off(HEADER.len());
     }
 }
 
-fn parse(data: &[u8]) -> Option<HashMap<ObjectId, ObjectId>> {
-    let text = std::str::from_utf8(data).ok()?;
-    let body = text.strip_prefix(HEADER)?;
-    let mut entries = HashMap::default();
-    for line in body.lines() {
-        let (id, digest) = line.split_once(' ')?;
-        entries.insert(
-            ObjectId::from_hex(id.as_bytes()).ok()?,
-            ObjectId::from_hex(digest.as_bytes()).ok()?,
-        );
+/// What a key's verdict is kept under (see [`GateCache::is_clean_key`]).
+fn key_bytes(key: &str) -> Vec<u8> {
+    [b"git-handoff key\0".as_slice(), key.as_bytes()].concat()
+}
+
+/// The length of one line of the file: two ids in hex, a space, a newline.
+fn line_width(kind: gix::hash::Kind) -> usize {
+    2 * kind.len_in_hex() + 2
+}
+
+/// The lines of a cache file `data` after its header, or None for a file
+/// of another version or a torn one.
+fn body(mut data: Vec<u8>, kind: gix::hash::Kind) -> Option<Vec<u8>> {
+    if !data.starts_with(HEADER.as_bytes()) {
+        return None;
     }
-    Some(entries)
+    let body = data.split_off(HEADER.len());
+    body.len().is_multiple_of(line_width(kind)).then_some(body)
+}
+
+/// The blob id and digest of one line, None when malformed.
+fn entry(line: &[u8], kind: gix::hash::Kind) -> Option<(ObjectId, ObjectId)> {
+    let hex = kind.len_in_hex();
+    if line.get(hex) != Some(&b' ') || line.last() != Some(&b'\n') {
+        return None;
+    }
+    let id = ObjectId::from_hex(&line[..hex]).ok()?;
+    let digest = ObjectId::from_hex(&line[hex + 1..2 * hex + 1]).ok()?;
+    Some((id, digest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(dir: &std::path::Path) -> gix::Repository {
+        gix::init_bare(dir).unwrap()
+    }
+
+    /// Verdicts survive a save and a load, are found among many by their
+    /// id only for the bytes they were given, and a file whose lines are
+    /// out of order or torn whitelists nothing.
+    #[test]
+    fn verdicts_are_found_by_id_for_their_bytes_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = repo(tmp.path());
+        let options = Options::default();
+        let blobs: Vec<Vec<u8>> = (0..300)
+            .map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let id = |data: &[u8]| {
+            gix::objs::compute_hash(repo.object_hash(), gix::object::Kind::Blob, data).unwrap()
+        };
+        let mut cache = GateCache::load(&repo, options);
+        for data in &blobs[..200] {
+            cache.record_clean(data);
+        }
+        cache.save();
+        // A second process adds more: the file keeps both.
+        let mut cache = GateCache::load(&repo, options);
+        for data in &blobs[200..250] {
+            cache.record_clean(data);
+        }
+        cache.save();
+        let cache = GateCache::load(&repo, options);
+        for (i, data) in blobs.iter().enumerate() {
+            assert_eq!(cache.is_clean(&id(data), data), i < 250, "blob {i}");
+        }
+        // The verdict is for those bytes: another blob's bytes under a
+        // cached id are not clean.
+        assert!(!cache.is_clean(&id(&blobs[0]), &blobs[1]));
+        let path = repo.common_dir().join("handoff-gate.cache");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (header, lines) = text.split_once('\n').unwrap();
+        assert_eq!(lines.lines().count(), 250);
+
+        // Reversed: nothing is found, nothing is wrongly found.
+        let reversed: Vec<&str> = lines.lines().rev().collect();
+        std::fs::write(&path, format!("{header}\n{}\n", reversed.join("\n"))).unwrap();
+        let cache = GateCache::load(&repo, options);
+        let found = blobs.iter().filter(|d| cache.is_clean(&id(d), d)).count();
+        assert!(found < 250, "{found}");
+        std::fs::write(&path, &text).unwrap();
+        // A key's verdict answers for that key only, never for a blob of
+        // the same bytes.
+        let mut cache = GateCache::load(&repo, options);
+        cache.record_clean_key("feat-x");
+        cache.save();
+        let cache = GateCache::load(&repo, options);
+        assert!(cache.is_clean_key("feat-x"));
+        assert!(!cache.is_clean_key("feat-y"));
+        assert!(!cache.is_clean(&id(b"feat-x"), b"feat-x"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Torn (the last line cut short): the file counts as empty.
+        std::fs::write(&path, &text[..text.len() - 5]).unwrap();
+        let cache = GateCache::load(&repo, options);
+        assert!(!blobs.iter().any(|d| cache.is_clean(&id(d), d)));
+    }
 }

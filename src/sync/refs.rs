@@ -210,13 +210,22 @@ impl Sides {
         let options = redact::Options::from_repo(repo);
         theirs.retain(|key, _| crate::brief::keys::validate(key).is_ok());
         let mut secret_keys = Vec::new();
+        // Each key's verdict is kept in the gate cache: a remote's keys
+        // are asked of every push and fetch, and rarely change.
+        let mut cache = crate::sync::gate_cache::GateCache::load(repo, options);
         theirs.retain(|key, _| {
+            if cache.is_clean_key(key) {
+                return true;
+            }
             let secret = redact::key_rule(key, options).is_some();
             if secret {
                 secret_keys.push(crate::sync::gate::shown_key(key, options));
+            } else {
+                cache.record_clean_key(key);
             }
             !secret
         });
+        cache.save();
         // The bases before the briefs: a write moves a brief on meanwhile,
         // never a base, so no lease is built from a base newer than the
         // brief it goes with.
