@@ -12,6 +12,7 @@ pub mod cmd;
 pub mod compose;
 pub mod config;
 pub mod index_refresh;
+mod loose_refs;
 pub mod measure;
 pub mod packs;
 pub mod refdb;

@@ -294,6 +294,31 @@ fn files_list(repo: &gix::Repository, prefix: &str) -> Result<Vec<(String, Value
             .map(|m| (m.len(), m.modified().ok(), file_id(&m)))
     };
     let before = stamp();
+    // Loose first, then packed: `pack-refs` writes packed-refs before it
+    // deletes the loose files, so a ref moving meanwhile is met in one.
+    if let Some(mut out) = super::loose_refs::list(repo, prefix)? {
+        let loose: std::collections::HashSet<String> = out.iter().map(|(n, _)| n.clone()).collect();
+        if let Some(packed) = repo
+            .refs
+            .cached_packed_buffer()
+            .context("cannot read packed-refs")?
+        {
+            let refs = packed
+                .iter_prefixed(prefix.into())
+                .context("cannot read packed-refs")?;
+            for reference in refs {
+                let reference = reference.map_err(|e| anyhow!("cannot read packed-refs: {e}"))?;
+                let name = reference.name.as_bstr().to_str_lossy();
+                if !loose.contains(name.as_ref()) {
+                    out.push((name.into_owned(), Value::Id(reference.target())));
+                }
+            }
+        }
+        if stamp() != before {
+            bail!("packed-refs changed while {prefix} was read");
+        }
+        return Ok(out);
+    }
     let platform = repo.references().context("cannot read references")?;
     let mut out = Vec::new();
     for reference in platform
