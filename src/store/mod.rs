@@ -260,6 +260,7 @@ pub fn write(
             edits.insert(0, again_after_gc(|| notes_edit(repo, &annotated, reflog))?);
         }
         crate::support::failpoint::reach("before-ref-transaction");
+        let started = std::time::Instant::now();
         match refs::commit(repo, edits) {
             Ok(_) => {
                 return Ok(Written {
@@ -292,15 +293,20 @@ pub fn write(
                 if !lost.is_empty() {
                     return Err(StoreError::Conflict(lost));
                 }
+                let names = || {
+                    updates
+                        .iter()
+                        .map(|u| ref_name(&u.brief.key))
+                        .chain([NOTES_REF.to_string()])
+                };
+                if let Some(held) = waited_out_a_lock(repo, started, names()) {
+                    return Err(held);
+                }
                 if attempt < RACE_RETRIES {
                     std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 5));
                     continue;
                 }
-                let names = updates
-                    .iter()
-                    .map(|u| ref_name(&u.brief.key))
-                    .chain([NOTES_REF.to_string()]);
-                return Err(lock_error(repo, names)
+                return Err(lock_error(repo, names())
                     .unwrap_or_else(|| anyhow!("cannot update refs/handoffs: {err}").into()));
             }
         }
@@ -465,6 +471,25 @@ pub fn apply_moves(repo: &gix::Repository, moves: &[Move], reflog: &str) -> Resu
 /// this one locked it) is tried again.
 const RACE_RETRIES: usize = 5;
 
+/// The lock file of `names` still there after a failed transaction that
+/// started at `started` and waited out the ref lock timeout
+/// (`core.filesRefLockTimeout`, when above 0): held that long, it is stale
+/// or its writer is stuck, and another attempt would only wait as long
+/// again. `None` lets a failure from a moment's contention be retried.
+fn waited_out_a_lock(
+    repo: &gix::Repository,
+    started: std::time::Instant,
+    names: impl IntoIterator<Item = String>,
+) -> Option<StoreError> {
+    let timeout = repo
+        .config_snapshot()
+        .integer("core.filesRefLockTimeout")
+        .unwrap_or(0);
+    let waited = u64::try_from(timeout)
+        .is_ok_and(|ms| ms > 0 && started.elapsed() >= std::time::Duration::from_millis(ms));
+    waited.then(|| lock_error(repo, names)).flatten()
+}
+
 /// The keys of `expected` whose brief is no longer the value expected.
 fn changed_keys<'a>(
     repo: &gix::Repository,
@@ -494,9 +519,13 @@ fn edit_racing(
     let mut attempt = 0;
     loop {
         attempt += 1;
+        let started = std::time::Instant::now();
         match refs::commit(repo, edits.clone()) {
             Ok(()) => return Ok(()),
             Err(err) if err.is_conflict() => return Err(StoreError::Conflict(keys.to_vec())),
+            Err(_) if let Some(held) = waited_out_a_lock(repo, started, names.clone()) => {
+                return Err(held);
+            }
             Err(_) if attempt < RACE_RETRIES => {
                 std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 5));
             }

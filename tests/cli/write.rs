@@ -1220,3 +1220,40 @@ fn history_notes_take_the_configured_identity_or_git_handoffs() {
         "Bo Builder <bo@example.invalid>|Bo Builder <bo@example.invalid>\n"
     );
 }
+
+/// A lock file that outlives the ref lock timeout fails the write once,
+/// naming the file to remove: retrying would wait the timeout again for
+/// each attempt (five times as long as configured, before).
+#[test]
+fn a_stale_ref_lock_fails_the_write_after_one_wait() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.git(&repo, &["config", "core.filesRefLockTimeout", "1000"]);
+    std::fs::create_dir_all(repo.join(".git/refs/handoffs")).unwrap();
+    let lock = repo.join(".git/refs/handoffs/oops.lock");
+    std::fs::write(&lock, "").unwrap();
+    let started = std::time::Instant::now();
+    let out = sb
+        .write_brief(
+            &repo,
+            Some("oops"),
+            ["cargo test x passes", "add y", "cargo test z"],
+            &["--no-narrative"],
+        )
+        .code(128);
+    let waited = started.elapsed();
+    let err = stderr(&out);
+    assert!(err.contains("rm '") && err.contains("oops.lock"), "{err}");
+    // One wait of 1 s, not five (a bound on what is waited for, not a
+    // speed: five waits take over 5 s; one leaves 2 s to spare).
+    assert!(waited < std::time::Duration::from_secs(3), "{waited:?}");
+    assert_eq!(handoff_refs(&sb, &repo), "");
+    std::fs::remove_file(&lock).unwrap();
+    sb.write_brief(
+        &repo,
+        Some("oops"),
+        ["cargo test x passes", "add y", "cargo test z"],
+        &["--no-narrative"],
+    )
+    .success();
+}
