@@ -419,7 +419,9 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
     let out = stdout(&sb.handoff(&b, &["resume", "teammate"]).success());
     assert!(!out.contains("REPO MISMATCH"), "{out}");
     assert!(
-        out.contains("from remote 'origin'") && out.contains("fetch the branch"),
+        out.contains("from remote 'origin'")
+            && out
+                .contains("if the branch was pushed, fetch it to see it: git fetch origin main\n"),
         "{out}"
     );
 

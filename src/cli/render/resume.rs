@@ -189,8 +189,9 @@ fn written_in_line(out: &mut Doc, brief: &Brief, report: Option<&Report>) {
             format!("- Written in another clone of this repository: {root}{linked}\n")
         }
         Some(Origin::FromRemote { remote }) => format!(
-            "- Written in another clone ({root}{linked}), from remote '{remote}': its head commit is not in this clone; fetch the branch ('{}') to see it\n",
-            s.branch
+            "- Written in another clone ({root}{linked}), from remote '{remote}': its head commit is not in this clone; if the branch was pushed, fetch it to see it: git fetch {} {}\n",
+            crate::support::escape::shell_quote(remote),
+            crate::support::escape::shell_quote(&s.branch)
         ),
         _ => format!("- Written in worktree: {root}{linked}\n"),
     };
