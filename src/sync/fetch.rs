@@ -269,11 +269,12 @@ fn stage_listed(
     }
     let mut edits = Vec::new();
     let mut fetch: Vec<ObjectId> = Vec::new();
+    let message = format!("handoff: fetch {remote}");
     for (rest, id) in &want {
         let before = staged.get(rest).copied();
         if before != Some(*id) {
             let name = format!("{staging}{rest}");
-            let Ok(edit) = set(&name, previous(before), *id, "git-handoff: fetch") else {
+            let Ok(edit) = set(&name, previous(before), *id, &message) else {
                 return Ok(false);
             };
             edits.push(edit);

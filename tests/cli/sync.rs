@@ -2822,4 +2822,7 @@ fn push_and_fetch_keep_the_reflogs_git_would_keep() {
         reflog(&t.b, staged).as_deref(),
         Some("Ada Author <ada@example.invalid>\n")
     );
+    // In the words of every other handoff reflog entry.
+    let text = std::fs::read_to_string(&log_file).unwrap();
+    assert!(text.ends_with("\thandoff: fetch origin\n"), "{text:?}");
 }
