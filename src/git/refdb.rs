@@ -296,8 +296,8 @@ fn files_list(repo: &gix::Repository, prefix: &str) -> Result<Vec<(String, Value
     let before = stamp();
     // Loose first, then packed: `pack-refs` writes packed-refs before it
     // deletes the loose files, so a ref moving meanwhile is met in one.
-    if let Some(mut out) = super::loose_refs::list(repo, prefix)? {
-        let loose: std::collections::HashSet<String> = out.iter().map(|(n, _)| n.clone()).collect();
+    if let Some(loose) = super::loose_refs::list(repo, prefix)? {
+        let mut all = std::collections::BTreeMap::new();
         if let Some(packed) = repo
             .refs
             .cached_packed_buffer()
@@ -308,16 +308,16 @@ fn files_list(repo: &gix::Repository, prefix: &str) -> Result<Vec<(String, Value
                 .context("cannot read packed-refs")?;
             for reference in refs {
                 let reference = reference.map_err(|e| anyhow!("cannot read packed-refs: {e}"))?;
-                let name = reference.name.as_bstr().to_str_lossy();
-                if !loose.contains(name.as_ref()) {
-                    out.push((name.into_owned(), Value::Id(reference.target())));
-                }
+                let name = reference.name.as_bstr().to_str_lossy().into_owned();
+                all.insert(name, Value::Id(reference.target()));
             }
         }
+        // A loose ref stands over a packed one of the same name.
+        all.extend(loose);
         if stamp() != before {
             bail!("packed-refs changed while {prefix} was read");
         }
-        return Ok(out);
+        return Ok(all.into_iter().collect());
     }
     let platform = repo.references().context("cannot read references")?;
     let mut out = Vec::new();

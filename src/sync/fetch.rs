@@ -239,6 +239,11 @@ fn remote_name(rest: &str) -> Option<String> {
     Some(format!("{NOTES_REF}{tail}"))
 }
 
+/// The reflog message of every ref a fetch from `remote` moves.
+pub(super) fn fetch_reflog(remote: &str) -> String {
+    format!("handoff: fetch {remote}")
+}
+
 /// Stage what `git ls-remote` listed (`listed`, by the remote's names)
 /// without a ref file per key: `git fetch` the objects of the values that
 /// changed by their ids (no ref is written by git), then move the staging
@@ -269,7 +274,7 @@ fn stage_listed(
     }
     let mut edits = Vec::new();
     let mut fetch: Vec<ObjectId> = Vec::new();
-    let message = format!("handoff: fetch {remote}");
+    let message = fetch_reflog(remote);
     for (rest, id) in &want {
         let before = staged.get(rest).copied();
         if before != Some(*id) {
@@ -475,7 +480,7 @@ fn reconcile_keys(
     sides: &mut Sides,
     notes: (Option<ObjectId>, Option<ObjectId>),
 ) -> Result<Vec<KeyReport>> {
-    let message = format!("handoff: fetch {remote}");
+    let message = fetch_reflog(remote);
     let mut keys = secret_key_reports(sides);
     let redact_options = redact::Options::from_repo(repo);
     let mut stamps = Stamps::new(repo);
@@ -763,7 +768,7 @@ pub(super) fn publish_remote_notes(
         repo,
         &remotes::notes_ref(remote),
         staged,
-        &format!("handoff: fetch {remote}"),
+        &fetch_reflog(remote),
     )?;
     Ok(staged)
 }

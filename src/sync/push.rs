@@ -883,7 +883,7 @@ pub(super) fn retry_notes(repo: &gix::Repository, remote: &str) -> Result<Histor
                 .in_history
                 .is_empty()
         {
-            let message = format!("handoff: fetch {remote}");
+            let message = super::fetch::fetch_reflog(remote);
             mirror(repo, &remotes::staged_notes_ref(remote), None, &message)?;
             return Ok(HistoryPush::Held(theirs.to_string()));
         }
