@@ -566,6 +566,47 @@ pub fn ground(base: &mut Value, draft: &Draft) {
     });
 }
 
+/// The safety net's draft over a brief someone wrote (`base`, as JSON,
+/// stored as version `over`): the stored brief grounded in the session
+/// ([`ground`]: its goal, decisions, rejected paths, risks, files and
+/// every other field kept), what the transcript added marked `drafted: `,
+/// a first open risk that says what happened, mode AUTO and the write's
+/// own time.
+pub fn over(base: &mut Value, draft: &Draft, over: &str) {
+    let before = base.clone();
+    ground(base, draft);
+    let Some(map) = base.as_object_mut() else {
+        return;
+    };
+    map.remove("timestamp");
+    map.insert("mode".into(), json!(MODE));
+    let key = map
+        .get("key")
+        .and_then(Value::as_str)
+        .unwrap_or("KEY")
+        .to_string();
+    let Some(state) = map.get_mut("state").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for field in ["commands", "decisions", "rejected_paths", "open_risks"] {
+        let had = list(&before["state"][field]);
+        if let Some(items) = state.get_mut(field).and_then(Value::as_array_mut) {
+            for item in items.iter_mut().filter(|i| !had.contains(i)) {
+                if let Some(text) = item.as_str() {
+                    *item = json!(format!("drafted: {text}"));
+                }
+            }
+        }
+    }
+    let note = format!(
+        "AUTO draft over {over}: the session's transcript added what is marked 'drafted:'; `git handoff diff {key}` shows the change"
+    );
+    let risks = state.entry("open_risks").or_insert_with(|| json!([]));
+    if let Some(risks) = risks.as_array_mut() {
+        risks.insert(0, json!(note));
+    }
+}
+
 fn list(value: &Value) -> Vec<Value> {
     value.as_array().cloned().unwrap_or_default()
 }

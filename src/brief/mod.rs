@@ -466,6 +466,32 @@ fn partial_validator() -> &'static jsonschema::Validator {
     })
 }
 
+/// The schema version of a brief a newer git-handoff wrote, which this one
+/// cannot read: a JSON object with a string `key` and a string
+/// `schema_version` that is not "1", or "1" with fields this version does
+/// not know (and nothing else wrong). `None` for a brief this version reads
+/// and for anything that is no brief at all. Such a brief is carried
+/// verbatim: never replaced, deleted or pruned.
+pub fn written_by_newer(data: &[u8]) -> Option<String> {
+    if Brief::from_slice(data).is_ok() {
+        return None;
+    }
+    let value = parse_json(data).ok()?;
+    let object = value.as_object()?;
+    object.get("key")?.as_str()?;
+    let version = object.get("schema_version")?.as_str()?.to_string();
+    if version != SCHEMA_VERSION {
+        return Some(version);
+    }
+    let issues = validate(&value);
+    let unknown_fields_only = !issues.is_empty()
+        && issues.iter().all(|i| {
+            i.message
+                .starts_with("Additional properties are not allowed")
+        });
+    unknown_fields_only.then_some(version)
+}
+
 /// Validate a JSON value against the brief schema, collecting every error,
 /// sorted by path.
 pub fn validate(value: &Value) -> Vec<Issue> {

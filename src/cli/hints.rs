@@ -179,6 +179,9 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
             format!("dropped here; `git handoff push --prune` deletes it on '{remote}'")
         }
         Held::NotHere => format!("not here; `git handoff fetch {remote}` brings it"),
+        Held::Newer(schema) => format!(
+            "'{remote}' holds a brief written by a newer git-handoff (schema {schema}): upgrade to read it; it is never replaced or deleted from here"
+        ),
         Held::NotABrief(id) => format!(
             "not here, and '{remote}' holds {}, which is not a valid brief; `git handoff push --prune {remote} {key}` deletes it there",
             id.to_hex_with_len(7)

@@ -45,7 +45,9 @@ pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
     // Where a version listed under several keys went first.
     let mut moved: gix::hashtable::HashMap<gix::ObjectId, usize> = Default::default();
     let mut rows: Vec<ListRow> = Vec::with_capacity(ids.len());
+    let mut diverged = store::remotes::diverged_keys(repo)?;
     for (i, (key, id)) in ids.into_iter().enumerate() {
+        let key_of_row = key.clone();
         let mut row = ListRow {
             current: current.as_deref() == Some(key.as_str()),
             key,
@@ -56,6 +58,7 @@ pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
             age_seconds: None,
             done_when: None,
             error: errors.remove(&i),
+            diverged: diverged.remove(&key_of_row).unwrap_or_default(),
         };
         if let (None, Ok(id)) = (&row.error, id) {
             let summary = match summaries.remove(&id) {
@@ -113,6 +116,7 @@ pub fn rows_of(listed: Vec<store::Listed>, current: Option<String>, now: i64) ->
             age_seconds: None,
             done_when: None,
             error: None,
+            diverged: Vec::new(),
         };
         match entry.and_then(|stored| {
             row.id = stored.id.to_string();
@@ -148,6 +152,8 @@ pub struct Waiting {
     pub age_seconds: Option<i64>,
     /// Whether it is the current branch's brief.
     pub current: bool,
+    /// The remotes whose version it has diverged from.
+    pub diverged: Vec<String>,
 }
 
 /// Every readable stored brief, newest first, with the worktree that has
@@ -170,6 +176,7 @@ pub fn waiting(repo: &gix::Repository, now: i64) -> Result<Vec<Waiting>> {
                 branch,
                 age_seconds: r.age_seconds,
                 current: r.current,
+                diverged: r.diverged,
             }
         })
         .collect())

@@ -210,6 +210,10 @@ pub struct Resumed<'a> {
     /// written by the session; verify before acting.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto: Option<&'static str>,
+    /// For an AUTO draft stored over a brief someone wrote: that version's
+    /// id, abbreviated (`git handoff diff KEY` shows the change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_over: Option<String>,
     /// The brief itself.
     pub brief: &'a Brief,
 }

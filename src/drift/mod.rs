@@ -346,6 +346,9 @@ pub struct Report {
     /// The worktree the work happens in (the one that has the brief's branch
     /// checked out, else this one); `None` when no worktree has it.
     pub worktree: Option<String>,
+    /// For an AUTO draft stored over a brief someone wrote: that version,
+    /// abbreviated, and its mode.
+    pub auto_over: Option<(String, String)>,
 }
 
 /// The branch and tip drift is measured on.
@@ -397,6 +400,7 @@ impl Report {
                 current: String::new(),
             },
             worktree: None,
+            auto_over: None,
         }
     }
 
@@ -420,6 +424,18 @@ pub fn stale_hours(repo: &gix::Repository) -> i64 {
         .integer("handoff.staleHours")
         .filter(|h| *h >= 0)
         .unwrap_or(DEFAULT_STALE_HOURS)
+}
+
+/// The version an AUTO draft (stored as `id`) was stored over, by the
+/// history, when that one was not a draft itself: abbreviated, and its
+/// mode.
+fn auto_over(repo: &gix::Repository, brief: &Brief, id: ObjectId) -> Option<(String, String)> {
+    if brief.mode != "AUTO" {
+        return None;
+    }
+    let parent = crate::store::lineage::parent_of(repo, &brief.key, id).ok()??;
+    let over = Brief::from_slice(&repo.find_blob(parent).ok()?.data).ok()?;
+    (over.mode != "AUTO").then(|| (parent.to_hex_with_len(7).to_string(), over.mode))
 }
 
 /// Compute the drift of `brief` (stored as `stored_id`) against the
@@ -450,6 +466,7 @@ pub fn report(
         unchecked: Vec::new(),
         measured_on: MeasuredOn::of(&target, &brief.state.branch, &current, head_id),
         worktree: worktree_of(&target, &here),
+        auto_over: stored_id.and_then(|id| auto_over(repo, brief, id)),
     };
     if origin == Origin::Mismatch {
         report.warnings.push(Warning::RepoMismatch {

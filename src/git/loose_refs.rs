@@ -117,13 +117,23 @@ fn read(
             break;
         }
     }
+    // What git passes over ("ignoring broken ref") is listed as broken,
+    // by a name that says what it is, never under another key's name.
+    if std::str::from_utf8(name.as_ref()).is_err() {
+        let escaped = name.as_slice().escape_ascii().to_string();
+        return Ok(Some((
+            escaped,
+            Value::Broken("its name is not UTF-8".into()),
+        )));
+    }
     let full = gix::refs::FullName::try_from(name.clone())
         .map_err(|err| anyhow!("cannot read a ref under {}: {err}", shown()))?;
-    let reference = gix::refs::file::loose::Reference::try_from_path(full, &contents, kind)
-        .map_err(|err| anyhow!("cannot read a ref under {}: {err}", shown()))?;
-    let value = match reference.target {
-        gix::refs::Target::Object(id) => Value::Id(id),
-        gix::refs::Target::Symbolic(to) => Value::Symbolic(to.as_bstr().to_string()),
+    let value = match gix::refs::file::loose::Reference::try_from_path(full, &contents, kind) {
+        Ok(reference) => match reference.target {
+            gix::refs::Target::Object(id) => Value::Id(id),
+            gix::refs::Target::Symbolic(to) => Value::Symbolic(to.as_bstr().to_string()),
+        },
+        Err(_) => Value::Broken("it holds no object id (git ignores it as a broken ref)".into()),
     };
     Ok(Some((shown(), value)))
 }
@@ -183,6 +193,7 @@ mod tests {
             .map(|(name, value)| match value {
                 Value::Id(id) => format!("{name} {id}"),
                 Value::Symbolic(to) => format!("{name} -> {to}"),
+                Value::Broken(why) => format!("{name} broken: {why}"),
             })
             .collect();
         let format =

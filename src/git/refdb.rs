@@ -49,6 +49,11 @@ pub enum Value {
     Id(ObjectId),
     /// Another ref's name (a symbolic ref).
     Symbolic(String),
+    /// A ref git passes over ("ignoring broken ref"): a loose file that
+    /// holds no id nor `ref:` line, or a name that is not UTF-8 (then the
+    /// name it is listed under has its bytes escaped, so that two such
+    /// names never read as one). Why.
+    Broken(String),
 }
 
 impl Value {
@@ -56,7 +61,7 @@ impl Value {
     pub fn id(&self) -> Option<ObjectId> {
         match self {
             Value::Id(id) => Some(*id),
-            Value::Symbolic(_) => None,
+            Value::Symbolic(_) | Value::Broken(_) => None,
         }
     }
 }

@@ -261,6 +261,9 @@ pub fn ids_newest_first(
     let index = crate::store::history_index::load(repo, &[tip])?;
     let mut first: HashMap<ObjectId, &crate::store::history_index::Entry> = HashMap::new();
     for entry in index.entries.values() {
+        if crate::store::lineage::is_section(&entry.key) {
+            continue;
+        }
         let slot = first.entry(entry.id).or_insert(entry);
         if (entry.generation, entry.index) < (slot.generation, slot.index) {
             *slot = entry;

@@ -59,7 +59,8 @@ pub struct Index {
     tips: Vec<ObjectId>,
     /// Commit → (generation, parents).
     commits: HashMap<ObjectId, (u64, Vec<ObjectId>)>,
-    /// The brief lines, by text.
+    /// The brief lines and the lineage lines (under their key's
+    /// [`crate::store::lineage::section`]), by text.
     pub entries: HashMap<Vec<u8>, Entry>,
     /// Lines seen that are not briefs (by text), so they are parsed once.
     others: HashSet<Vec<u8>>,
@@ -596,6 +597,20 @@ impl Index {
             return Ok(());
         }
         let Ok(brief) = serde_json::from_slice::<Brief>(line) else {
+            if let Some((key, id, _)) = crate::store::lineage::parse(line) {
+                // A lineage line, kept under its key's lineage section
+                // (`lineage::section`), read back by the version graph.
+                let entry = Entry {
+                    generation,
+                    index,
+                    ts: 0,
+                    id,
+                    line: line.to_vec(),
+                    key: crate::store::lineage::section(&key),
+                };
+                self.entries.insert(line.to_vec(), entry);
+                return Ok(());
+            }
             self.others.insert(line.to_vec());
             return Ok(());
         };

@@ -9,6 +9,7 @@
 
 pub mod history;
 pub mod history_index;
+pub mod lineage;
 pub mod listcache;
 pub mod packed;
 pub mod refs;
@@ -61,6 +62,11 @@ impl Stored {
                 why,
             })
         };
+        if let Some(schema) = crate::brief::written_by_newer(&self.data) {
+            return Err(unreadable(format!(
+                "written by a newer git-handoff (schema {schema}): upgrade to read it"
+            )));
+        }
         let brief = Brief::from_slice(&self.data).map_err(|e| unreadable(e.to_string()))?;
         if brief.key != self.key {
             return Err(unreadable(format!(
@@ -180,9 +186,11 @@ pub fn ids(repo: &gix::Repository) -> anyhow::Result<Vec<(String, anyhow::Result
     Ok(refdb::list(repo, REF_PREFIX)?
         .into_iter()
         .map(|(full, value)| {
-            let id = value
-                .id()
-                .ok_or_else(|| anyhow!("{full} is a symbolic ref"));
+            let id = match value {
+                refdb::Value::Id(id) => Ok(id),
+                refdb::Value::Symbolic(_) => Err(anyhow!("{full} is a symbolic ref")),
+                refdb::Value::Broken(why) => Err(anyhow!("{full} is a broken ref: {why}")),
+            };
             (full[REF_PREFIX.len()..].to_string(), id)
         })
         .collect())
@@ -246,7 +254,7 @@ pub fn write(
 ) -> Result<Written, StoreError> {
     refuse_unwritable(repo, updates)?;
     let blobs = write_blobs(repo, updates)?;
-    let annotated = annotations(updates);
+    let annotated = annotations(repo, updates, &blobs);
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -354,16 +362,69 @@ fn write_blobs(repo: &gix::Repository, updates: &[Update]) -> anyhow::Result<Vec
 }
 
 /// The history lines to add: each brief with a full head id, as compact
-/// JSON on the note of that commit.
-fn annotations(updates: &[Update]) -> Vec<(ObjectId, String)> {
+/// JSON on the note of that commit, followed by its lineage line (the
+/// version it replaced here, if any, as its parent).
+fn annotations(
+    repo: &gix::Repository,
+    updates: &[Update],
+    blobs: &[ObjectId],
+) -> Vec<(ObjectId, String)> {
+    let by = written_now(repo);
     updates
         .iter()
-        .filter_map(|u| {
+        .zip(blobs)
+        .filter_map(|(u, blob)| {
             let sha = u.brief.state.head_sha.as_deref()?;
             let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
-            (sha.len() == id.kind().len_in_hex()).then(|| (id, u.brief.to_compact_json()))
+            let parents: Vec<ObjectId> = u.expected.into_iter().collect();
+            let lines = format!(
+                "{}\n{}",
+                u.brief.to_compact_json(),
+                lineage::line(&u.brief.key, *blob, &parents, &by)
+            );
+            (sha.len() == id.kind().len_in_hex()).then_some((id, lines))
         })
         .collect()
+}
+
+/// Who writes now: the clock (`GIT_HANDOFF_NOW` when set) and the agent
+/// session the command runs in, when one is known.
+fn written_now(repo: &gix::Repository) -> lineage::Written {
+    lineage::Written {
+        at: crate::support::clock::now()
+            .ok()
+            .map(crate::support::clock::format),
+        session: crate::git::sticky::current_session(repo),
+    }
+}
+
+/// Record in the history that `version` of `key` (a stored brief, whose
+/// head is `head`) was written on top of `parents` as well: what
+/// `resolve` adds, so that the other side fast-forwards to the version
+/// kept. Only the notes history moves (compare-and-swap, retried when
+/// another writer moved it).
+pub fn record_lineage(
+    repo: &gix::Repository,
+    key: &str,
+    (version, head): (ObjectId, ObjectId),
+    parents: &[ObjectId],
+    reflog: &str,
+) -> anyhow::Result<()> {
+    let annotated = [(
+        head,
+        lineage::line(key, version, parents, &written_now(repo)),
+    )];
+    for attempt in 1..=NOTES_RETRIES {
+        let edit = again_after_gc(|| notes_edit(repo, &annotated, reflog))?;
+        match refs::commit(repo, vec![edit]) {
+            Ok(_) => return Ok(()),
+            Err(err) if attempt < NOTES_RETRIES && err.is_conflict() => {
+                std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 3));
+            }
+            Err(err) => return Err(anyhow!("cannot update {NOTES_REF}: {err}")),
+        }
+    }
+    unreachable!("the last attempt returns")
 }
 
 /// One compare-and-swap edit per brief ref: from the value it was read at

@@ -19,6 +19,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
+use crate::git::refdb;
 use crate::store::{Stored, refs};
 
 /// The staging namespace fetches write into.
@@ -31,6 +32,30 @@ pub const REMOTES_PREFIX: &str = "refs/handoff-remotes/";
 /// runs: `refs/handoff-push/<pid>/<key>`.
 pub const OUTGOING_PREFIX: &str = "refs/handoff-push/";
 
+/// The one ref component a remote's bookkeeping refs sit under: its name
+/// with `%` and `/` escaped (`%25`, `%2F`), so that every remote has a
+/// namespace of its own — `origin` and `origin/briefs` would otherwise
+/// share `…/origin/briefs/`, and fetching one would prune the other's.
+/// A name with neither character is its own component, as before.
+pub fn remote_dir(remote: &str) -> std::borrow::Cow<'_, str> {
+    if !remote.contains(['%', '/']) {
+        return std::borrow::Cow::Borrowed(remote);
+    }
+    std::borrow::Cow::Owned(remote.replace('%', "%25").replace('/', "%2F"))
+}
+
+/// The remote whose [`remote_dir`] is `dir`, if `dir` is one.
+pub fn remote_of_dir(dir: &str) -> Option<String> {
+    if dir.contains('/') {
+        return None;
+    }
+    if !dir.contains('%') {
+        return Some(dir.to_string());
+    }
+    let out = dir.replace("%2F", "/").replace("%25", "%");
+    (remote_dir(&out) == dir).then_some(out)
+}
+
 /// The base of `key` with `remote`: the last version both sides agreed on.
 pub fn base_ref(remote: &str, key: &str) -> String {
     format!("{}{key}", base_prefix(remote))
@@ -40,7 +65,7 @@ pub fn base_ref(remote: &str, key: &str) -> String {
 /// the remote (`briefs/`), so that no key (`notes` included) can collide
 /// with the notes ref beside them.
 pub fn base_prefix(remote: &str) -> String {
-    format!("{REMOTES_PREFIX}{remote}/briefs/")
+    format!("{REMOTES_PREFIX}{}/briefs/", remote_dir(remote))
 }
 
 /// `remote`'s value of `key` as of the last fetch.
@@ -50,31 +75,33 @@ pub fn tip_ref(remote: &str, key: &str) -> String {
 
 /// The namespace of `remote`'s fetched briefs.
 pub fn tip_prefix(remote: &str) -> String {
-    format!("{STAGING_PREFIX}{remote}/briefs/")
+    format!("{}briefs/", staging_prefix(remote))
+}
+
+/// Everything a fetch from `remote` stages sits below this.
+pub fn staging_prefix(remote: &str) -> String {
+    format!("{STAGING_PREFIX}{}/", remote_dir(remote))
 }
 
 /// Where `git fetch` puts `remote`'s notes history.
 pub fn staged_notes_ref(remote: &str) -> String {
-    format!("{STAGING_PREFIX}{remote}/notes/handoffs")
+    format!("{}notes/handoffs", staging_prefix(remote))
 }
 
 /// `remote`'s notes history as of the last fetch.
 pub fn notes_ref(remote: &str) -> String {
-    format!("{REMOTES_PREFIX}{remote}/notes")
+    format!("{REMOTES_PREFIX}{}/notes", remote_dir(remote))
 }
 
 /// The remote whose notes ref `name` is (see [`notes_ref`]), if it is one.
-pub fn notes_ref_remote(name: &str) -> Option<&str> {
-    if base_ref_parts(name).is_some() {
-        return None;
-    }
-    name.strip_prefix(REMOTES_PREFIX)?.strip_suffix("/notes")
+pub fn notes_ref_remote(name: &str) -> Option<String> {
+    remote_of_dir(name.strip_prefix(REMOTES_PREFIX)?.strip_suffix("/notes")?)
 }
 
 /// The remote and key of the base ref `name` (see [`base_ref`]), if it is one.
-pub fn base_ref_parts(name: &str) -> Option<(&str, &str)> {
-    let (remote, key) = name.strip_prefix(REMOTES_PREFIX)?.rsplit_once("/briefs/")?;
-    (!key.contains('/')).then_some((remote, key))
+pub fn base_ref_parts(name: &str) -> Option<(String, &str)> {
+    let (dir, key) = name.strip_prefix(REMOTES_PREFIX)?.split_once("/briefs/")?;
+    (!key.contains('/')).then_some((remote_of_dir(dir)?, key))
 }
 
 /// Whether `name` is a configured remote.
@@ -190,7 +217,7 @@ pub fn never_fetched(repo: &gix::Repository) -> Result<Vec<String>> {
         }
         let known = fetched.contains(&remote)
             || crate::git::refdb::id(repo, &notes_ref(&remote))?.is_some()
-            || !ids_under(repo, &format!("{STAGING_PREFIX}{remote}/"))?.is_empty()
+            || !ids_under(repo, &staging_prefix(&remote))?.is_empty()
             || !ids_under(repo, &base_prefix(&remote))?.is_empty();
         if !known {
             out.push(remote);
@@ -230,6 +257,133 @@ pub fn record_fetched(repo: &gix::Repository, remote: &str) {
     known.sort();
     let text: String = known.iter().map(|r| format!("{r}\n")).collect();
     let _ = crate::support::atomic::write_unless_locked(&fetched_file(repo), text.as_bytes());
+}
+
+/// The file that keeps the divergences the last fetch of each remote
+/// found (and writes on a diverged key moved on): one JSON array
+/// `[remote, key, local id, remote id]` a line. What `list` and the
+/// overview mark; the fetch report stays the authority.
+fn diverged_file(repo: &gix::Repository) -> std::path::PathBuf {
+    repo.common_dir().join("handoff-diverged")
+}
+
+/// One divergence: `key`'s local value `local` and `remote`'s `theirs`,
+/// neither written on top of the other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    /// The remote.
+    pub remote: String,
+    /// The key.
+    pub key: String,
+    /// The local value when it was found.
+    pub local: ObjectId,
+    /// The remote's value.
+    pub theirs: ObjectId,
+}
+
+fn read_divergences(repo: &gix::Repository) -> Vec<Divergence> {
+    let Ok(text) = std::fs::read_to_string(diverged_file(repo)) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (remote, key, local, theirs): (String, String, String, String) =
+                serde_json::from_str(line).ok()?;
+            Some(Divergence {
+                remote,
+                key,
+                local: ObjectId::from_hex(local.as_bytes()).ok()?,
+                theirs: ObjectId::from_hex(theirs.as_bytes()).ok()?,
+            })
+        })
+        .collect()
+}
+
+fn save_divergences(repo: &gix::Repository, all: &[Divergence]) -> Result<()> {
+    let mut text = String::new();
+    for d in all {
+        let line = (&d.remote, &d.key, d.local.to_string(), d.theirs.to_string());
+        text.push_str(&serde_json::to_string(&line)?);
+        text.push('\n');
+    }
+    crate::support::atomic::write(&diverged_file(repo), text.as_bytes())
+}
+
+/// Keep `found` as every divergence with `remote` (a fetch's verdicts
+/// replace that remote's earlier ones).
+pub fn record_divergences(
+    repo: &gix::Repository,
+    remote: &str,
+    found: &[(String, ObjectId, ObjectId)],
+) -> Result<()> {
+    let mut all: Vec<Divergence> = read_divergences(repo)
+        .into_iter()
+        .filter(|d| d.remote != remote)
+        .collect();
+    if all.is_empty() && found.is_empty() && !diverged_file(repo).exists() {
+        return Ok(());
+    }
+    all.extend(found.iter().map(|(key, local, theirs)| Divergence {
+        remote: remote.to_string(),
+        key: key.clone(),
+        local: *local,
+        theirs: *theirs,
+    }));
+    save_divergences(repo, &all)
+}
+
+/// The divergences of `key` whose local value was `previous`: after a
+/// write moved the key from `previous` to `now`, they still hold (the new
+/// version is written on top of the local line, not the remote's), and
+/// are kept for `now`. The remotes, sorted.
+pub fn carry_divergences(
+    repo: &gix::Repository,
+    key: &str,
+    previous: ObjectId,
+    now: ObjectId,
+) -> Result<Vec<String>> {
+    let mut all = read_divergences(repo);
+    let mut remotes = Vec::new();
+    for d in all
+        .iter_mut()
+        .filter(|d| d.key == key && d.local == previous)
+    {
+        d.local = now;
+        remotes.push(d.remote.clone());
+    }
+    if !remotes.is_empty() {
+        save_divergences(repo, &all)?;
+    }
+    remotes.sort();
+    Ok(remotes)
+}
+
+/// Forget the divergence of `key` with `remote` (a resolve ended it).
+pub fn forget_divergence(repo: &gix::Repository, remote: &str, key: &str) -> Result<()> {
+    let all = read_divergences(repo);
+    let kept: Vec<Divergence> = all
+        .iter()
+        .filter(|d| !(d.remote == remote && d.key == key))
+        .cloned()
+        .collect();
+    if kept.len() != all.len() {
+        save_divergences(repo, &kept)?;
+    }
+    Ok(())
+}
+
+/// Key → the remotes it has diverged with, as the last fetch found it
+/// and only while both values are still the ones it saw.
+pub fn diverged_keys(repo: &gix::Repository) -> Result<BTreeMap<String, Vec<String>>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for d in read_divergences(repo) {
+        let local = crate::store::current_id(repo, &d.key)?;
+        let theirs = refdb::id(repo, &tip_ref(&d.remote, &d.key))?;
+        if local == Some(d.local) && theirs == Some(d.theirs) {
+            out.entry(d.key).or_default().push(d.remote);
+        }
+    }
+    Ok(out)
 }
 
 /// Remote name → that remote's value of `key` as of its last fetch.
@@ -399,7 +553,7 @@ fn delete_refs(repo: &gix::Repository, refs: Vec<(String, ObjectId)>, what: &str
 /// Forget what `git fetch` staged from `remote` (a fetch refused after
 /// staging it): nothing of it is read until the next fetch.
 pub fn forget_staged(repo: &gix::Repository, remote: &str) -> Result<()> {
-    let prefix = format!("{STAGING_PREFIX}{remote}/");
+    let prefix = staging_prefix(remote);
     let refs = ids_under(repo, &prefix)?
         .into_iter()
         .map(|(rest, id)| (format!("{prefix}{rest}"), id))

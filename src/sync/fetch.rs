@@ -7,7 +7,7 @@
 //! reconciliation of every key (one transaction per key), and the fetch
 //! report.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use anyhow::Result;
 use gix::ObjectId;
@@ -16,7 +16,9 @@ use serde::Serialize;
 
 use super::notes::merge_notes;
 use super::reconcile::{Action, classify, older_version};
-use super::refs::{Sides, Stamps, delete, is_brief, mirror, previous, set, transaction};
+use super::refs::{
+    Sides, Stamps, delete, is_brief, mirror, newer_version, previous, set, transaction,
+};
 use super::{VersionInfo, hex};
 use crate::brief::redact;
 use crate::store::history;
@@ -52,6 +54,10 @@ pub enum Status {
     Conflict,
     /// The remote's value is not a valid brief; nothing was taken from it.
     Invalid,
+    /// The remote's value is a brief a newer git-handoff wrote (a schema
+    /// version or a field this one does not know): carried verbatim, never
+    /// taken, replaced or deleted here.
+    Newer,
     /// The remote holds an older version of this key, one already in the
     /// local history (a stale clone's plain push rolled it back): the
     /// local brief is kept and the next push repairs the remote.
@@ -84,6 +90,10 @@ pub struct KeyReport {
     /// Why the key is held ([`Status::HeldSecret`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<super::held::HeldKey>,
+    /// The schema version of a brief a newer git-handoff wrote
+    /// ([`Status::Newer`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
 }
 
 /// What happened to the notes history in a fetch.
@@ -194,7 +204,7 @@ fn refresh_staging(
     repo: &gix::Repository,
     remote: &str,
 ) -> Result<(BTreeMap<String, ObjectId>, Vec<String>)> {
-    let staging = format!("{}{remote}/", remotes::STAGING_PREFIX);
+    let staging = remotes::staging_prefix(remote);
     let mut staged = remotes::ids_under(repo, &staging)?;
     let listing = super::git::ls_remote(repo, remote);
     let current = listing
@@ -211,9 +221,12 @@ fn refresh_staging(
         staged = remotes::ids_under(repo, &staging)?;
     }
     let bookkeeping = listing.map(|(_, names)| names).unwrap_or_default();
+    // A name with a `/` below `refs/handoffs/` is no key (a key is one
+    // ref component): never taken, never pushed over.
     let tips = staged
         .into_iter()
         .filter_map(|(rest, id)| Some((rest.strip_prefix("briefs/")?.to_string(), id)))
+        .filter(|(key, _)| !key.contains('/'))
         .collect();
     Ok((tips, bookkeeping))
 }
@@ -264,7 +277,7 @@ fn stage_listed(
     listed: &BTreeMap<String, ObjectId>,
     staged: &BTreeMap<String, ObjectId>,
 ) -> Result<bool> {
-    let staging = format!("{}{remote}/", remotes::STAGING_PREFIX);
+    let staging = remotes::staging_prefix(remote);
     let mut want: BTreeMap<String, ObjectId> = BTreeMap::new();
     for (name, id) in listed {
         match staged_name(name) {
@@ -295,7 +308,10 @@ fn stage_listed(
     if !fetch_ids(repo, remote, &fetch)? {
         return Ok(false);
     }
-    transaction(repo, edits)
+    // A transaction git's files backend cannot take (a key the remote
+    // turned into a folder, `a` → `a/b`, or the reverse) is left to `git
+    // fetch`, which prunes before it updates.
+    Ok(transaction(repo, edits).unwrap_or(false))
 }
 
 /// The name below a remote's staging prefix that the refspecs of
@@ -502,6 +518,12 @@ fn reconcile_keys(
         )?);
     }
     apply_keys(repo, remote, sides, &mut pending)?;
+    let diverged: Vec<(String, ObjectId, ObjectId)> = pending
+        .iter()
+        .filter(|p| p.status == Status::Diverged)
+        .filter_map(|p| Some((p.key.clone(), p.l?, p.r?)))
+        .collect();
+    remotes::record_divergences(repo, remote, &diverged)?;
     for p in pending {
         let took = p.action == Action::TakeRemote && p.status != Status::Conflict;
         if p.status == Status::Gone && p.action == Action::Nothing {
@@ -514,19 +536,23 @@ fn reconcile_keys(
             remote: stamps.info(p.r),
             replaced: if took { stamps.info(p.l) } else { None },
             secret: None,
+            schema: (p.status == Status::Newer)
+                .then(|| p.r.and_then(|r| newer_version(repo, Some(r), &p.key)))
+                .flatten(),
         });
     }
     stamps.save();
     Ok(keys)
 }
 
-/// The notes histories a key's answer may need, each read once, for the
-/// first key that needs it (never for a fetch whose keys are only ahead
-/// here): the local one before the fetch, newest first, and the remote's.
+/// What a key's answer may need, each read once, for the first key that
+/// needs it (never for a fetch whose keys are only ahead here): the
+/// version graph of every history, and the local history before the
+/// fetch, newest first (for versions the graph cannot place).
 #[derive(Default)]
 struct Histories {
+    graph: Option<crate::store::lineage::Graph>,
     local: Option<BTreeMap<String, Vec<ObjectId>>>,
-    remote: Option<HashMap<String, HashSet<ObjectId>>>,
 }
 
 /// One key's answer before its refs move: where it stands, what to do and
@@ -540,53 +566,28 @@ struct Pending {
     edits: Vec<RefEdit>,
 }
 
-/// Classify `key` from its three sides and the histories, and plan its
-/// edits (nothing is written).
+/// Classify `key` from its three sides and the version graph, and plan
+/// its edits (nothing is written). Two different values are placed by
+/// the graph alone ([`by_graph`]); the bases decide only what the graph
+/// cannot place ([`by_bases`]).
 fn plan_key(
     repo: &gix::Repository,
     remote: &str,
     sides: &Sides,
     key: String,
-    (local_notes_before, remote_notes): (Option<ObjectId>, Option<ObjectId>),
+    notes: (Option<ObjectId>, Option<ObjectId>),
     h: &mut Histories,
     message: &str,
 ) -> Result<Pending> {
     let (l, b, r) = sides.get(&key);
-    let mut histories = || -> Result<(bool, bool)> {
-        if h.local.is_none() {
-            h.local = Some(history::ids_newest_first(repo, local_notes_before)?);
-        }
-        if h.remote.is_none() {
-            h.remote = Some(history::ids_by_key(repo, remote_notes)?);
-        }
-        let local = h.local.as_ref().and_then(|h| h.get(&key));
-        let in_remote = l
-            .zip(h.remote.as_ref().and_then(|h| h.get(&key)))
-            .is_some_and(|(id, ids)| ids.contains(&id));
-        let in_local = r.zip(local).is_some_and(|(id, ids)| ids.contains(&id));
-        Ok((in_remote, in_local))
+    let placed = match (l, r) {
+        (Some(l), Some(r)) if l != r => by_graph(repo, h, &key, (l, b, r), notes)?,
+        _ => None,
     };
-    let (status, action) = classify(l, b, r, &mut histories)?;
-    let (status, action) = super::lineage::settle(
-        repo,
-        &key,
-        (l, b, r),
-        (status, action),
-        (local_notes_before, remote_notes),
-    )?;
-    if action == Action::TakeRemote && l.is_some() && r.is_some() && h.local.is_none() {
-        h.local = Some(history::ids_newest_first(repo, local_notes_before)?);
-    }
-    let local_versions = h.local.as_ref().and_then(|h| h.get(&key));
-    let (status_now, action) =
-        check_remote_value(repo, &key, (l, r), local_versions, (status, action));
-    let (status, action) = super::lineage::confirm_rollback(
-        repo,
-        &key,
-        (l, r),
-        (status, (status_now, action)),
-        local_notes_before,
-    )?;
+    let (status, action) = match placed {
+        Some(answer) => valid_remote(repo, &key, r, answer),
+        None => by_bases(repo, &key, (l, b, r), h, notes.0)?,
+    };
     let edits = reconcile_edits(&key, remote, (l, b, r), action, message)?;
     Ok(Pending {
         key,
@@ -596,6 +597,87 @@ fn plan_key(
         r,
         edits,
     })
+}
+
+/// Two different values placed by the version graph: the remote's a
+/// descendant of the local one (fast-forward), an ancestor of it (ahead
+/// here; a rollback when the remote held the local value before), or
+/// neither (diverged, whatever the bases say). `None` when the graph
+/// cannot tell.
+fn by_graph(
+    repo: &gix::Repository,
+    h: &mut Histories,
+    key: &str,
+    (l, b, r): (ObjectId, Option<ObjectId>, ObjectId),
+    (local_before, remote_notes): (Option<ObjectId>, Option<ObjectId>),
+) -> Result<Option<(Status, Action)>> {
+    use crate::store::lineage::{Graph, Relation};
+    if h.graph.is_none() {
+        let extra: Vec<ObjectId> = local_before.into_iter().chain(remote_notes).collect();
+        h.graph = Some(Graph::of_repo(repo, &extra)?);
+    }
+    let graph = h.graph.as_mut().expect("just made");
+    Ok(match graph.relation(key, l, r)? {
+        Relation::Behind => Some((Status::FastForwarded, Action::TakeRemote)),
+        Relation::Ahead if b == Some(r) => Some((Status::Ahead, Action::Nothing)),
+        Relation::Ahead if b == Some(l) => Some((Status::RolledBack, Action::SetBase(r))),
+        Relation::Ahead => Some((Status::Ahead, Action::SetBase(r))),
+        Relation::Diverged => Some((Status::Diverged, Action::Nothing)),
+        Relation::Same | Relation::Unknown => None,
+    })
+}
+
+/// A remote value about to be taken, or called diverged, that is not a
+/// brief of the key (or one this version cannot read) is never taken.
+fn valid_remote(
+    repo: &gix::Repository,
+    key: &str,
+    r: Option<ObjectId>,
+    (status, action): (Status, Action),
+) -> (Status, Action) {
+    not_a_brief(repo, key, r, (status, action))
+}
+
+/// A remote value about to be taken, or called diverged, that this
+/// version cannot read: a newer git-handoff's brief (carried verbatim,
+/// never taken) or no brief at all (ignored).
+fn not_a_brief(
+    repo: &gix::Repository,
+    key: &str,
+    r: Option<ObjectId>,
+    (status, action): (Status, Action),
+) -> (Status, Action) {
+    if (action == Action::TakeRemote || status == Status::Diverged) && !is_brief(repo, r, key) {
+        return match newer_version(repo, r, key) {
+            Some(_) => (Status::Newer, Action::Nothing),
+            None => (Status::Invalid, Action::Nothing),
+        };
+    }
+    (status, action)
+}
+
+/// The three-way rules of the bases, for what the version graph cannot
+/// place (no value on one side, or a version written by a git-handoff that
+/// recorded no lineage): local unchanged since the base fast-forwards,
+/// remote unchanged is ahead. They err on the side of diverged: that a
+/// version appears in the other side's history proves nothing (every
+/// pushed history line is merged everywhere), so a first fetch of a key
+/// both sides hold differently is diverged, and a rollback the local
+/// history does not confirm is too.
+fn by_bases(
+    repo: &gix::Repository,
+    key: &str,
+    (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
+    h: &mut Histories,
+    local_notes_before: Option<ObjectId>,
+) -> Result<(Status, Action)> {
+    let (status, action) = classify(l, b, r, &mut || Ok((false, false)))?;
+    if action == Action::TakeRemote && l.is_some() && r.is_some() && h.local.is_none() {
+        h.local = Some(history::ids_newest_first(repo, local_notes_before)?);
+    }
+    let local_versions = h.local.as_ref().and_then(|h| h.get(key));
+    let checked = check_remote_value(repo, key, (l, r), local_versions, (status, action));
+    super::lineage::confirm_rollback(repo, key, (l, r), checked, local_notes_before)
 }
 
 /// Move the refs of every planned key: all in one transaction when they
@@ -648,6 +730,7 @@ pub(super) fn secret_key_reports(sides: &Sides) -> Vec<KeyReport> {
             remote: None,
             replaced: None,
             secret: None,
+            schema: None,
         })
         .collect()
 }
@@ -669,10 +752,7 @@ pub(super) fn check_remote_value(
     {
         return (Status::RolledBack, Action::SetBase(r));
     }
-    if (action == Action::TakeRemote || status == Status::Diverged) && !is_brief(repo, r, key) {
-        return (Status::Invalid, Action::Nothing);
-    }
-    (status, action)
+    not_a_brief(repo, key, r, (status, action))
 }
 
 /// The ref edits of one key's reconciliation.

@@ -218,6 +218,7 @@ pub(super) fn key_reports(
                 local: stamps.info(l),
                 remote: stamps.info(r),
                 replaced: None,
+                schema: None,
                 secret: Some(held.clone()),
             }
         })

@@ -1,12 +1,9 @@
-//! Whether one version of a key is an older version of another's line:
-//! the notes commit that first recorded the newer version had the older
-//! one in its history already. This tells a false divergence from a true
-//! one: a push killed after the remote took its value (the base still
-//! says the value before), then a new write here, leaves local, base and
-//! remote all different, yet the remote's value is an older version of
-//! the local line — ahead, not diverged. The mirror case (a fetch killed
-//! between a brief and its base, then the remote moved on) is a
-//! fast-forward. Asked only for keys whose three sides all differ.
+//! For versions written before lineage was recorded (see
+//! `store::lineage`, which decides every other case): whether one version
+//! of a key is an older version of another's line, the notes commit that
+//! first recorded the newer version having had the older one in its
+//! history already. Used only to confirm a rollback (keep the local
+//! value); never to take a remote value.
 
 use anyhow::Result;
 use gix::ObjectId;
@@ -20,51 +17,19 @@ use crate::store::history;
 /// the key stays diverged).
 const WALK_LIMIT: usize = 200_000;
 
-/// A diverged key settled by the histories: ahead when the remote's value
-/// is an older version of the local line (in the local history `notes.0`),
-/// fast-forwarded when the local value is an older version of the
-/// remote's line (in the remote's history `notes.1`); otherwise as it was.
-///
-/// Without a base (a first fetch of a key both sides hold) the same test
-/// decides: a version merely present in the other side's history (the
-/// whole history travels with every push) is not evidence that the other
-/// side's value was written on top of it.
-pub(super) fn settle(
-    repo: &gix::Repository,
-    key: &str,
-    (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
-    (status, action): (Status, Action),
-    (local_notes, remote_notes): (Option<ObjectId>, Option<ObjectId>),
-) -> Result<(Status, Action)> {
-    let first = b.is_none() && matches!(status, Status::Ahead | Status::FastForwarded);
-    let (true, Some(l), Some(r)) = (status == Status::Diverged || first, l, r) else {
-        return Ok((status, action));
-    };
-    if l == r {
-        return Ok((status, action));
-    }
-    let local_notes = current_notes(repo, local_notes)?;
-    if follows(repo, local_notes, key, l, r)? {
-        return Ok((Status::Ahead, Action::SetBase(r)));
-    }
-    if follows(repo, remote_notes, key, r, l)? {
-        return Ok((Status::FastForwarded, Action::TakeRemote));
-    }
-    Ok((Status::Diverged, Action::Nothing))
-}
-
-/// A rollback (the remote holds an older version of the key than the local
-/// one, by the order of `log`) only when the local version was written on
-/// top of the remote's (the notes commit that first recorded it had it):
-/// otherwise the remote's value is another line — a teammate's
-/// `resolve --keep-local`, say — and the fast-forward stands. `before` is
-/// the status the three-way rules gave, `checked` what the rollback check
-/// made of it.
+/// For versions the version graph cannot place (written by a git-handoff
+/// that recorded no lineage): a rollback (the remote holds an older
+/// version of the key than the local one, by the order of `log`) only when
+/// the local version was written on top of the remote's (the notes commit
+/// that first recorded it had it); otherwise the remote's value may be
+/// another line — a teammate's `resolve --keep-local`, say — and the key
+/// is diverged, never fast-forwarded on that evidence. `checked` is what
+/// the rollback check made of the three-way rules' answer.
 pub(super) fn confirm_rollback(
     repo: &gix::Repository,
     key: &str,
     (l, r): (Option<ObjectId>, Option<ObjectId>),
-    (before, checked): (Status, (Status, Action)),
+    checked: (Status, Action),
     local_notes: Option<ObjectId>,
 ) -> Result<(Status, Action)> {
     let (Status::RolledBack, Some(l), Some(r)) = (checked.0, l, r) else {
@@ -73,13 +38,7 @@ pub(super) fn confirm_rollback(
     if follows(repo, current_notes(repo, local_notes)?, key, l, r)? {
         return Ok(checked);
     }
-    Ok(super::fetch::check_remote_value(
-        repo,
-        key,
-        (Some(l), Some(r)),
-        None,
-        (before, Action::TakeRemote),
-    ))
+    Ok((Status::Diverged, Action::Nothing))
 }
 
 /// The local history as it is now: a brief written while the fetch ran

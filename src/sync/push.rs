@@ -18,10 +18,11 @@ use super::git::{GitRun, accepted, git, git_failure, git_reason, porcelain, stal
 use super::notes::{NOTES_RETRIES, merge_notes};
 use super::outgoing;
 use super::reconcile::{Plan, plan};
-use super::refs::{Sides, delete, is_brief, mirror, previous, set, transaction};
+use super::refs::{Sides, delete, is_brief, mirror, newer_version, previous, set, transaction};
 use super::{FetchOptions, FetchReport, NotesMerge, hex_opt};
 use crate::brief::redact;
 use crate::store::history;
+use crate::store::lineage::{Graph, Relation};
 use crate::store::remotes::{self, base_ref, tip_ref};
 use crate::store::{self, NOTES_REF};
 
@@ -83,6 +84,9 @@ pub enum Held {
     },
     /// The remote changed it since the last fetch: the lease failed.
     Stale,
+    /// The remote holds a brief a newer git-handoff wrote (this schema
+    /// version): never replaced or deleted from here.
+    Newer(String),
     /// Another ref of this atomic push was refused.
     AtomicSibling,
     /// The remote refused it, with git's summary.
@@ -381,7 +385,7 @@ fn plan_batches<'r>(
 /// by blob id, is not scanned again).
 pub(super) fn plan_keys(
     repo: &gix::Repository,
-    _remote: &str,
+    remote: &str,
     sides: &Sides,
     selected: Vec<String>,
     options: &PushOptions,
@@ -390,10 +394,16 @@ pub(super) fn plan_keys(
     let mut cache = crate::sync::gate_cache::GateCache::load(repo, redact_options);
     let mut keys = Vec::new();
     let mut sends = Vec::new();
+    let mut graph = None;
     for key in selected {
         let p = match sides.get(&key) {
             (l, _, Some(r)) if let Some(held) = sides.held.get(&key) => {
                 super::held::plan(&key, held, (l, r), options)
+            }
+            // A brief a newer git-handoff wrote is carried verbatim: never
+            // replaced, nor deleted.
+            (_, _, Some(r)) if let Some(schema) = newer_version(repo, Some(r), &key) => {
+                Plan::Hold(Outcome::Skipped, Held::Newer(schema))
             }
             // The remote holds something that is not a brief of this key
             // (fetch reported it as ignored): the local brief replaces it,
@@ -403,7 +413,15 @@ pub(super) fn plan_keys(
                 new: l,
             },
             (None, b, Some(r)) if b != Some(r) => only_there(repo, &key, r, options),
-            sides_of_key => plan(sides_of_key, !options.keys.is_empty(), options.prune),
+            sides_of_key => {
+                let relation = relation(repo, remote, &mut graph, &key, sides_of_key)?;
+                plan(
+                    sides_of_key,
+                    relation,
+                    !options.keys.is_empty(),
+                    options.prune,
+                )
+            }
         };
         let refused = |lease, held| PushedKey {
             key: crate::sync::gate::redacted_key(&key, redact_options),
@@ -448,6 +466,33 @@ pub(super) fn plan_keys(
     }
     cache.save();
     Ok((keys, sends))
+}
+
+/// How the local value of `key` stands to the remote's in the version
+/// graph (every history here and the remote's as last fetched), when both
+/// exist and differ; the graph is read once per push, when first needed.
+fn relation(
+    repo: &gix::Repository,
+    remote: &str,
+    graph: &mut Option<Graph>,
+    key: &str,
+    (l, _, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
+) -> Result<Option<Relation>> {
+    let (Some(l), Some(r)) = (l, r) else {
+        return Ok(None);
+    };
+    if l == r {
+        return Ok(None);
+    }
+    if graph.is_none() {
+        let staged = crate::store::history::peel(repo, &remotes::staged_notes_ref(remote))?;
+        *graph = Some(Graph::of_repo(
+            repo,
+            &staged.into_iter().collect::<Vec<_>>(),
+        )?);
+    }
+    let graph = graph.as_mut().expect("just made");
+    Ok(Some(graph.relation(key, l, r)?))
 }
 
 /// The plan of a key only the remote holds (`r`), not dropped here. What
@@ -841,10 +886,21 @@ pub(super) fn unpushable_history(
 
 /// Why the remote refused a ref, from git's porcelain summary.
 pub(super) fn rejection(summary: &str) -> Held {
-    // A lease that failed, or a create whose ref exists there now.
-    if ["stale info", "fetch first", "needs force", "already exists"]
-        .iter()
-        .any(|why| summary.contains(why))
+    // A lease that failed, or a create whose ref exists there now, or
+    // the remote's own ref update lost to another push after the lease
+    // was accepted (`failed to update ref`, `cannot lock ref`): the same
+    // lost race, which a fetch and the three-way rules settle.
+    if [
+        "stale info",
+        "fetch first",
+        "needs force",
+        "already exists",
+        "failed to update ref",
+        "cannot lock ref",
+        "failed to lock",
+    ]
+    .iter()
+    .any(|why| summary.contains(why))
     {
         Held::Stale
     } else if summary.contains("atomic") {

@@ -6,6 +6,7 @@ use anyhow::Result;
 use gix::ObjectId;
 
 use super::{Held, Outcome, Status};
+use crate::store::lineage::Relation;
 
 /// What a fetch does to one key's refs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,25 +96,40 @@ pub(super) enum Plan {
     Hold(Outcome, Held),
 }
 
+/// What to do with one key on a push. `relation` is how the local value
+/// stands to the remote's in the version graph, when both exist and
+/// differ: the local value is sent only when the remote's is its
+/// ancestor; the bases decide only what the graph cannot place.
 pub(super) fn plan(
     (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
+    relation: Option<Relation>,
     named: bool,
     prune: bool,
 ) -> Plan {
-    match (l, b, r) {
-        (Some(l), _, Some(r)) if l == r => Plan::UpToDate,
-        (Some(l), b, r) if b == r => Plan::Send { lease: r, new: l },
-        (Some(l), Some(_), None) if named => Plan::Send {
+    match ((l, b, r), relation) {
+        ((Some(l), _, Some(r)), _) if l == r => Plan::UpToDate,
+        ((Some(l), _, Some(r)), Some(Relation::Ahead)) => Plan::Send {
+            lease: Some(r),
+            new: l,
+        },
+        ((Some(_), _, Some(_)), Some(Relation::Behind)) => {
+            Plan::Hold(Outcome::Rejected, Held::Stale)
+        }
+        ((Some(_), _, Some(_)), Some(Relation::Diverged)) => {
+            Plan::Hold(Outcome::Diverged, Held::Diverged)
+        }
+        ((Some(l), b, r), _) if b == r => Plan::Send { lease: r, new: l },
+        ((Some(l), Some(_), None), _) if named => Plan::Send {
             lease: None,
             new: l,
         },
-        (Some(_), Some(_), None) => Plan::Hold(Outcome::Skipped, Held::DeletedThere),
-        (Some(_), _, Some(_)) => Plan::Hold(Outcome::Diverged, Held::Diverged),
-        (None, Some(b), Some(r)) if b == r && prune => Plan::Delete { lease: r },
-        (None, Some(b), Some(r)) if b == r => Plan::Hold(Outcome::Skipped, Held::DroppedHere),
-        (None, _, Some(_)) => Plan::Hold(Outcome::Skipped, Held::NotHere),
-        (None, _, None) => Plan::UpToDate,
-        (Some(l), None, None) => Plan::Send {
+        ((Some(_), Some(_), None), _) => Plan::Hold(Outcome::Skipped, Held::DeletedThere),
+        ((Some(_), _, Some(_)), _) => Plan::Hold(Outcome::Diverged, Held::Diverged),
+        ((None, Some(b), Some(r)), _) if b == r && prune => Plan::Delete { lease: r },
+        ((None, Some(b), Some(r)), _) if b == r => Plan::Hold(Outcome::Skipped, Held::DroppedHere),
+        ((None, _, Some(_)), _) => Plan::Hold(Outcome::Skipped, Held::NotHere),
+        ((None, _, None), _) => Plan::UpToDate,
+        ((Some(l), None, None), _) => Plan::Send {
             lease: None,
             new: l,
         },
@@ -203,7 +219,7 @@ mod tests {
     #[test]
     fn push_plans_never_send_a_diverged_key() {
         let (a, b, c) = (id(1), id(2), id(3));
-        let p = |l, b, r, named, prune| plan((l, b, r), named, prune);
+        let p = |l, b, r, named, prune| plan((l, b, r), None, named, prune);
         assert_eq!(
             p(b, a, a, false, false),
             Plan::Send {
@@ -244,6 +260,40 @@ mod tests {
             Plan::Send {
                 lease: None,
                 new: a.unwrap()
+            }
+        );
+    }
+
+    #[test]
+    fn the_version_graph_overrules_the_bases_on_a_push() {
+        let (a, b, c) = (id(1), id(2), id(3));
+        let p = |l, b, r, rel| plan((l, b, r), Some(rel), false, false);
+        // The remote unchanged since the base, yet not an ancestor of the
+        // local value: diverged (a write on top of a diverged key, or a
+        // sibling line), never sent.
+        assert!(matches!(
+            p(b, a, a, Relation::Diverged),
+            Plan::Hold(Outcome::Diverged, Held::Diverged)
+        ));
+        // The remote's value an ancestor of the local one: sent, whatever
+        // the base says.
+        assert_eq!(
+            p(b, c, a, Relation::Ahead),
+            Plan::Send {
+                lease: a,
+                new: b.unwrap()
+            }
+        );
+        assert!(matches!(
+            p(b, a, a, Relation::Behind),
+            Plan::Hold(_, Held::Stale)
+        ));
+        // Only what the graph cannot place falls back to the bases.
+        assert_eq!(
+            p(b, a, a, Relation::Unknown),
+            Plan::Send {
+                lease: a,
+                new: b.unwrap()
             }
         );
     }

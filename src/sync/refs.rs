@@ -98,6 +98,22 @@ pub(super) fn is_brief(repo: &gix::Repository, id: Option<ObjectId>, key: &str) 
         })
 }
 
+/// The schema version of `id`, when it is a brief of `key` that a newer
+/// git-handoff wrote ([`crate::brief::written_by_newer`]).
+pub(super) fn newer_version(
+    repo: &gix::Repository,
+    id: Option<ObjectId>,
+    key: &str,
+) -> Option<String> {
+    let object = repo.find_object(id?).ok()?;
+    if object.kind != gix::object::Kind::Blob {
+        return None;
+    }
+    let version = crate::brief::written_by_newer(&object.data)?;
+    let value: serde_json::Value = serde_json::from_slice(&object.data).ok()?;
+    (value["key"] == key).then_some(version)
+}
+
 #[derive(Deserialize)]
 pub(super) struct Stamp {
     timestamp: Option<String>,

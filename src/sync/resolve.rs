@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use super::VersionInfo;
 use super::refs::{Sides, info, is_brief, previous, set, transaction};
+use crate::store::lineage::{self, Graph, Relation};
 use crate::store::remotes::{self, base_ref};
-use crate::store::{self};
+use crate::store::{self, history};
 
 /// How to end a divergence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,9 +74,16 @@ pub fn resolve(
     let _lock = super::lock::hold(repo, remote)?;
     let sides = Sides::read(repo, remote)?;
     let (l, b, r) = sides.get(key);
-    let diverged = match (l, b, r) {
-        (Some(l), Some(b), Some(r)) => l != r && b != l && b != r,
-        (Some(l), None, Some(r)) => l != r,
+    let diverged = match (l, r) {
+        (Some(l), Some(r)) if l != r => {
+            let staged = history::peel(repo, &remotes::staged_notes_ref(remote))?;
+            let mut graph = Graph::of_repo(repo, &staged.into_iter().collect::<Vec<_>>())?;
+            match graph.relation(key, l, r)? {
+                Relation::Diverged => true,
+                Relation::Unknown => b.is_none_or(|b| b != l && b != r),
+                _ => false,
+            }
+        }
         _ => false,
     };
     if !diverged {
@@ -95,6 +103,16 @@ pub fn resolve(
         .into());
     }
     let message = format!("handoff: resolve {key} with {remote}");
+    // The version kept is recorded on top of the other side's first, so
+    // that the other side fast-forwards to it (a resolve killed after this
+    // line is settled by the next fetch or push the same way).
+    let (kept, other) = match resolution {
+        Resolution::KeepLocal => (l, r),
+        Resolution::TakeRemote => (r, l),
+    };
+    if let Some(head) = lineage::head_of(repo, kept) {
+        store::record_lineage(repo, key, (kept, head), &[other], &message)?;
+    }
     let base_name = base_ref(remote, key);
     // The brief before the base (refs are committed in order): a resolve
     // killed between the two leaves local = remote, which the next fetch
@@ -108,6 +126,7 @@ pub fn resolve(
     if !transaction(repo, edits)? {
         crate::refuse!("brief '{key}' changed while resolving; nothing was changed, run again");
     }
+    remotes::forget_divergence(repo, remote, key)?;
     Ok(Resolved {
         key: key.to_string(),
         remote: remote.to_string(),

@@ -24,7 +24,7 @@ use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 use super::fetch::{FetchOptions, FetchReport, Status, fetch_refspecs, reconcile_staged};
-use crate::store::remotes::{self, STAGING_PREFIX};
+use crate::store::remotes;
 
 /// How close to the time it was taken a stamp's newest file time may be
 /// and still be trusted without listing the refs again.
@@ -224,7 +224,7 @@ fn staged_digest(
 /// `packed-refs` or `reftable/tables.list`), and the newest time in it.
 fn file_stamp(repo: &gix::Repository, remote: &str) -> (String, u128) {
     let common = repo.common_dir();
-    let base = common.join(format!("{STAGING_PREFIX}{remote}"));
+    let base = common.join(remotes::staging_prefix(remote).trim_end_matches('/'));
     let paths: [PathBuf; 5] = [
         base.clone(),
         base.join("briefs"),

@@ -162,6 +162,8 @@ pub struct Stored {
     pub history: bool,
     /// The narrative entry's file, when one was added.
     pub narrative: Option<Narrated>,
+    /// The keys whose divergence with remotes the write carried on.
+    pub still_diverged: Vec<(String, Vec<String>)>,
 }
 
 /// The narrative file an entry was added to.
@@ -228,6 +230,15 @@ pub enum Warning {
     /// Imported briefs (how many) recorded no full commit id, so no
     /// history note could be added for them (the repository has commits).
     NoHeadRecorded(usize),
+    /// The key had diverged from these remotes' versions, and the new
+    /// version, written on top of the local line, still has: it is not
+    /// pushed until `resolve`.
+    StillDiverged {
+        /// The key.
+        key: String,
+        /// The remotes, sorted.
+        remotes: Vec<String>,
+    },
 }
 
 /// A write that failed: the notes gathered up to the failure, and the
@@ -461,6 +472,14 @@ fn store_all(
         })
         .collect();
     let written = store::write(repo, &updates, reflog)?;
+    let mut still_diverged = Vec::new();
+    for ((key, id), c) in written.ids.iter().zip(briefs) {
+        let Some(previous) = c.previous else { continue };
+        let remotes = store::remotes::carry_divergences(repo, key, previous, *id)?;
+        if !remotes.is_empty() {
+            still_diverged.push((key.clone(), remotes));
+        }
+    }
     let lines = pending.as_ref().map_or(0, narrative::Pending::lines_added);
     let file = pending.map(narrative::Pending::commit).transpose()?;
     let narrative = file.map(|file| {
@@ -481,6 +500,7 @@ fn store_all(
         ids: written.ids.into_iter().map(|(_, id)| id).collect(),
         history: written.history,
         narrative,
+        still_diverged,
     })
 }
 
@@ -488,6 +508,12 @@ fn store_all(
 /// narrative file untracked.
 fn after_store(checks: &mut Checks, stored: &Stored, head: Option<&HeadState>, briefs: usize) {
     let warnings = &mut checks.notes.warnings;
+    for (key, remotes) in &stored.still_diverged {
+        warnings.push(Warning::StillDiverged {
+            key: key.clone(),
+            remotes: remotes.clone(),
+        });
+    }
     if !stored.history {
         warnings.push(Warning::NoHistory {
             branch: head.map(|h| h.branch_label().to_string()),

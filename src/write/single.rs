@@ -74,6 +74,7 @@ pub(crate) fn write(
         (Mode::Write, None) if single.update => stored.map(|s| s.id),
         (Mode::Write, None) => store::current_id(repo, &key)?,
     };
+    refuse_over_newer(repo, &key, previous)?;
     let brief = compose::compose(value, &key, mode, &git)
         .map_err(|issues| refused_composition(&key, previous.is_some(), mode, issues))?;
     // What git recorded (the branch name, the diff summary) goes through
@@ -192,4 +193,22 @@ fn missing_fields(issues: &[Issue]) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// A brief a newer git-handoff wrote is never replaced by this one: it
+/// holds what this version cannot read, and a write would drop it.
+fn refuse_over_newer(
+    repo: &gix::Repository,
+    key: &str,
+    previous: Option<gix::ObjectId>,
+) -> Result<()> {
+    let Some(blob) = previous.and_then(|id| repo.find_blob(id).ok()) else {
+        return Ok(());
+    };
+    if let Some(schema) = crate::brief::written_by_newer(&blob.data) {
+        crate::refuse!(
+            "brief '{key}' was written by a newer git-handoff (schema {schema}): upgrade to write over it, or `git handoff drop {key}` first; nothing was written"
+        );
+    }
+    Ok(())
 }

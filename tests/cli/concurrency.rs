@@ -66,7 +66,8 @@ fn a_stale_compare_and_swap_is_a_conflict_and_writes_nothing() {
     )
     .unwrap();
     let note = sb.git(&repo_dir, &["notes", "--ref=handoffs", "show", "HEAD"]);
-    assert_eq!(note.lines().count(), 2);
+    assert_eq!(brief_lines(&note).len(), 2);
+    assert_eq!(lineage_lines(&note).len(), 2);
 }
 
 #[test]
@@ -149,7 +150,8 @@ fn concurrent_writers_lose_nothing() {
     }
     // One history line per successful write.
     let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
-    assert_eq!(note.lines().count(), ok.len(), "{note}");
+    assert_eq!(brief_lines(&note).len(), ok.len(), "{note}");
+    assert_eq!(lineage_lines(&note).len(), ok.len(), "{note}");
     // Each successful write's narrative entry is present exactly once, in its worktree.
     for (i, key, dir) in &ok {
         let text = std::fs::read_to_string(dir.join(".claude/PROJECT_STATE.md")).unwrap();

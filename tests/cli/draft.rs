@@ -282,11 +282,15 @@ fn write_stores_an_auto_brief_that_resume_marks_and_never_replaces_a_newer_one()
     // The history keeps both versions.
     assert_eq!(sb.log_ids(&repo, "main").len(), 2);
     // resume marks it, in text and in JSON; so does the session hook.
+    // Stored over a brief someone wrote, it names that version and how to
+    // see what it changed.
     let out = sb.handoff(&repo, &["resume"]).success();
     let first = stdout(&out).lines().next().unwrap().to_string();
-    assert_eq!(
-        first,
-        "!! AUTO: drafted from the transcript, not written by the session: verify before acting"
+    assert!(
+        first.starts_with(
+            "!! AUTO: drafted from the transcript, not written by the session: verify before acting; AUTO draft over "
+        ) && first.ends_with("(mode WRITE): `git handoff diff main` shows what it changed, `git handoff show main@{1}` the brief it replaced"),
+        "{first}"
     );
     let v = json(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success()));
     assert_eq!(
@@ -643,4 +647,229 @@ fn a_large_transcript_is_read_from_its_end_only() {
     assert_eq!(d["state"]["commands"][0], "./step 95  # exit 0");
     let text = stdout(&sb.handoff(&repo, &["draft", path]).success());
     assert!(text.contains("its last 16,777,216 bytes read"), "{text}");
+}
+
+/// A transcript of a session in `repo` from 10:00 to 10:00:06 that ran
+/// `commands` (Bash), each answered with exit 0, and nothing else.
+fn session_running(sb: &Sandbox, repo: &Path, name: &str, commands: &[&str]) -> String {
+    let dir = repo.display().to_string();
+    let uses: Vec<Value> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| json!({"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {"command": c}}))
+        .collect();
+    let results: Vec<Value> = (0..commands.len())
+        .map(|i| json!({"type": "tool_result", "tool_use_id": format!("t{i}"), "content": "ok"}))
+        .collect();
+    let lines = [
+        json!({"type": "user", "uuid": "u1", "sessionId": "s", "cwd": dir, "timestamp": "2026-11-30T10:00:00.000Z",
+               "message": {"role": "user", "content": "pick up where we left off"}}),
+        json!({"type": "assistant", "uuid": "a1", "sessionId": "s", "timestamp": "2026-11-30T10:00:05.000Z",
+               "message": {"role": "assistant", "content": uses}}),
+        json!({"type": "user", "uuid": "u2", "sessionId": "s", "timestamp": "2026-11-30T10:00:06.000Z",
+               "message": {"role": "user", "content": results}}),
+    ];
+    let path = sb.path(name);
+    std::fs::write(
+        &path,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// A careful brief, written the day before the session.
+fn careful_brief(sb: &Sandbox, repo: &Path) -> Value {
+    sb.write_brief_at(
+        repo,
+        "2026-11-29T09:00:00Z",
+        None,
+        [
+            "cargo test expiry passes",
+            "add leeway to verify()",
+            "cargo test expiry",
+        ],
+        &[
+            "--no-lint",
+            "--decision",
+            "use <= not <",
+            "--rejected",
+            "a global clock mock",
+            "--read",
+            "src/auth.rs=under repair",
+        ],
+    )
+    .success();
+    stored(sb, repo, "main")
+}
+
+#[test]
+fn a_session_that_only_resumed_leaves_the_brief_it_read() {
+    let sb = Sandbox::new();
+    let repo = app(&sb);
+    let before = careful_brief(&sb, &repo);
+    let path = session_running(
+        &sb,
+        &repo,
+        "resumed.jsonl",
+        &[
+            "git handoff resume main",
+            "git handoff list && git handoff show main",
+            "git -C . status --short",
+            "git handoff",
+        ],
+    );
+    for event in ["pre-compact", "session-end"] {
+        let name = if event == "pre-compact" {
+            "PreCompact"
+        } else {
+            "SessionEnd"
+        };
+        hook(
+            &sb,
+            event,
+            &hook_input(name, &path, &repo),
+            "2026-11-30T10:01:00Z",
+        );
+        assert_eq!(stored(&sb, &repo, "main"), before, "{event}");
+    }
+    // A session that ran the tests did work: the draft goes over the brief.
+    let path = session_running(&sb, &repo, "tested.jsonl", &["cargo test expiry"]);
+    hook(
+        &sb,
+        "session-end",
+        &hook_input("SessionEnd", &path, &repo),
+        "2026-11-30T10:01:00Z",
+    );
+    assert_eq!(stored(&sb, &repo, "main")["mode"], "AUTO");
+}
+
+#[test]
+fn a_draft_over_a_written_brief_keeps_it_and_says_so() {
+    let sb = Sandbox::new();
+    let repo = app(&sb);
+    let before = careful_brief(&sb, &repo);
+    let path = transcript(&sb, "draft-claude.jsonl", &repo);
+    hook(
+        &sb,
+        "session-end",
+        &hook_input("SessionEnd", &path, &repo),
+        "2026-11-30T10:03:00Z",
+    );
+    let auto = stored(&sb, &repo, "main");
+    assert_eq!(auto["mode"], "AUTO");
+    assert_eq!(auto["timestamp"], "2026-11-30T10:03:00Z");
+    // What a person wrote stays: the goal, the decisions, the rejected
+    // paths, the files to read first.
+    assert_eq!(auto["resume"]["done_when"], before["resume"]["done_when"]);
+    assert_eq!(auto["resume"]["resume_by"], before["resume"]["resume_by"]);
+    for field in ["decisions", "rejected_paths"] {
+        let all = auto["state"][field].as_array().unwrap();
+        assert_eq!(all[0], before["state"][field][0], "{field}");
+        // What the transcript added is marked.
+        assert!(
+            all[1..]
+                .iter()
+                .all(|d| d.as_str().unwrap().starts_with("drafted: ")),
+            "{all:?}"
+        );
+    }
+    assert_eq!(auto["files_read_first"][0], before["files_read_first"][0]);
+    // The first risk says what happened.
+    let risks: Vec<&str> = auto["state"]["open_risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(risks[0].starts_with("AUTO draft over "), "{risks:?}");
+    assert!(
+        risks[1..].iter().all(|r| r.starts_with("drafted: ")),
+        "{risks:?}"
+    );
+    // resume names the brief it went over and the diff that shows the change.
+    let out = sb.handoff(&repo, &["resume"]).success();
+    assert!(
+        stdout(&out).contains("`git handoff diff main` shows what it changed"),
+        "{}",
+        stdout(&out)
+    );
+    let v = json(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success()));
+    assert_eq!(v["auto_over"].as_str().map(str::len), Some(7));
+    let diff = stdout(&sb.handoff(&repo, &["diff", "main"]).success());
+    assert!(diff.contains("+      \"drafted: "), "{diff}");
+    // The next session's start says so before anything is loaded.
+    for source in ["startup", "resume"] {
+        let input =
+            json!({"source": source, "cwd": repo.display().to_string(), "session_id": "next"});
+        let out = sb.handoff_with(&repo, &["hook", "session-start"], Some(&input.to_string()));
+        let context = stdout(&out.success());
+        assert!(
+            context.contains("It is an AUTO draft"),
+            "{source}: {context}"
+        );
+    }
+}
+
+#[test]
+fn a_brief_the_session_wrote_is_judged_by_the_history_not_its_fields() {
+    let sb = Sandbox::new();
+    let repo = app(&sb);
+    careful_brief(&sb, &repo);
+    let path = transcript(&sb, "draft-claude.jsonl", &repo);
+    // During the session (10:00–10:02:50): `show > b.json`, edit, `write -F
+    // b.json`. The brief keeps yesterday's timestamp; the history knows
+    // it was written at 10:01.
+    let shown = stdout(&sb.handoff(&repo, &["show", "main"]).success());
+    let edited = shown.replace("add leeway to verify()", "add leeway, then the docs");
+    std::fs::write(sb.path("b.json"), edited).unwrap();
+    sb.handoff_env(
+        &repo,
+        &[("GIT_HANDOFF_NOW", "2026-11-30T10:01:00Z")],
+        &[
+            "write",
+            "-F",
+            sb.path("b.json").to_str().unwrap(),
+            "--no-lint",
+        ],
+        None,
+    )
+    .success();
+    let written = stored(&sb, &repo, "main");
+    assert_eq!(written["timestamp"], "2026-11-29T09:00:00Z");
+    hook(
+        &sb,
+        "session-end",
+        &hook_input("SessionEnd", &path, &repo),
+        "2026-11-30T10:03:00Z",
+    );
+    assert_eq!(stored(&sb, &repo, "main"), written);
+
+    // A brief the session itself wrote (its id in the history) is kept
+    // whatever the clock said when it was written.
+    sb.handoff_env(
+        &repo,
+        &[
+            ("GIT_HANDOFF_NOW", "2026-11-29T10:00:00Z"),
+            ("GIT_HANDOFF_SESSION", "5f1c2a7e"),
+        ],
+        &[
+            "write",
+            "-F",
+            sb.path("b.json").to_str().unwrap(),
+            "--no-lint",
+            "--next-check",
+            "cargo test all",
+        ],
+        None,
+    )
+    .success();
+    let ours = stored(&sb, &repo, "main");
+    hook(
+        &sb,
+        "session-end",
+        &hook_input("SessionEnd", &path, &repo),
+        "2026-11-30T10:03:00Z",
+    );
+    assert_eq!(stored(&sb, &repo, "main"), ours);
 }

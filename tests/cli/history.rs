@@ -281,7 +281,7 @@ fn log_through_the_index_equals_log_without_it_on_one_commit() {
         written[i].push(write_at(&sb, &repo, key, NOW, "after the commit"));
     }
     let notes = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD~1"]);
-    assert_eq!(notes.lines().count(), 12, "{notes}");
+    assert_eq!(brief_lines(&notes).len(), 12, "{notes}");
     let warm = logs(&sb, &repo, &keys);
     std::fs::remove_dir_all(repo.join(".git/handoff-history-index")).unwrap();
     let cold = logs(&sb, &repo, &keys);
@@ -403,7 +403,7 @@ fn a_tampered_or_truncated_index_is_detected_and_rebuilt() {
     let file = &files[0];
     let original = std::fs::read(file).unwrap();
     let text = String::from_utf8_lossy(&original).into_owned();
-    assert!(text.starts_with("git-handoff history index 2\n"), "{text}");
+    assert!(text.starts_with("git-handoff history index 3\n"), "{text}");
 
     let edited = text.replacen("\"done_when\":\"first\"", "\"done_when\":\"FORGE\"", 1);
     let tampered: Vec<(&str, Vec<u8>)> = vec![
@@ -474,8 +474,7 @@ fn log_is_the_same_whether_notes_are_loose_packed_as_deltas_or_whole() {
     // blob after completes the line into one that is no brief.
     let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
     let rest: String = note.lines().skip(1).map(|l| format!("{l}\n")).collect();
-    let only_here = note
-        .lines()
+    let only_here = brief_lines(&note)
         .last()
         .unwrap()
         .replace("\"v39\"", "\"partial\"");

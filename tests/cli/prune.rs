@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::support::{Sandbox, assert_stderr_has, stderr, stdout};
+use crate::support::{Sandbox, assert_stderr_has, brief_lines, stderr, stdout};
 
 /// Write brief `key` as if at `now`.
 fn write_at(sb: &Sandbox, repo: &Path, key: &str, now: &str) {
@@ -46,7 +46,7 @@ fn prune_archives_by_age_and_deletes_old_archived_briefs() {
     let (old_id, ancient_id, fresh_id) = (ids("old"), ids("ancient"), ids("fresh"));
     let notes_before = rev(&sb, &repo, "refs/notes/handoffs");
     let history_before = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
-    assert_eq!(history_before.lines().count(), 3);
+    assert_eq!(brief_lines(&history_before).len(), 3);
 
     // Dry run: said, not done.
     let before = refs(&sb, &repo);

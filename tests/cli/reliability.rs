@@ -107,7 +107,7 @@ fn four_worktrees_times_25_writes() {
     // One history line per successful write, all on the one commit.
     let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
     assert_eq!(
-        note.lines().count(),
+        brief_lines(&note).len(),
         ok,
         "history versions = successful writes ({conflicts} conflicts)"
     );

@@ -199,9 +199,7 @@ fn no_redact_warns_and_redact_history_cleans_every_version() {
     assert!(all.contains("[REDACTED:github_token]"));
     // both versions are still in the history
     assert_eq!(
-        sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"])
-            .lines()
-            .count(),
+        brief_lines(&sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"])).len(),
         2
     );
 }

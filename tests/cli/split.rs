@@ -230,7 +230,7 @@ fn two_threads_make_two_refs_one_transaction_and_exactly_one_narrative_entry() {
     );
     // History: both versions on HEAD's note, after the earlier write.
     let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
-    assert_eq!(note.lines().count(), 3, "{note}");
+    assert_eq!(brief_lines(&note).len(), 3, "{note}");
     // The history moved once for both briefs.
     let log = sb.git(
         &repo,

@@ -7,58 +7,6 @@ use std::path::{Path, PathBuf};
 use crate::support::*;
 use serde_json::Value;
 
-impl Team {
-    /// `git handoff ARGS` in `dir`.
-    fn run(&self, dir: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
-        self.sb.handoff(dir, args)
-    }
-
-    /// Write a version of `key` in `dir` at the clock `now`; its id.
-    fn write(&self, dir: &Path, key: &str, now: &str, done: &str) -> String {
-        let mut cmd = self.sb.command("git", dir);
-        cmd.env("GIT_HANDOFF_NOW", now).args([
-            "handoff",
-            "write",
-            key,
-            "--done-when",
-            done,
-            "--resume-by",
-            "carry on",
-            "--next-check",
-            "cargo test",
-            "--json",
-            // Store as given: the push-side secret check is under test here,
-            // and lint has no say in these tests.
-            "--no-redact",
-            "--no-lint",
-        ]);
-        let out = assert_cmd::Command::from_std(cmd).assert().success();
-        let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
-        v["id"].as_str().unwrap().to_string()
-    }
-
-    /// The id a ref holds in `dir`'s repository (or the bare remote).
-    fn id(&self, dir: &Path, name: &str) -> Option<String> {
-        let out = self.sb.git_out(dir, &["rev-parse", "--verify", "-q", name]);
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-    }
-
-    fn remote_id(&self, key: &str) -> Option<String> {
-        self.id(&self.bare, &format!("refs/handoffs/{key}"))
-    }
-
-    fn log_ids(&self, dir: &Path, key: &str) -> Vec<String> {
-        self.sb.log_ids(dir, key)
-    }
-
-    /// Every ref of `dir`'s repository, as `for-each-ref` prints them.
-    fn refs(&self, dir: &Path) -> String {
-        self.sb.git(dir, &["for-each-ref"])
-    }
-}
-
 fn short(id: &str) -> &str {
     &id[..7]
 }
@@ -304,8 +252,39 @@ fn take_remote_replaces_the_local_version_and_keeps_it_in_history() {
     assert_stderr_has(&out, "--keep-local");
 }
 
+/// Set `key` on the bare remote to `file`'s bytes from A's pre-push hook:
+/// someone else's update landing between A's fetch and A's push, after
+/// git took A's lease (the remote's own update then fails). The id.
+fn plant_during_push(t: &Team, key: &str, file: &Path) -> String {
+    let hook = t.a.join(".git/hooks/pre-push");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/{key} \"$id\"\nrm -- \"$0\"\n",
+            bare = t.bare.display(),
+            file = file.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hook);
+    t.sb.git(&t.a, &["hash-object", file.to_str().unwrap()])
+        .trim()
+        .to_string()
+}
+
+/// A teammate's version of `key`, written in B (which fetched first) and
+/// copied to a file, never pushed by B: what lands on the remote during
+/// A's push.
+fn teammates_version(t: &Team, key: &str, done: &str) -> PathBuf {
+    t.run(&t.b, &["fetch"]);
+    let id = t.write(&t.b, key, "2026-11-30T10:30:00Z", done);
+    let path = t.sb.path(&format!("{key}-teammate.json"));
+    std::fs::write(&path, t.sb.git(&t.b, &["cat-file", "blob", &id])).unwrap();
+    path
+}
+
 #[test]
-fn a_key_the_remote_changed_after_the_fetch_is_rejected_by_name_and_the_others_go() {
+fn a_key_the_remote_changed_after_the_fetch_is_a_lost_lease_and_the_others_go() {
     let t = team();
     t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
     t.write(&t.a, "two", "2026-11-30T09:00:00Z", "two v1");
@@ -313,69 +292,60 @@ fn a_key_the_remote_changed_after_the_fetch_is_rejected_by_name_and_the_others_g
     let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
     let two2 = t.write(&t.a, "two", "2026-11-30T10:00:00Z", "two v2");
 
-    // Someone else moves refs/handoffs/one on the remote between A's fetch
-    // and A's push: the pre-push hook runs exactly there.
-    let intruder = t.sb.path("intruder.json");
-    std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
-    let hook = t.a.join(".git/hooks/pre-push");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/one \"$id\"\nrm -- \"$0\"\n",
-            bare = t.bare.display(),
-            file = intruder.display()
-        ),
-    )
-    .unwrap();
-    make_executable(&hook);
-    let intruder_id = t.sb.git(&t.a, &["hash-object", intruder.to_str().unwrap()]);
+    // A teammate's version of `one` lands on the remote between A's fetch
+    // and A's push: the remote's own update fails after git accepted the
+    // lease. That is a lost lease: fetched, reconciled (diverged: neither
+    // version was written on top of the other) and held, never "push
+    // again".
+    let theirs = teammates_version(&t, "one", "one by b");
+    let theirs_id = plant_during_push(&t, "one", &theirs);
 
     let out = t.run(&t.a, &["push"]).code(1);
     let text = stdout(&out);
-    assert!(
-        text.contains("rejected: one ('origin' refused it: [remote rejected] ("),
-        "{text}"
-    );
-    assert!(
-        text.contains("`git handoff fetch origin` shows it, then push again)"),
-        "{text}"
-    );
+    assert!(text.contains("diverged, not pushed: one ("), "{text}");
+    assert!(!text.contains("push again"), "{text}");
     assert!(
         text.contains("push: two (") && text.contains(&format!("-> {})", short(&two2))),
         "{text}"
     );
-    assert_eq!(
-        stderr(&out),
-        "error: not pushed to 'origin': one; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence\n"
-    );
-    assert_eq!(t.remote_id("one").as_deref(), Some(intruder_id.trim()));
+    assert_eq!(t.remote_id("one").as_deref(), Some(theirs_id.as_str()));
     assert_eq!(t.remote_id("two").as_deref(), Some(two2.as_str()));
-    // The local version is untouched; the next fetch names the divergence.
     assert_eq!(
         t.id(&t.a, "refs/handoffs/one").as_deref(),
         Some(one2.as_str())
     );
-    // What the remote now holds is not a brief: reported as ignored, never
-    // as a divergence that `resolve --take-remote` could store.
-    let out = t.run(&t.a, &["fetch"]).success();
-    assert_stdout_has(
-        &out,
-        &format!(
-            "ignored: one ('origin' holds {}, which is not a valid brief; nothing taken",
-            short(intruder_id.trim())
-        ),
-    );
-    let out = t.run(&t.a, &["resolve", "one", "--take-remote"]).code(1);
-    assert_stderr_has(
-        &out,
-        "which is not a valid brief of this key; nothing was changed",
-    );
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/one").as_deref(),
-        Some(one2.as_str())
-    );
-    // The next push repairs the remote, with a lease on the garbage.
+    // Every later fetch names the divergence until it is resolved.
+    let out = t.run(&t.a, &["fetch"]).code(1);
+    assert_stdout_has(&out, &format!("  diverged: one (local {}", short(&one2)));
+}
+
+#[test]
+fn garbage_the_remote_took_after_the_fetch_is_replaced_with_a_lease_on_it() {
+    let t = team();
+    t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
     t.run(&t.a, &["push"]).success();
+    let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
+    let intruder = t.sb.path("intruder.json");
+    std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
+    let intruder_id = plant_during_push(&t, "one", &intruder);
+
+    // Fetched again after the lost lease, what the remote holds is not a
+    // brief: reported as ignored, never as a divergence that
+    // `resolve --take-remote` could store, and replaced with a lease on
+    // exactly that value.
+    let out = t.run(&t.a, &["push"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "ignored: one ('origin' holds {}, which is not a valid brief; nothing taken",
+            short(&intruder_id)
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("push: one ({} -> ", short(&intruder_id))),
+        "{text}"
+    );
     assert_eq!(t.remote_id("one").as_deref(), Some(one2.as_str()));
 }
 
@@ -2142,37 +2112,21 @@ fn a_new_key_created_on_the_remote_meanwhile_is_never_overwritten() {
     // A new key is pushed without a lease (git matches every lease against
     // every ref, quadratic for a first push of many keys): the remote's
     // update still expects it absent.
-    t.write(&t.a, "fresh", "2026-11-30T10:00:00Z", "fresh v1");
+    let fresh = t.write(&t.a, "fresh", "2026-11-30T10:00:00Z", "fresh v1");
     let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
-    let intruder = t.sb.path("intruder.json");
-    std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
-    let hook = t.a.join(".git/hooks/pre-push");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/fresh \"$id\"\nrm -- \"$0\"\n",
-            bare = t.bare.display(),
-            file = intruder.display()
-        ),
-    )
-    .unwrap();
-    make_executable(&hook);
-    let intruder_id = t.sb.git(&t.a, &["hash-object", intruder.to_str().unwrap()]);
+    let theirs = teammates_version(&t, "fresh", "fresh by b");
+    let theirs_id = plant_during_push(&t, "fresh", &theirs);
 
+    // The create lost: fetched, the teammate's `fresh` is another line
+    // (a first fetch of a key both hold), held as diverged.
     let out = t.run(&t.a, &["push"]).code(1);
     let text = stdout(&out);
-    assert!(text.contains("rejected: fresh ("), "{text}");
-    assert_eq!(t.remote_id("fresh").as_deref(), Some(intruder_id.trim()));
+    assert!(text.contains("diverged, not pushed: fresh ("), "{text}");
+    assert_eq!(t.remote_id("fresh").as_deref(), Some(theirs_id.as_str()));
     assert_eq!(t.remote_id("one").as_deref(), Some(one2.as_str()));
-
-    // Seen by the next fetch, the key is no longer a create: what the
-    // remote holds is not a brief, so the next push replaces it, with a
-    // lease on exactly that value.
-    let out = t.run(&t.a, &["push"]).success();
-    let text = stdout(&out);
-    assert!(
-        text.contains(&format!("push: fresh ({} -> ", short(intruder_id.trim()))),
-        "{text}"
+    assert_eq!(
+        t.id(&t.a, "refs/handoffs/fresh").as_deref(),
+        Some(fresh.as_str())
     );
 }
 

@@ -58,8 +58,12 @@ fn write_stores_a_blob_ref_a_history_note_and_a_narrative_entry() {
 
     // History: one compact line on the note of HEAD, visible to git log.
     let note = sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"]);
-    assert_eq!(note.lines().count(), 1);
-    assert_eq!(json(note.trim()), brief);
+    assert_eq!(brief_lines(&note).len(), 1);
+    assert_eq!(json(brief_lines(&note)[0]), brief);
+    // Beside it, the version's lineage: a first version, on top of nothing.
+    let lineage = json(lineage_lines(&note)[0]);
+    assert_eq!(lineage["parents"], serde_json::json!([]));
+    assert_eq!(lineage["key"], "feat-jwt");
     let log = sb.git(&repo, &["log", "--notes=handoffs", "-1"]);
     assert!(log.contains("Notes (handoffs):"), "{log}");
 
@@ -334,9 +338,7 @@ fn narrative_file_supplies_the_entry_sections() {
     assert_eq!(text.matches("# Project state").count(), 1);
     // Both versions are in the history note of HEAD.
     assert_eq!(
-        sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"])
-            .lines()
-            .count(),
+        brief_lines(&sb.git(&repo, &["notes", "--ref=handoffs", "show", "HEAD"])).len(),
         2
     );
 }

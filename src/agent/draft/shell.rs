@@ -102,21 +102,68 @@ fn looks_only(words: &[String]) -> bool {
         | "find" | "fd" | "pwd" | "echo" | "printf" | "wc" | "tree" | "which" | "type" | "file"
         | "stat" | "du" | "df" | "cd" | "true" | "sleep" | "sort" | "uniq" | "cut" | "jq" => true,
         "sed" => words.iter().any(|w| w == "-n"),
-        "git" => matches!(
-            second,
-            "status"
-                | "diff"
-                | "log"
-                | "show"
-                | "branch"
-                | "rev-parse"
-                | "ls-files"
-                | "blame"
-                | "grep"
-                | "remote"
-        ),
+        "git-handoff" => handoff_reads(Some(second).filter(|s| !s.is_empty())),
+        "git" => {
+            let rest = git_subcommand(&words[1..]);
+            let sub = rest.first().map(String::as_str).unwrap_or("");
+            match sub {
+                "handoff" => handoff_reads(rest.get(1).map(String::as_str)),
+                _ => matches!(
+                    sub,
+                    "status"
+                        | "diff"
+                        | "log"
+                        | "show"
+                        | "branch"
+                        | "rev-parse"
+                        | "ls-files"
+                        | "blame"
+                        | "grep"
+                        | "remote"
+                ),
+            }
+        }
         _ => false,
     }
+}
+
+/// The words from git's subcommand on, past its global options (`-C
+/// DIR`, `-c KEY=VALUE`, `--no-pager` …).
+fn git_subcommand(words: &[String]) -> &[String] {
+    let mut rest = words;
+    loop {
+        match rest {
+            [flag, _, tail @ ..] if matches!(flag.as_str(), "-C" | "-c") => rest = tail,
+            [flag, tail @ ..] if flag.starts_with('-') => rest = tail,
+            _ => return rest,
+        }
+    }
+}
+
+/// Whether a `git handoff` subcommand only reads (the overview, when
+/// none is named): resuming, listing, showing is no work, and a session
+/// that did nothing else leaves the brief it read alone.
+fn handoff_reads(sub: Option<&str>) -> bool {
+    matches!(
+        sub,
+        None | Some(
+            "resume"
+                | "reground"
+                | "brief"
+                | "list"
+                | "show"
+                | "log"
+                | "diff"
+                | "lint"
+                | "validate"
+                | "schema"
+                | "usage"
+                | "help"
+                | "-h"
+                | "--help"
+                | "--version"
+        )
+    )
 }
 
 /// Whether every command of the script only looks around: not worth
@@ -340,6 +387,13 @@ mod tests {
         assert!(!is_inspection("sed -i 's/a/b/' src/a.rs"));
         assert!(!is_inspection("cargo build"));
         assert!(!is_inspection("git commit -am x"));
+        // Reading a brief is no work; writing one is.
+        assert!(is_inspection("git handoff resume feat-x"));
+        assert!(is_inspection("git handoff"));
+        assert!(is_inspection("git handoff list && git handoff show k"));
+        assert!(is_inspection("git -C . status"));
+        assert!(!is_inspection("git handoff write --done-when x"));
+        assert!(!is_inspection("git handoff resolve k --keep-local"));
     }
 
     #[test]

@@ -62,18 +62,28 @@ pub fn run(args: Args) -> Result<Output> {
     }
     let key = target_key(&repo, args.key.as_deref())?;
     let stored = store::read(&repo, &key)?;
+    let mut partial = draft.partial();
     if let Some(stored) = &stored {
         let brief = stored.brief()?;
-        if written_after(&brief, draft.last_turn) {
+        let written = written_at(&repo, stored.id, &brief)?;
+        if after(written, draft.last_turn) {
             crate::refuse!(
                 "brief '{key}' was written at {}, after the transcript's last turn ({}); the draft is older, so nothing was written (`git handoff resume {key}` shows the brief)",
-                brief.timestamp,
+                written.map_or(brief.timestamp.clone(), clock::format),
                 draft.last_turn.map_or("unknown".to_string(), clock::format)
             );
         }
+        if brief.mode != draft::MODE {
+            partial = serde_json::from_slice::<Value>(&stored.data)?;
+            draft::over(
+                &mut partial,
+                &draft,
+                &stored.id.to_hex_with_len(7).to_string(),
+            );
+        }
     }
-    let out = store_draft(
-        &draft,
+    let out = store_partial(
+        partial,
         args.key.as_deref(),
         stored.map(|s| s.id),
         args.format,
@@ -116,10 +126,22 @@ fn target_key(repo: &gix::Repository, explicit: Option<&str>) -> Result<String> 
     Ok(sticky::choose(repo, &head, explicit, false, "draft")?.key)
 }
 
-/// Whether `brief` was written after the transcript's last turn (or the
-/// order cannot be told).
-fn written_after(brief: &Brief, last_turn: Option<i64>) -> bool {
-    match (clock::parse(&brief.timestamp), last_turn) {
+/// When the stored version `id` of `brief` was written: by the history
+/// (its first lineage line's time), not by the brief's own `timestamp`,
+/// which a brief copied and written again keeps; only a version written
+/// before lineage was recorded falls back to it.
+fn written_at(repo: &gix::Repository, id: gix::ObjectId, brief: &Brief) -> Result<Option<i64>> {
+    let records = store::lineage::records(repo, &brief.key, id)?;
+    Ok(records
+        .iter()
+        .find_map(|r| r.at.as_deref().and_then(clock::parse))
+        .or_else(|| clock::parse(&brief.timestamp)))
+}
+
+/// Whether a version written at `written` came after the transcript's
+/// last turn (or the order cannot be told).
+fn after(written: Option<i64>, last_turn: Option<i64>) -> bool {
+    match (written, last_turn) {
         (Some(written), Some(last)) => written > last,
         _ => true,
     }
@@ -186,13 +208,13 @@ fn draft_doc(draft: &Draft, task: Option<&str>, brief: &Brief) -> Doc {
     doc
 }
 
-/// Store a draft as the brief through `write`'s own path, so that it is
-/// redacted, keyed and compare-and-swapped exactly as every write:
-/// `expected` is the version the caller checked; no narrative entry (the
-/// draft decides nothing), no lint (it is marked for verification
-/// instead).
-fn store_draft(
-    draft: &Draft,
+/// Store a partial brief (a draft, or a draft grounded in the stored
+/// brief) through `write`'s own path: redacted, keyed and
+/// compare-and-swapped exactly as every write: `expected` is the version
+/// the caller checked; no narrative entry (the draft decides nothing), no
+/// lint (it is marked for verification instead).
+fn store_partial(
+    partial: Value,
     key: Option<&str>,
     expected: Option<gix::ObjectId>,
     format: Format,
@@ -205,7 +227,7 @@ fn store_draft(
     }
     let command = write::Args::augment_args(clap::Command::new("write").no_binary_name(true));
     let mut args = write::Args::from_arg_matches(&command.try_get_matches_from(argv)?)?;
-    args.input.fields.value = Some(draft.partial());
+    args.input.fields.value = Some(partial);
     args.expected = Some(expected);
     write::run(args)
 }
@@ -227,13 +249,14 @@ fn prefixed(out: Output, line: &str) -> Output {
 
 /// The safety net of the pre-compact and session-end hooks: store the
 /// draft of the hook's `transcript_path` as the brief of the key a keyless
-/// write targets in the hook's `cwd` — only when the session did something
-/// (edited a file or ran a command that did more than look), no brief was
-/// written for that key since the session started (an AUTO draft does not
-/// count) and none after its last turn, so that a session that wrote its
-/// brief is never overwritten, nor an older brief by a session that only
-/// read and talked. `handoff.autoDraft false` turns it off. The key
-/// stored, or `None`; never fails.
+/// write targets in the hook's `cwd` — only when the session did work
+/// (edited a file or ran a command that did more than look; reading a
+/// brief is not work), the brief is not one this session wrote (by the
+/// history's record of the session), no brief was written for that key
+/// since the session started (an AUTO draft does not count) and none
+/// after its last turn. Over a brief someone wrote, the draft is built on
+/// top of it ([`draft::over`]), never in its place. `handoff.autoDraft
+/// false` turns it off. The key stored, or `None`; never fails.
 pub fn safety_net(input: Option<&Value>) -> Option<String> {
     net(input?).ok().flatten()
 }
@@ -264,21 +287,58 @@ fn net(input: &Value) -> Result<Option<String>> {
     }
     let key = target_key(&repo, None)?;
     let stored = store::read(&repo, &key)?;
+    let session_id = input.get("session_id").and_then(Value::as_str);
+    let mut over = None;
     if let Some(stored) = &stored {
+        // A brief this version cannot read (a newer git-handoff's) is
+        // never replaced: `brief()` fails and so does the net.
         let brief = stored.brief()?;
-        let since_start = match (clock::parse(&brief.timestamp), session::started(transcript)) {
-            (Some(written), Some(started)) => written >= started,
-            _ => true,
-        };
-        if (brief.mode != draft::MODE && since_start) || written_after(&brief, draft.last_turn) {
+        let when = (session_id, session::started(transcript), draft.last_turn);
+        if !may_replace(&repo, stored.id, &brief, when)? {
             return Ok(None);
+        }
+        if brief.mode != draft::MODE {
+            over = Some((stored.id, serde_json::from_slice::<Value>(&stored.data)?));
         }
     }
     // `write` works in the current directory's repository.
     let root = repo::worktree_info(&repo)?.root;
     std::env::set_current_dir(&root)?;
-    store_draft(&draft, None, stored.map(|s| s.id), Format::Json)?;
+    let partial = match over {
+        Some((id, mut base)) => {
+            draft::over(&mut base, &draft, &id.to_hex_with_len(7).to_string());
+            base
+        }
+        None => draft.partial(),
+    };
+    store_partial(partial, None, stored.map(|s| s.id), Format::Json)?;
     Ok(Some(key))
+}
+
+/// Whether the safety net may store a draft over `brief` (stored as `id`):
+/// never over a brief the hook's session wrote (its own earlier drafts
+/// aside), nor over one written after the session began or after its
+/// last turn. When a version was written is read from the history (its
+/// lineage line), not from the brief's own `timestamp`, which a brief
+/// copied and written again keeps; only a version written before lineage
+/// was recorded falls back to it.
+fn may_replace(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    brief: &Brief,
+    (session, started, last_turn): (Option<&str>, Option<i64>, Option<i64>),
+) -> Result<bool> {
+    let records = store::lineage::records(repo, &brief.key, id)?;
+    let by_person = brief.mode != draft::MODE;
+    if by_person && session.is_some() && records.iter().any(|r| r.session.as_deref() == session) {
+        return Ok(false);
+    }
+    let written = written_at(repo, id, brief)?;
+    let since_start = match (written, started) {
+        (Some(w), Some(s)) => w >= s,
+        _ => true,
+    };
+    Ok(!((by_person && since_start) || after(written, last_turn)))
 }
 
 /// `recover --from-transcript`: ground the stored brief (`value`) in what

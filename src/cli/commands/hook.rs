@@ -99,12 +99,16 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
     let mut context = match own {
         Some(stored) if after_reset => inject(&repo, &stored, source, Depth::Quick)?,
         Some(stored) if stored.key != repo::branch_key(&head) => format!(
-            "This session's handoff brief is '{}'; run `git handoff resume {}` to load it.",
-            stored.key, stored.key
+            "This session's handoff brief is '{}'; run `git handoff resume {}` to load it.{}",
+            stored.key,
+            stored.key,
+            auto_note(&stored)
         ),
         Some(stored) => format!(
-            "A handoff brief exists for this branch ('{}'); run `git handoff resume {}` to load it.",
-            stored.key, stored.key
+            "A handoff brief exists for this branch ('{}'); run `git handoff resume {}` to load it.{}",
+            stored.key,
+            stored.key,
+            auto_note(&stored)
         ),
         None => {
             // One read of the inventory serves both answers.
@@ -132,6 +136,19 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
             additional_context: context,
         },
     })
+}
+
+/// What the startup answer adds of a brief of mode AUTO: it is a draft of
+/// the last session's transcript, to verify, not a brief someone wrote.
+fn auto_note(stored: &store::Stored) -> String {
+    match stored.brief() {
+        Ok(brief) if brief.mode == crate::agent::draft::MODE => format!(
+            " It is an AUTO draft ({}); `git handoff diff {}` shows what it changed.",
+            render::AUTO_NOTE,
+            brief.key
+        ),
+        _ => String::new(),
+    }
 }
 
 /// Tell the harness's later shell commands which session they run in:

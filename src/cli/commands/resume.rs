@@ -112,6 +112,7 @@ impl Resumed {
             other_keys: &self.others,
             prompt: self.brief.continue_prompt(),
             auto: (self.brief.mode == crate::agent::draft::MODE).then_some(render::AUTO_NOTE),
+            auto_over: report.auto_over.as_ref().map(|(id, _)| id.clone()),
             brief: &self.brief,
         }
     }

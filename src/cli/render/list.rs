@@ -33,6 +33,10 @@ pub struct ListRow {
     /// Why it could not be read, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The remotes whose version it has diverged from (as the last fetch
+    /// found): not pushed until resolved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diverged: Vec<String>,
 }
 
 /// The width `list` rows are cut to: `COLUMNS` when set, else the
@@ -108,6 +112,9 @@ fn list_lines(rows: &[ListRow], line_width: usize) -> String {
         pad(&mut out, bw.saturating_sub(branch.chars().count()) + 2);
         out.push_str(head);
         pad(&mut out, 7usize.saturating_sub(head.chars().count()) + 2);
+        if !r.diverged.is_empty() {
+            let _ = write!(out, "[diverged: {}] ", r.diverged.join(", "));
+        }
         match (&r.error, &r.done_when) {
             (Some(e), _) => {
                 let _ = write!(out, "(unreadable: {e})");
@@ -158,8 +165,16 @@ pub fn waiting_text(briefs: &[crate::cli::inventory::Waiting], named: usize) -> 
             .age_seconds
             .map(crate::support::clock::age)
             .unwrap_or_else(|| "-".into());
+        let diverged = match w.diverged.as_slice() {
+            [] => String::new(),
+            remotes => format!(
+                " — diverged from {}: `git handoff resolve {} --keep-local|--take-remote`",
+                remotes.join(", "),
+                w.key
+            ),
+        };
         out.push_str(&format!(
-            "- {} (branch '{}'{place}, written {age} ago): `git handoff resume {}`\n",
+            "- {} (branch '{}'{place}, written {age} ago): `git handoff resume {}`{diverged}\n",
             w.key, w.branch, w.key
         ));
     }

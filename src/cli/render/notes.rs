@@ -61,6 +61,17 @@ pub fn warning(w: &Warning) -> (&'static str, String) {
             "note",
             format!("{rel} is not tracked yet: commit it with your work (`git add {rel}`)"),
         ),
+        Warning::StillDiverged { key, remotes } => (
+            "warning",
+            format!(
+                "'{key}' is still diverged from {}: this version is written on top of yours, not theirs, and is not pushed until `git handoff resolve {key} --keep-local|--take-remote`",
+                remotes
+                    .iter()
+                    .map(|r| format!("'{r}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
     }
 }
 
@@ -74,6 +85,7 @@ pub fn warning_kind(w: &Warning) -> &'static str {
         Warning::NoHistory { .. } => "no-history",
         Warning::NarrativeUntracked(_) => "narrative-untracked",
         Warning::NoHeadRecorded(_) => "no-head-recorded",
+        Warning::StillDiverged { .. } => "still-diverged",
     }
 }
 
@@ -82,7 +94,10 @@ pub fn warning_kind(w: &Warning) -> &'static str {
 fn after_store(w: &Warning) -> bool {
     matches!(
         w,
-        Warning::NotRemembered(_) | Warning::NoHistory { .. } | Warning::NoHeadRecorded(_)
+        Warning::NotRemembered(_)
+            | Warning::NoHistory { .. }
+            | Warning::NoHeadRecorded(_)
+            | Warning::StillDiverged { .. }
     )
 }
 

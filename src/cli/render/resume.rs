@@ -47,10 +47,25 @@ pub fn resume_lines(brief: &Brief) -> usize {
 pub const AUTO_NOTE: &str =
     "drafted from the transcript, not written by the session: verify before acting";
 
-/// The `!! AUTO` line of a brief drafted from a transcript, if it is one.
-fn auto_line(out: &mut Doc, brief: &Brief) {
-    if brief.mode == crate::agent::draft::MODE {
-        out.styled_line(Style::Drift, &format!("!! AUTO: {AUTO_NOTE}"));
+/// The `!! AUTO` line of a brief drafted from a transcript, if it is one:
+/// when it was stored over a brief someone wrote, which one and how to see
+/// what the draft changed.
+pub fn auto_text(brief: &Brief, report: Option<&Report>) -> Option<String> {
+    if brief.mode != crate::agent::draft::MODE {
+        return None;
+    }
+    Some(match report.and_then(|r| r.auto_over.as_ref()) {
+        Some((id, mode)) => format!(
+            "!! AUTO: {AUTO_NOTE}; AUTO draft over {id} (mode {mode}): `git handoff diff {key}` shows what it changed, `git handoff show {key}@{{1}}` the brief it replaced",
+            key = brief.key
+        ),
+        None => format!("!! AUTO: {AUTO_NOTE}"),
+    })
+}
+
+fn auto_line(out: &mut Doc, brief: &Brief, report: Option<&Report>) {
+    if let Some(line) = auto_text(brief, report) {
+        out.styled_line(Style::Drift, &line);
     }
 }
 
@@ -63,7 +78,7 @@ fn resume_doc(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
             return out;
         }
     }
-    auto_line(&mut out, brief);
+    auto_line(&mut out, brief, drift.map(|(r, _)| r));
     out.styled_line(Style::Heading, &format!("# Resume — {}", brief.key));
     out.append(resume_body(brief, drift));
     out
@@ -585,8 +600,9 @@ pub fn hook_context(brief: &Brief, source: &str, report: &Report) -> String {
         out.push_str(&w.line());
         out.push('\n');
     }
-    if brief.mode == crate::agent::draft::MODE {
-        out.push_str(&format!("!! AUTO: {AUTO_NOTE}\n"));
+    if let Some(line) = auto_text(brief, Some(report)) {
+        out.push_str(&line);
+        out.push('\n');
     }
     out.push_str(&format!("- Next step: {}\n", brief.resume.resume_by.trim()));
     out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));

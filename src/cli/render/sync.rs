@@ -86,6 +86,11 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
                     short(&k.remote)
                 )
             }
+            Status::Newer => format!(
+                "newer: {key} ('{remote}' holds {}, written by a newer git-handoff (schema {}): upgrade to read it; nothing taken, and it is never replaced or deleted from here)",
+                short(&k.remote),
+                k.schema.as_deref().unwrap_or("?")
+            ),
             Status::Invalid if k.local.is_some() => format!(
                 "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
                 short(&k.remote)

@@ -29,6 +29,10 @@ pub fn taken_text(report: &FetchReport) -> String {
             Status::DeletedRemotely => lines.push(format!(
                 "note: deleted on '{remote}': {key} (kept here; `git handoff drop {key}` drops it too)"
             )),
+            Status::Newer => lines.push(format!(
+                "warning: newer: {key} ('{remote}' holds a brief written by a newer git-handoff (schema {}): upgrade to read it; nothing taken)",
+                k.schema.as_deref().unwrap_or("?")
+            )),
             Status::Invalid => lines.push(format!(
                 "warning: ignored: {key} ('{remote}' holds a value that is not a valid brief; nothing taken)"
             )),

@@ -540,3 +540,82 @@ impl Sandbox {
             .collect()
     }
 }
+
+/// What every sharing test does with a team: run, write a version, read
+/// a ref here or on the remote.
+impl Team {
+    /// `git handoff ARGS` in `dir`.
+    pub fn run(&self, dir: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+        self.sb.handoff(dir, args)
+    }
+
+    /// Write a version of `key` in `dir` at the clock `now`; its id.
+    pub fn write(&self, dir: &Path, key: &str, now: &str, done: &str) -> String {
+        let mut cmd = self.sb.command("git", dir);
+        cmd.env("GIT_HANDOFF_NOW", now).args([
+            "handoff",
+            "write",
+            key,
+            "--done-when",
+            done,
+            "--resume-by",
+            "carry on",
+            "--next-check",
+            "cargo test",
+            "--json",
+            // Store as given: the push-side secret check is under test here,
+            // and lint has no say in these tests.
+            "--no-redact",
+            "--no-lint",
+        ]);
+        let out = assert_cmd::Command::from_std(cmd).assert().success();
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        v["id"].as_str().unwrap().to_string()
+    }
+
+    /// The id a ref holds in `dir`'s repository (or the bare remote).
+    pub fn id(&self, dir: &Path, name: &str) -> Option<String> {
+        let out = self.sb.git_out(dir, &["rev-parse", "--verify", "-q", name]);
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    pub fn remote_id(&self, key: &str) -> Option<String> {
+        self.id(&self.bare, &format!("refs/handoffs/{key}"))
+    }
+
+    pub fn log_ids(&self, dir: &Path, key: &str) -> Vec<String> {
+        self.sb.log_ids(dir, key)
+    }
+
+    /// Every ref of `dir`'s repository, as `for-each-ref` prints them.
+    pub fn refs(&self, dir: &Path) -> String {
+        self.sb.git(dir, &["for-each-ref"])
+    }
+}
+
+impl Team {
+    /// Another clone of the team's remote, at `name`.
+    pub fn clone_as(&self, name: &str) -> PathBuf {
+        let root = self.sb.dir.path().to_path_buf();
+        self.sb.git(&root, &["clone", "-q", &self.url, name]);
+        self.sb.path(name)
+    }
+}
+
+/// The version lines of a history note (`git notes --ref=handoffs show`):
+/// its briefs, without the lineage lines that record what each was
+/// written on top of.
+pub fn brief_lines(note: &str) -> Vec<&str> {
+    note.lines()
+        .filter(|l| !l.starts_with("{\"lineage\""))
+        .collect()
+}
+
+/// The lineage lines of a history note.
+pub fn lineage_lines(note: &str) -> Vec<&str> {
+    note.lines()
+        .filter(|l| l.starts_with("{\"lineage\""))
+        .collect()
+}
