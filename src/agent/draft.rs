@@ -132,7 +132,9 @@ pub fn compose(session: &Session, transcript: &Path, root: &Path) -> Draft {
     let failure = latest.iter().find(|run| failed(run)).map(|run| Failure {
         command: one_line(&display(&run.command), MAX_LINE),
         exit: run.exit,
-        output: telling_lines(&run.output),
+        // Redacted whole before any line is picked or cut: a private key
+        // whose BEGIN line is not kept still matches its rule here.
+        output: telling_lines(&crate::brief::redact::redact_text(&run.output).0),
     });
     let task = task(&session.requests);
     let (done_when, resume_by, next_check) = goal(task.as_deref(), &tests, failure.as_ref());
@@ -470,12 +472,10 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// `text` cut to `max` characters, redacted whole first
+/// ([`crate::brief::redact::cut_redacted`]).
 fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let kept: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{kept}…")
+    crate::brief::redact::cut_redacted(text, max)
 }
 
 fn upper_first(text: &str) -> String {

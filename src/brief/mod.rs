@@ -412,6 +412,10 @@ pub enum BriefError {
     /// Valid JSON that breaks the schema.
     #[error("brief does not match schema version 1 ({} error{})", .0.len(), if .0.len() == 1 { "" } else { "s" })]
     Invalid(Vec<Issue>),
+    /// JSON that names one field twice in an object: readers disagree on
+    /// which one counts (serde keeps the last), so it is refused.
+    #[error("input repeats the field {0}; a field may appear once per object")]
+    Duplicate(String),
 }
 
 /// Parse bytes as one JSON value, refusing oversized and non-UTF-8 input.
@@ -423,7 +427,98 @@ pub fn parse_json(data: &[u8]) -> Result<Value, BriefError> {
     if text.trim().is_empty() {
         return Err(BriefError::Json("input is empty".into()));
     }
-    serde_json::from_str(text).map_err(|e| BriefError::Json(e.to_string()))
+    let value = serde_json::from_str(text).map_err(|e| BriefError::Json(e.to_string()))?;
+    if let Some(path) = duplicate_field(data) {
+        return Err(BriefError::Duplicate(path));
+    }
+    Ok(value)
+}
+
+/// The path (`resume.resume_by`, `state.tests[0].cmd`) of the first field
+/// an object of this JSON names twice, if any; `None` also for what is
+/// not JSON.
+pub fn duplicate_field(data: &[u8]) -> Option<String> {
+    use serde::de::DeserializeSeed;
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_slice(data);
+    let seed = dupes::Seed {
+        path: String::new(),
+        found: &mut found,
+    };
+    seed.deserialize(&mut de).ok()?;
+    found
+}
+
+/// A walk of a JSON document that notes the first field an object repeats.
+mod dupes {
+    use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+    pub(super) struct Seed<'f> {
+        pub(super) path: String,
+        pub(super) found: &'f mut Option<String>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for Seed<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Seed<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let path = match self.path.is_empty() {
+                    true => key.clone(),
+                    false => format!("{}.{key}", self.path),
+                };
+                if !seen.insert(key) && self.found.is_none() {
+                    *self.found = Some(path.clone());
+                }
+                map.next_value_seed(Seed {
+                    path,
+                    found: &mut *self.found,
+                })?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0;
+            while seq
+                .next_element_seed(Seed {
+                    path: format!("{}[{i}]", self.path),
+                    found: &mut *self.found,
+                })?
+                .is_some()
+            {
+                i += 1;
+            }
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
 }
 
 fn validator() -> &'static jsonschema::Validator {

@@ -1334,6 +1334,8 @@ fn check(name: &str, secret: &str, text: &str, start: usize, end: usize) -> bool
             let v = secret.trim_matches(|c| c == '"' || c == '\'');
             v.len() >= 6 && !is_reference(v) && classes(v) >= 2
         }
+        // A passport number holds digits (a word in capitals does not).
+        "passport" => digits.len() >= 5 && !word_touching(before, after),
         // `git@host:path` is an scp-style remote, not mail.
         "email" => after != Some(':'),
         "ssn" => {
@@ -1564,6 +1566,61 @@ pub fn redact(text: &str, options: Options) -> (String, Counts) {
     (out, counts)
 }
 
+/// The redaction markers `text` holds already (`[REDACTED:<kind>]`), by
+/// kind: what a text redacted before it was cut had removed.
+pub fn marker_counts(text: &str) -> Counts {
+    let mut counts = Counts::new();
+    for rule in rules() {
+        let kind: &'static str = rule.kind.as_ref();
+        if counts.contains_key(kind) {
+            continue;
+        }
+        let n = text.matches(&format!("[REDACTED:{kind}]")).count();
+        if n > 0 {
+            counts.insert(kind, n);
+        }
+    }
+    counts
+}
+
+/// `text` redacted whole (every kind on), then cut to at most `max`
+/// characters with `…` at the cut. Redaction comes first: a secret cut
+/// short (a key whose `BEGIN` line fell outside, a token one character
+/// short) matches no rule any more. A cut that would end inside a
+/// redaction marker or inside a token-shaped run (8 or more letters,
+/// digits and `_-+/=.`) that goes on past it drops that partial run.
+pub fn cut_redacted(text: &str, max: usize) -> String {
+    let (text, _) = redact(text, Options::default());
+    if text.chars().count() <= max {
+        return text;
+    }
+    let end = text
+        .char_indices()
+        .nth(max.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| i);
+    let kept = &text[..end];
+    let kept = match kept.rfind('[') {
+        Some(at) if !kept[at..].contains(']') && text[at..].starts_with("[REDACTED:") => {
+            &kept[..at]
+        }
+        _ => drop_partial_run(kept, &text[end..]),
+    };
+    format!("{}…", kept.trim_end())
+}
+
+/// `kept` without the token-shaped run it ends in, when that run goes on
+/// in `rest` and is 8 characters or more in all.
+fn drop_partial_run<'t>(kept: &'t str, rest: &str) -> &'t str {
+    let token = |c: char| c.is_ascii_alphanumeric() || "_-+/=.".contains(c);
+    let tail = kept.len() - kept.trim_end_matches(token).len();
+    let more = rest.len() - rest.trim_start_matches(token).len();
+    if more > 0 && tail > 0 && tail + more >= 8 {
+        &kept[..kept.len() - tail]
+    } else {
+        kept
+    }
+}
+
 /// Count the secrets in `text` without changing it.
 pub fn scan(text: &str, options: Options) -> Counts {
     let mut counts = Counts::new();
@@ -1663,8 +1720,12 @@ pub fn find_in_json(value: &Value, options: Options) -> Counts {
 /// The secrets in one line of a history note: a JSON object string by
 /// string ([`find_in_json`]), anything else as text.
 pub fn find_in_line(line: &[u8], options: Options) -> Counts {
+    // A repeated field would hide all but its last value from the parsed
+    // reading: such a line is read as the raw text it is.
     match serde_json::from_slice::<Value>(line) {
-        Ok(value) if value.is_object() => find_in_json(&value, options),
+        Ok(value) if value.is_object() && super::duplicate_field(line).is_none() => {
+            find_in_json(&value, options)
+        }
         _ => scan(&String::from_utf8_lossy(line), options),
     }
 }
@@ -1693,6 +1754,29 @@ pub fn key_rule(key: &str, options: Options) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_cut_never_leaves_part_of_a_secret() {
+        use super::cut_redacted;
+        let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+        // Cut one character short, the token matches no rule any more:
+        // redacted first, it never shows.
+        let text = format!("pushed with {token} and more words after it");
+        let cut = cut_redacted(&text, 12 + token.len() - 1);
+        assert!(!cut.contains("ghp_a1B2"), "{cut}");
+        // A cut inside the marker drops the marker, not into it.
+        let cut = cut_redacted(&text, 20);
+        assert_eq!(cut, "pushed with…");
+        // A cut inside a long token-shaped run drops the run.
+        let text = "id 0123456789abcdefXYZ rest";
+        assert_eq!(cut_redacted(text, 10), "id…");
+        // Words are cut as before.
+        assert_eq!(cut_redacted("abcdef ghij", 8), "abcdef…");
+        // A private key whose BEGIN line is far above the cut.
+        let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7vQ0vH3xK2mL9pN8qR5sT1uV6wX4yZ0aB3cD7eF9gH2iJ5kL8mN\n-----END RSA PRIVATE KEY-----";
+        let cut = cut_redacted(&format!("error: {key}"), 60);
+        assert!(!cut.contains("MIIEow"), "{cut}");
+    }
+
     use super::*;
 
     /// What `build.rs` compiles in is what serde reads from the rule

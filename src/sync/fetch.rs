@@ -207,6 +207,17 @@ fn refresh_staging(
     let staging = remotes::staging_prefix(remote);
     let mut staged = remotes::ids_under(repo, &staging)?;
     let listing = super::git::ls_remote(repo, remote);
+    // A remote key that holds a secret is never stored here, not even
+    // staged (a `git push --mirror` would copy the name on): left out of
+    // the staging, kept in memory for the report.
+    let options = redact::Options::from_repo(repo);
+    let (listing, secret) = match listing {
+        Ok((listed, names)) => {
+            let (secret, listed) = split_secret_keys(listed, options);
+            (Ok((listed, names)), secret)
+        }
+        Err(e) => (Err(e), BTreeMap::new()),
+    };
     let current = listing
         .as_ref()
         .is_ok_and(|(listed, _)| *listed == by_remote_name(&staged));
@@ -216,19 +227,71 @@ fn refresh_staging(
             Err(_) => false,
         };
         if !staged_here {
-            git_fetch(repo, remote, true)?;
+            git_fetch_leaving_out(repo, remote, true, secret.keys())?;
         }
         staged = remotes::ids_under(repo, &staging)?;
     }
+    // What a plain `git fetch` (init's refspecs) staged of such a key goes.
+    staged = forget_secret_keys(repo, &staging, staged, options)?;
     let bookkeeping = listing.map(|(_, names)| names).unwrap_or_default();
     // A name with a `/` below `refs/handoffs/` is no key (a key is one
     // ref component): never taken, never pushed over.
-    let tips = staged
+    let mut tips: BTreeMap<String, ObjectId> = staged
         .into_iter()
         .filter_map(|(rest, id)| Some((rest.strip_prefix("briefs/")?.to_string(), id)))
         .filter(|(key, _)| !key.contains('/'))
         .collect();
+    tips.extend(secret);
     Ok((tips, bookkeeping))
+}
+
+/// The listed refs split: the keys that hold a secret (by key, with
+/// their values), and the rest (by the remote's names).
+fn split_secret_keys(
+    listed: BTreeMap<String, ObjectId>,
+    options: redact::Options,
+) -> (BTreeMap<String, ObjectId>, BTreeMap<String, ObjectId>) {
+    let mut secret = BTreeMap::new();
+    let mut rest = BTreeMap::new();
+    for (name, id) in listed {
+        match name.strip_prefix(REF_PREFIX) {
+            Some(key) if redact::key_rule(key, options).is_some() => {
+                secret.insert(key.to_string(), id);
+            }
+            _ => {
+                rest.insert(name, id);
+            }
+        }
+    }
+    (secret, rest)
+}
+
+/// Delete the staged refs (`staged`, below `staging`) of keys that hold a
+/// secret; the rest.
+fn forget_secret_keys(
+    repo: &gix::Repository,
+    staging: &str,
+    mut staged: BTreeMap<String, ObjectId>,
+    options: redact::Options,
+) -> Result<BTreeMap<String, ObjectId>> {
+    let secret: Vec<(String, ObjectId)> = staged
+        .iter()
+        .filter(|(rest, _)| {
+            rest.strip_prefix("briefs/")
+                .is_some_and(|key| redact::key_rule(key, options).is_some())
+        })
+        .map(|(rest, id)| (rest.clone(), *id))
+        .collect();
+    if secret.is_empty() {
+        return Ok(staged);
+    }
+    let mut edits = Vec::new();
+    for (rest, id) in &secret {
+        edits.push(delete(&format!("{staging}{rest}"), previous(Some(*id)))?);
+        staged.remove(rest);
+    }
+    transaction(repo, edits)?;
+    Ok(staged)
 }
 
 /// The refs a fetch staged (by the rest of their names below the staging
@@ -355,9 +418,21 @@ const FETCH_FLAGS: [&str; 6] = [
 /// `git fetch` the remote's briefs and notes into the staging namespace
 /// (pruned there, never anywhere else).
 pub(super) fn git_fetch(repo: &gix::Repository, remote: &str, briefs: bool) -> Result<()> {
+    git_fetch_leaving_out(repo, remote, briefs, std::iter::empty())
+}
+
+/// [`git_fetch`], leaving out the remote's `keys` (negative refspecs), so
+/// that git stores no ref of theirs.
+fn git_fetch_leaving_out<'k>(
+    repo: &gix::Repository,
+    remote: &str,
+    briefs: bool,
+    keys: impl Iterator<Item = &'k String>,
+) -> Result<()> {
     let mut args: Vec<String> = FETCH_FLAGS.iter().map(|s| s.to_string()).collect();
     args.extend(["--prune".to_string(), remote.to_string()]);
     args.extend(fetch_refspecs(remote, briefs));
+    args.extend(keys.map(|key| format!("^{REF_PREFIX}{key}")));
     let run = super::git::git_retrying_local_races(repo, &args)?;
     if !run.ok {
         return Err(super::git::fetch_failure(remote, &run.stderr));

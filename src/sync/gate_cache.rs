@@ -12,7 +12,10 @@
 //! that were checked. A hit reads the blob again and recomputes that
 //! digest (hashing costs a fraction of the rules); an entry edited, copied
 //! to another id or written by a different rule set does not match and the
-//! blob is checked as if there were no cache.
+//! blob is checked as if there were no cache. The digest is no secret: the
+//! cache trusts whoever can write the git dir (a line computed by hand for
+//! given bytes whitelists them), as the rest of `.git` does — whoever can
+//! write it can rewrite the refs and the history too.
 
 use std::path::PathBuf;
 

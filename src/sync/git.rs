@@ -79,7 +79,9 @@ pub(super) fn ls_remote(
             continue;
         }
         if BOOKKEEPING.iter().any(|p| name.starts_with(p)) {
-            bookkeeping.push(name.to_string());
+            // Names are printed: each passes the secret gate as keys do.
+            let options = crate::brief::redact::Options::from_repo(repo);
+            bookkeeping.push(crate::brief::redact::redact(name, options).0);
             continue;
         }
         if !(name.starts_with(REF_PREFIX) || name.starts_with(NOTES_REF)) {

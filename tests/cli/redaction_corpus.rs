@@ -322,3 +322,51 @@ fn gitleaks_own_cases() {
     assert!(pieces.is_empty(), "pieces left:\n{}", pieces.join("\n"));
     assert!(fp_rate <= 0.02, "altered:\n{}", altered.join("\n"));
 }
+
+/// Issue 48.5: secrets and personal data in prose, where the words
+/// around them make the intent plain.
+#[test]
+fn secrets_and_personal_data_in_prose() {
+    corpus(
+        "secret_assignment",
+        &[
+            (
+                "the token is pLIix6Qw3rT9zYb2KcVn8MdFh4",
+                "pLIix6Qw3rT9zYb2KcVn8MdFh4",
+            ),
+            (
+                "secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY (40 characters)",
+                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            ),
+            (
+                "the API key was Zx81kLq0Pw2mNs7tVb4Yc9Rd",
+                "Zx81kLq0Pw2mNs7tVb4Yc9Rd",
+            ),
+        ],
+        &[
+            "the token parser is broken",
+            "rotate the secret weekly and keep the token short",
+            "token refresh happens in src/auth/refresh_token_handler.rs",
+        ],
+    );
+    corpus(
+        "passport",
+        &[
+            ("passport number 533380006 for Ada Lovelace", "533380006"),
+            ("Passport no. C03005988, expires 2031", "C03005988"),
+        ],
+        &[
+            "passport photo upload",
+            "see PASSPORT.md for the PASSPORT flow",
+        ],
+    );
+    corpus(
+        "date_of_birth",
+        &[
+            ("Ada Lovelace, date of birth 1815-12-10", "1815-12-10"),
+            ("DOB: 10/12/1815 (Ada)", "10/12/1815"),
+            ("born on 10 December 1815 in London", "10 December 1815"),
+        ],
+        &["the build was born out of frustration", "due 2026-11-30"],
+    );
+}

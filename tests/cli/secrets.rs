@@ -494,3 +494,166 @@ fn printed_text_about_user_data_is_redacted() {
     let out = sb.handoff(&repo, &["show", token]).code(1);
     no_secret(&out, "show");
 }
+
+/// A Claude Code transcript in `repo` whose session ran `command` (output
+/// `output`, exit 1) and whose last words are `words`.
+fn transcript_with(sb: &Sandbox, repo: &Path, command: &str, output: &str, words: &str) -> String {
+    let dir = repo.display().to_string();
+    let lines = [
+        serde_json::json!({"type": "user", "uuid": "u1", "sessionId": "s", "cwd": dir, "timestamp": "2026-11-30T10:00:00.000Z",
+               "message": {"role": "user", "content": "fix the deploy"}}),
+        serde_json::json!({"type": "assistant", "uuid": "a1", "sessionId": "s", "timestamp": "2026-11-30T10:00:05.000Z",
+               "message": {"role": "assistant", "content": [
+                   {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}]}}),
+        serde_json::json!({"type": "user", "uuid": "u2", "sessionId": "s", "timestamp": "2026-11-30T10:00:06.000Z",
+               "message": {"role": "user", "content": [
+                   {"type": "tool_result", "tool_use_id": "t1", "content": output, "is_error": true}]}}),
+        serde_json::json!({"type": "assistant", "uuid": "a2", "sessionId": "s", "timestamp": "2026-11-30T10:00:07.000Z",
+               "message": {"role": "assistant", "content": [{"type": "text", "text": words}]}}),
+    ];
+    let path = sb.path("cut.jsonl");
+    std::fs::write(
+        &path,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// Issue 48.1: text is redacted whole before any cut. A token the 300
+/// characters of the last words cut one short, and a private key whose
+/// BEGIN line is not among the output lines kept, no longer match their
+/// rules once cut: neither part may be printed, stored or pushed.
+#[test]
+fn a_draft_redacts_before_it_cuts() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    let words = format!("{} {token} was the deploy token", "word ".repeat(57));
+    let body: String = (0..30)
+        .map(|i| format!("line{i}AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/\n"))
+        .collect();
+    let output = format!(
+        "deploy failed\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7vQ0vH3xK2mL9pN8qR5sT1uV6wX4yZ0aB3cD7eF9gH2iJ5kL8mN\n{body}-----END RSA PRIVATE KEY-----\nERROR: key rejected\n"
+    );
+    let path = transcript_with(&sb, &repo, "./deploy.sh", &output, &words);
+    let out = sb.handoff(&repo, &["draft", "--json", &path]).success();
+    let text = stdout(&out);
+    assert!(!text.contains("ghp_a1B2"), "{text}");
+    assert!(
+        !text.contains("line29AbCd") && !text.contains("MIIEow"),
+        "{text}"
+    );
+    sb.handoff(&repo, &["draft", "--write", &path]).success();
+    assert!(!everything(&sb, &repo).contains("ghp_a1B2"));
+}
+
+/// Issue 48.2: a brief whose JSON repeats a field is refused at every
+/// entry, by the field's path, and the gate reads the raw bytes: the
+/// first value, which a parsed reading drops, holds a token.
+#[test]
+fn a_repeated_field_is_refused_everywhere_and_hides_nothing_from_the_gate() {
+    let t = team();
+    let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    let partial = format!(
+        r#"{{"resume":{{"done_when":"d","resume_by":"{token}","resume_by":"ok"}},"state":{{"next_acceptance_check":"c"}}}}"#
+    );
+    let file = t.sb.path("dup.json");
+    std::fs::write(&file, &partial).unwrap();
+    let f = file.to_str().unwrap();
+    // write and validate name the field; nothing is written.
+    let out = t.run(&t.a, &["write", "k", "-F", f]).code(1);
+    assert_stderr_has(&out, "repeats the field resume.resume_by");
+    assert_eq!(t.id(&t.a, "refs/handoffs/k"), None);
+    let out = t.run(&t.a, &["validate", f]).code(1);
+    assert_stderr_has(
+        &out,
+        "  - resume.resume_by: this field appears twice in its object",
+    );
+    // A stored brief (put there by hand) with the token hidden first:
+    // redact finds it, and rewrites the brief without it.
+    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "d");
+    let stored = t.sb.git(&t.a, &["cat-file", "-p", "refs/handoffs/k"]);
+    let hidden = stored.replacen(
+        "\"resume_by\": \"carry on\"",
+        &format!("\"resume_by\": \"{token}\", \"resume_by\": \"carry on\""),
+        1,
+    );
+    assert_ne!(hidden, stored);
+    let blob =
+        t.sb.git_stdin(&t.a, &["hash-object", "-w", "--stdin"], &hidden);
+    t.sb.git(&t.a, &["update-ref", "refs/handoffs/k", blob.trim()]);
+    let out = t.run(&t.a, &["redact", "--dry-run"]).success();
+    assert!(
+        !stdout(&out).contains("no secrets found"),
+        "{}",
+        stdout(&out)
+    );
+    // push never sends it: the gate reads the raw bytes.
+    t.run(&t.a, &["push"]);
+    assert!(t.remote_id("k").is_none_or(|id| id != blob.trim()));
+    let all =
+        t.sb.git_out(&t.bare, &["cat-file", "--batch-all-objects", "--batch"]);
+    assert!(!String::from_utf8_lossy(&all.stdout).contains(&token));
+    // A remote brief with a repeated field is never taken.
+    let theirs = hidden.replacen("\"key\": \"k\"", "\"key\": \"other\"", 1);
+    assert_ne!(theirs, hidden);
+    let id =
+        t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], &theirs);
+    t.sb.git(&t.bare, &["update-ref", "refs/handoffs/other", id.trim()]);
+    let out = t.run(&t.b, &["fetch"]);
+    assert_stdout_has(&out, "ignored: other (");
+    assert_eq!(t.id(&t.b, "refs/handoffs/other"), None);
+}
+
+/// Issues 48.3 and 48.4: a remote key that holds a secret is stored
+/// nowhere here, not even staged (fetch says so), and a name printed — a
+/// remote's bookkeeping ref, a transcript's path — passes the gate.
+#[test]
+fn a_secret_in_a_name_is_never_stored_nor_printed() {
+    let t = team();
+    let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    let id =
+        t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], "{}\n");
+    t.sb.git(
+        &t.bare,
+        &["update-ref", &format!("refs/handoffs/{token}"), id.trim()],
+    );
+    t.sb.git(
+        &t.bare,
+        &[
+            "update-ref",
+            &format!("refs/handoff-fetch/{token}/briefs/x"),
+            id.trim(),
+        ],
+    );
+    let out = t.run(&t.a, &["fetch"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.contains("the key holds a secret; nothing taken, never stored here"),
+        "{text}"
+    );
+    assert!(!text.contains("a1B2c3D4"), "{text}");
+    let json = stdout(&t.run(&t.a, &["fetch", "--json"]));
+    assert!(!json.contains("a1B2c3D4"), "{json}");
+    assert!(!t.refs(&t.a).contains("a1B2c3D4"), "{}", t.refs(&t.a));
+    // A plain `git fetch` through init's refspecs stages what git brings;
+    // the next git-handoff command takes the name out again.
+    t.run(&t.a, &["init"]).success();
+    t.sb.git(&t.a, &["fetch", "-q", "origin"]);
+    t.run(&t.a, &["fetch"]);
+    assert!(!t.refs(&t.a).contains("a1B2c3D4"), "{}", t.refs(&t.a));
+    let out = t.run(&t.a, &["init", "--check"]);
+    assert!(!stdout(&out).contains("a1B2c3D4"), "{}", stdout(&out));
+
+    // A transcript in a folder named after a token: its path is printed
+    // redacted.
+    let dir = t.sb.path(&token);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.jsonl");
+    let line = serde_json::json!({"type": "user", "uuid": "u1", "sessionId": "s", "cwd": t.a.display().to_string(), "timestamp": "2026-11-30T10:00:00.000Z",
+        "message": {"role": "user", "content": "hello"}});
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    let out = t.run(&t.a, &["draft", path.to_str().unwrap()]).success();
+    assert!(!stdout(&out).contains("a1B2c3D4"), "{}", stdout(&out));
+}

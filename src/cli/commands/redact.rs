@@ -93,7 +93,13 @@ pub fn run(args: Args) -> Result<Output> {
         let Ok(mut value) = serde_json::from_slice::<Value>(&stored.data) else {
             continue;
         };
-        let found = redact::redact_json(&mut value, options);
+        let mut found = redact::redact_json(&mut value, options);
+        // A repeated field hides its first values from the parsed reading
+        // (which keeps the last): the raw bytes say what it holds, and the
+        // brief rewritten from the parsed value holds it no more.
+        if found.is_empty() && crate::brief::duplicate_field(&stored.data).is_some() {
+            found = redact::find_in_line(&stored.data, options);
+        }
         if found.is_empty() {
             continue;
         }

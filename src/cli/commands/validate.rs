@@ -124,6 +124,17 @@ pub fn check(data: &[u8], partial: bool) -> anyhow::Result<Checked> {
         Err(e @ (BriefError::TooLarge(_) | BriefError::NotUtf8(_) | BriefError::Json(_))) => {
             return Err(crate::refusal!("handoff-validate: {e}"));
         }
+        Err(BriefError::Duplicate(path)) => {
+            return Ok(Checked {
+                issues: vec![brief::Issue {
+                    path,
+                    message: "this field appears twice in its object; a field may appear once"
+                        .into(),
+                }],
+                partial: None,
+                hint: None,
+            });
+        }
         Err(BriefError::Invalid(_)) => unreachable!("parse_json does not validate"),
     };
     let mut issues = if partial {

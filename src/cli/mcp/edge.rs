@@ -176,6 +176,19 @@ impl<R: AsyncRead + Unpin + Send> Edge<R> {
             let Ok(value) = serde_json::from_slice::<Value>(text) else {
                 continue;
             };
+            // A repeated field would reach the tools as its last value
+            // only (a brief's hidden first value never passing the
+            // secret gate): refused with the field's path.
+            if let Some(path) = crate::brief::duplicate_field(text) {
+                let why = format!(
+                    "the request repeats the field {path}; a field may appear once per object"
+                );
+                let _ = self.emit(&error(
+                    value.get("id"),
+                    ErrorData::invalid_params(why, None),
+                ));
+                continue;
+            }
             let incoming = match value {
                 Value::Array(items) => {
                     self.batch(items);

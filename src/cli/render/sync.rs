@@ -262,7 +262,10 @@ pub fn bookkeeping_warning(remote: &str, names: &[String]) -> Option<String> {
     .map(|p| format!("{p}*"))
     .collect();
     let remote_word = shell_quote(remote);
-    let command = if names.len() <= LISTED_NAMES {
+    // A name that held a secret is shown redacted, and cannot be named in
+    // a command: then the command lists them by pattern.
+    let redacted = names.iter().any(|n| n.contains("[REDACTED:"));
+    let command = if names.len() <= LISTED_NAMES && !redacted {
         let quoted: Vec<String> = names.iter().map(|n| shell_quote(n)).collect();
         format!("git push {remote_word} --delete {}", quoted.join(" "))
     } else {
