@@ -304,22 +304,26 @@ pub fn read_back<R: Read + Seek>(
     }
 }
 
-/// Whether `model` is a 1M-context variant: its id, split at every
-/// character that is not a letter or digit, has a part `1m` (as in
-/// `claude-sonnet-4-5[1m]` or `…-context-1m`), case-insensitively.
-pub fn is_large_context(model: &str) -> bool {
-    model
-        .to_ascii_lowercase()
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|part| part == "1m")
-}
+/// The model table: a model id holding one of these marks runs with this
+/// window (the 1M-context variants, `claude-sonnet-4-5[1m]`,
+/// `…-1m-…`); any other with [`DEFAULT_WINDOW`]. A guess the harness's
+/// own word replaces (`WindowSource::Harness`), and the config overrides.
+pub const MODEL_WINDOWS: &[(&str, u64)] = &[("1m", LARGE_WINDOW)];
 
-/// The context window of a model by its id.
+/// The context window of a model by its id, from [`MODEL_WINDOWS`].
 pub fn window_for_model(model: Option<&str>) -> u64 {
-    match model {
-        Some(m) if is_large_context(m) => LARGE_WINDOW,
-        _ => DEFAULT_WINDOW,
-    }
+    let Some(model) = model else {
+        return DEFAULT_WINDOW;
+    };
+    let lower = model.to_ascii_lowercase();
+    MODEL_WINDOWS
+        .iter()
+        .find(|(mark, _)| {
+            lower
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|p| p == *mark)
+        })
+        .map_or(DEFAULT_WINDOW, |(_, window)| *window)
 }
 
 /// Parse a token count: `200000`, `200_000`, `200,000`, `200k`, `1M`.
@@ -354,6 +358,9 @@ pub enum WindowSource {
     Model,
     /// The transcript (Codex CLI records the model's window).
     Transcript,
+    /// The harness said it (Claude Code's status-line input:
+    /// `context_window.context_window_size`).
+    Harness,
     /// More tokens were in use than the model's default window holds, so
     /// the session runs with the 1M window.
     Observed,
@@ -664,7 +671,7 @@ mod tests {
             "sonnet-context-1m-2025-08-07",
             "x-1m",
         ] {
-            assert!(is_large_context(m), "{m}");
+            assert_eq!(window_for_model(Some(m)), LARGE_WINDOW, "{m}");
         }
         for m in [
             "claude-opus-4-1-20250805",
@@ -673,7 +680,7 @@ mod tests {
             "11m",
             "",
         ] {
-            assert!(!is_large_context(m), "{m}");
+            assert_eq!(window_for_model(Some(m)), DEFAULT_WINDOW, "{m}");
         }
     }
 

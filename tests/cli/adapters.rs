@@ -419,3 +419,44 @@ fn each_adapter_file_holds_to_its_harness_schema() {
         json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": 1}]}]}});
     assert_ne!(schema_errors(&claude_settings, &wrong), "");
 }
+
+/// The Claude Code plugin (`contrib/claude`, listed by the marketplace
+/// manifest at the root) ships the same hooks and MCP server as the
+/// hand-copy route, at the crate's version.
+#[test]
+fn the_claude_plugin_matches_the_hand_copied_configs() {
+    let plugin = json_file("contrib/claude/.claude-plugin/plugin.json");
+    assert_eq!(plugin["name"], "git-handoff");
+    assert_eq!(plugin["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(plugin["license"], env!("CARGO_PKG_LICENSE"));
+    assert_eq!(
+        json_file("contrib/claude/hooks/hooks.json")["hooks"],
+        json_file("contrib/claude/settings.json")["hooks"]
+    );
+    assert_eq!(
+        json_file("contrib/claude/.mcp.json"),
+        json_file("contrib/claude/mcp.json")
+    );
+    let market = json_file(".claude-plugin/marketplace.json");
+    let entry = &market["plugins"][0];
+    assert_eq!(entry["name"], "git-handoff");
+    assert_eq!(entry["version"], env!("CARGO_PKG_VERSION"));
+    let source = entry["source"].as_str().unwrap();
+    assert!(
+        Path::new(ROOT)
+            .join(source)
+            .join(".claude-plugin/plugin.json")
+            .exists()
+    );
+    for rel in [
+        "commands/handoff-resume.md",
+        "skills/git-handoff/SKILL.md",
+        "README.md",
+        "LICENSE",
+    ] {
+        assert!(Path::new(ROOT).join(source).join(rel).exists(), "{rel}");
+    }
+    for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        assert!(Path::new(ROOT).join(licence).exists(), "{licence}");
+    }
+}

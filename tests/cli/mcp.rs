@@ -105,7 +105,13 @@ async fn write_resume_brief_lint_over_mcp_match_the_cli() {
     assert_eq!(text(&resumed), cli_text);
     let cli_json: Value =
         serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "feat", "--json"]))).unwrap();
-    assert_eq!(resumed.structured_content.unwrap(), cli_json);
+    // The structured result is the --json report with the text render
+    // beside it: a harness that hands the model only the structured
+    // result (Claude Code) still shows it the `!!` lines.
+    let mut structured = resumed.structured_content.unwrap();
+    assert_eq!(structured["text"], cli_text.as_str());
+    structured.as_object_mut().unwrap().remove("text");
+    assert_eq!(structured, cli_json);
 
     // brief: the CLI's subagent brief.
     let brief = call(
@@ -143,7 +149,10 @@ async fn write_resume_brief_lint_over_mcp_match_the_cli() {
         "{}",
         text(&linted)
     );
-    assert_eq!(linted.structured_content.unwrap(), cli_lint);
+    let mut structured = linted.structured_content.clone().unwrap();
+    assert_eq!(structured["text"], text(&linted).as_str());
+    structured.as_object_mut().unwrap().remove("text");
+    assert_eq!(structured, cli_lint);
     client.cancel().await.unwrap();
 }
 
@@ -574,4 +583,41 @@ fn garbage_on_stdin_gets_an_error_or_a_clean_exit() {
     assert!(status.code().is_some(), "ended by a signal: {status:?}");
     let (_, status) = raw(&sb, &repo, Vec::new());
     assert!(status.code().is_some(), "{status:?}");
+}
+
+/// Issue 48.2: a request that repeats a field (the brief's first value
+/// hidden from a parsed reading) is refused with the field's path, and
+/// nothing is written.
+#[test]
+fn a_request_that_repeats_a_field_is_refused_by_path() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut input = line(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    input.extend(line(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ));
+    let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    input.extend(format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"write","arguments":{{"key":"k","brief":{{"resume":{{"done_when":"d","resume_by":"{token}","resume_by":"ok"}},"state":{{"next_acceptance_check":"c"}}}}}}}}}}"#
+    ).into_bytes());
+    input.push(b'\n');
+    let (out, status) = raw(&sb, &repo, input);
+    assert!(status.success(), "{status:?}");
+    let answer: Value = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|a| a["id"] == 2)
+        .unwrap();
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("params.arguments.brief.resume.resume_by"),
+        "{message}"
+    );
+    assert!(!out.contains(&token));
+    let refs = sb.git(&repo, &["for-each-ref", "refs/handoffs/"]);
+    assert_eq!(refs, "");
 }

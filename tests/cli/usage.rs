@@ -36,7 +36,7 @@ fn the_most_recent_assistant_usage_counts() {
     // 6 input + 80,000 cache read + 2,304 cache creation = 82,310.
     sb.handoff(&dir, &["usage", &fixture("transcript-basic.jsonl")])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
+        .stdout("context: 41% of 200k (guessed from the model; 82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let v = json_of(&sb, &dir, &[&fixture("transcript-basic.jsonl")]);
     assert_eq!(v["tokens"], 82_310);
     assert_eq!(v["window"], 200_000);
@@ -56,7 +56,7 @@ fn a_partial_last_line_is_skipped() {
     assert!(!text.ends_with('\n') && text.lines().last().unwrap().contains("usage"));
     sb.handoff(&dir, &["usage", &path])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
+        .stdout("context: 41% of 200k (guessed from the model; 82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
 }
 
 #[test]
@@ -67,7 +67,7 @@ fn junk_sidechains_and_synthetic_lines_are_skipped() {
     // message and a synthetic error message come after the real one.
     sb.handoff(&dir, &["usage", &fixture("transcript-junk.jsonl")])
         .success()
-        .stdout("context: 10% of 200k (20,003 tokens) — under 40%\n");
+        .stdout("context: 10% of 200k (guessed from the model; 20,003 tokens) — under 40%\n");
 }
 
 #[test]
@@ -76,7 +76,7 @@ fn no_usage_yet_is_zero() {
     let dir = plain_dir(&sb);
     sb.handoff(&dir, &["usage", &fixture("transcript-nousage.jsonl")])
         .success()
-        .stdout("context: 0% of 200k (0 tokens) — no assistant message with usage yet\n");
+        .stdout("context: 0% of 200k (guessed from the model; 0 tokens) — no assistant message with usage yet\n");
     let v = json_of(&sb, &dir, &[&fixture("transcript-nousage.jsonl")]);
     assert_eq!(v["tokens"], 0);
     assert!(v["model"].is_null());
@@ -88,7 +88,7 @@ fn one_m_models_get_the_large_window() {
     let dir = plain_dir(&sb);
     sb.handoff(&dir, &["usage", &fixture("transcript-1m.jsonl")])
         .success()
-        .stdout("context: 30% of 1M (300,000 tokens) — under 40%\n");
+        .stdout("context: 30% of 1M (guessed from the model; 300,000 tokens) — under 40%\n");
 }
 
 #[test]
@@ -128,18 +128,18 @@ fn window_and_threshold_precedence() {
     sb.git(&repo, &["config", "handoff.threshold", "15"]);
     sb.handoff(&repo, &["usage", &basic])
         .success()
-        .stdout("context: 20% of 400k (82,310 tokens) — over 15%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
+        .stdout("context: 20% of 400k (handoff.contextWindow; 82,310 tokens) — over 15%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let v = json_of(&sb, &repo, &[&basic]);
     assert_eq!(v["window_source"], "config");
     // … and --window beats git config.
     sb.handoff(&repo, &["usage", "--window", "1M", &basic])
         .success()
-        .stdout("context: 8% of 1M (82,310 tokens) — under 15%\n");
+        .stdout("context: 8% of 1M (--window; 82,310 tokens) — under 15%\n");
     // Outside a repository git config is not read.
     let dir = plain_dir(&sb);
     sb.handoff(&dir, &["usage", &basic])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
+        .stdout("context: 41% of 200k (guessed from the model; 82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     // A bad config value is one clear error.
     sb.git(&repo, &["config", "handoff.threshold", "lots"]);
     let out = sb.handoff(&repo, &["usage", &basic]).code(1);
@@ -160,7 +160,7 @@ fn hook_mode_reads_the_transcript_path_and_never_fails() {
     .to_string();
     sb.handoff_with(&dir, &["usage", "--hook"], Some(&input))
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
+        .stdout("context: 41% of 200k (guessed from the model; 82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let out = sb
         .handoff_with(&dir, &["usage", "--hook", "--json"], Some(&input))
         .success();
@@ -209,7 +209,7 @@ fn without_a_transcript_the_newest_session_of_this_worktree_is_read() {
         .unwrap();
     sb.handoff(&repo, &["usage"])
         .success()
-        .stdout("context: 41% of 200k (82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
+        .stdout("context: 41% of 200k (guessed from the model; 82,310 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
 }
 
 #[test]
@@ -222,7 +222,7 @@ fn codex_sessions_read_their_last_token_count() {
     let path = fixture("codex-session.jsonl");
     sb.handoff(&dir, &["usage", &path])
         .success()
-        .stdout("context: 43% of 272k (119,000 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
+        .stdout("context: 43% of 272k (from the transcript; 119,000 tokens) — over 40%: time to hand off: write the brief and continue in a fresh session (fork only an out-of-scope side task)\n");
     let v = json_of(&sb, &dir, &[&path]);
     assert_eq!(v["tokens"], 119_000);
     assert_eq!(v["window"], 272_000);
@@ -232,7 +232,7 @@ fn codex_sessions_read_their_last_token_count() {
     // --window still wins over the recorded window.
     sb.handoff(&dir, &["usage", "--window", "1M", &path])
         .success()
-        .stdout("context: 11% of 1M (119,000 tokens) — under 40%\n");
+        .stdout("context: 11% of 1M (--window; 119,000 tokens) — under 40%\n");
 }
 
 #[test]
@@ -343,4 +343,35 @@ fn without_a_transcript_the_newest_codex_rollout_of_this_directory_is_read() {
         )
         .code(1);
     assert_stderr_has(&out, "Codex CLI");
+}
+
+/// Issue 49.4: the window the harness says it has (Claude Code's
+/// status-line input) beats the guess from the model; the config beats
+/// both; the line says where the window came from.
+#[test]
+fn the_harness_window_beats_the_model_guess() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let input = serde_json::json!({
+        "transcript_path": fixture("transcript-basic.jsonl"),
+        "cwd": repo.display().to_string(),
+        "context_window": {"context_window_size": 1_000_000},
+    })
+    .to_string();
+    let out = sb
+        .handoff_with(&repo, &["usage", "--hook"], Some(&input))
+        .success();
+    assert_eq!(
+        stdout(&out),
+        "context: 8% of 1M (from the harness; 82,310 tokens) — under 40%\n"
+    );
+    sb.git(&repo, &["config", "handoff.contextWindow", "400k"]);
+    let out = sb
+        .handoff_with(&repo, &["usage", "--hook"], Some(&input))
+        .success();
+    assert!(
+        stdout(&out).contains("of 400k (handoff.contextWindow;"),
+        "{}",
+        stdout(&out)
+    );
 }

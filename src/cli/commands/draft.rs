@@ -92,7 +92,7 @@ pub fn run(args: Args) -> Result<Output> {
         out,
         &format!(
             "Stored the draft from {} as the brief (mode AUTO).\n",
-            draft.transcript.display()
+            shown_path(&draft.transcript)
         ),
     ))
 }
@@ -110,9 +110,34 @@ fn transcript_path(repo: &gix::Repository, given: Option<&Path>) -> Result<PathB
     }
 }
 
-/// The draft of the transcript at `path` for this worktree.
+/// `path` without `.` and with each `..` taking the folder before it
+/// (`/a/repo/../home/t.jsonl` → `/a/home/t.jsonl`), read lexically, as
+/// the harness named it.
+fn normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A path as printed: through the secret gate, as every name is (a
+/// folder may be named after a token).
+fn shown_path(path: &Path) -> String {
+    redact::redact(&path.display().to_string(), redact::Options::default()).0
+}
+
+/// The draft of the transcript at `path` for this worktree. The path is
+/// made absolute and normal (no `..`), as it is recorded in the brief.
 fn drafted(repo: &gix::Repository, path: &Path) -> Result<Draft> {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let path = normal(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     let session = session::read(&path, draft::READ_LIMIT)?;
     let root = repo::worktree_info(repo)?.root;
     Ok(draft::compose(&session, &path, &root))
@@ -152,7 +177,10 @@ fn after(written: Option<i64>, last_turn: Option<i64>) -> bool {
 fn shown(repo: &gix::Repository, draft: &Draft, format: Format) -> Result<Output> {
     let options = redact::Options::from_repo(repo);
     let mut partial = draft.partial();
-    let mut counts = redact::redact_json(&mut partial, options);
+    // The draft redacted its texts whole before cutting them: those
+    // markers count as well.
+    let mut counts = redact::marker_counts(&partial.to_string());
+    redact::merge(&mut counts, redact::redact_json(&mut partial, options));
     let out = match format {
         Format::Json => Output::json(&partial),
         Format::Human => {
@@ -192,7 +220,7 @@ fn draft_doc(draft: &Draft, task: Option<&str>, brief: &Brief) -> Doc {
     };
     let mut source = format!(
         "From: {} ({harness} transcript, {extent})\n",
-        draft.transcript.display()
+        shown_path(&draft.transcript)
     );
     if let Some(at) = draft.last_turn {
         source.push_str(&format!("Last turn: {}\n", clock::format(at)));

@@ -130,7 +130,13 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
             })?,
             WindowSource::Config,
         )),
-        (None, None) => None,
+        // What the harness says of its own window (Claude Code's
+        // status-line input) beats any guess from the model's id.
+        (None, None) => hook
+            .and_then(|h| h.pointer("/context_window/context_window_size"))
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0)
+            .map(|n| (n, WindowSource::Harness)),
     };
     let sample = usage::last_sample(&transcript)?;
     if sample.is_none() && !usage::is_claude_transcript(&transcript) {

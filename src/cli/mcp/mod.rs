@@ -200,9 +200,17 @@ fn result(text: &Output, value: Option<Value>, wrap: &str) -> CallToolResult {
     } else {
         CallToolResult::error(content)
     };
+    // Harnesses that get a structured result hand the model that alone
+    // (Claude Code drops the text block): the render, warnings first,
+    // travels inside it as `text` — but in a brief, whose schema is closed.
     result.structured_content = value.map(|v| match v {
-        Value::Object(_) => v,
-        other => json!({ wrap: other }),
+        Value::Object(mut map) => {
+            if wrap != "brief" {
+                map.insert("text".into(), json!(text.plain()));
+            }
+            Value::Object(map)
+        }
+        other => json!({ wrap: other, "text": text.plain() }),
     });
     result
 }

@@ -45,6 +45,79 @@ pub fn definition(name: &str) -> Tool {
 /// report it returns (as `--json` prints it); none for the tools that touch
 /// remotes or delete, whose results have more than one shape.
 fn with_output_schema(tool: Tool) -> Tool {
+    let mut tool = typed_output_schema(tool);
+    let closed = tool.name == "show";
+    if let Some(schema) = tool.output_schema.take() {
+        let mut value = Value::Object((*schema).clone());
+        standard_formats(&mut value);
+        if !closed
+            && let Some(properties) = value.get_mut("properties").and_then(Value::as_object_mut)
+        {
+            properties.insert(
+                "text".into(),
+                json!({
+                    "type": "string",
+                    "description": "The command's text render, as a person at the terminal reads it, its `!!` warnings first: what to act on before anything else."
+                }),
+            );
+        }
+        if let Value::Object(map) = value {
+            tool.output_schema = Some(Arc::new(map));
+        }
+    }
+    tool
+}
+
+/// The formats JSON Schema 2020-12 defines; what a schema generator adds
+/// beyond them (`uint`, `uint64`, `int32` …) harnesses warn about on every
+/// call ("unknown format … ignored").
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Every `format` of `schema` that JSON Schema does not define removed;
+/// an unsigned one (`uint`, `uint64` …) says the same as `minimum: 0`.
+fn standard_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let format = map
+                .get("format")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if let Some(format) = format
+                && !STANDARD_FORMATS.contains(&format.as_str())
+            {
+                map.remove("format");
+                if format.starts_with("uint") && !map.contains_key("minimum") {
+                    map.insert("minimum".into(), json!(0));
+                }
+            }
+            map.values_mut().for_each(standard_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(standard_formats),
+        _ => {}
+    }
+}
+
+fn typed_output_schema(tool: Tool) -> Tool {
     use crate::cli::report::*;
     match tool.name.as_ref() {
         "resume" => tool.with_output_schema::<Resumed<'static>>(),
@@ -371,5 +444,29 @@ mod tests {
             }
         }
         assert_eq!(SPECS.len(), DEFAULT_TOOLS.len() + OPT_IN.len());
+    }
+
+    /// Every input and output schema is JSON Schema 2020-12 with only the
+    /// formats it defines: compiled with format assertion on and unknown
+    /// formats refused.
+    #[test]
+    fn every_schema_uses_only_standard_formats() {
+        let compile = |name: &str, schema: &Map<String, Value>| {
+            let schema = Value::Object(schema.clone());
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .should_ignore_unknown_formats(false)
+                .build(&schema)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!schema.to_string().contains("\"format\":\"uint"), "{name}");
+        };
+        for name in DEFAULT_TOOLS.iter().chain(OPT_IN) {
+            let tool = definition(name);
+            compile(name, &tool.input_schema);
+            if let Some(output) = &tool.output_schema {
+                compile(name, output);
+            }
+        }
     }
 }

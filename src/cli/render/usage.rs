@@ -17,9 +17,23 @@ pub fn usage_text(m: &crate::agent::usage::Meter) -> String {
         format!("under {}%", m.threshold)
     };
     format!(
-        "context: {}% of {} ({} tokens) — {verdict}\n",
+        "context: {}% of {} ({}; {} tokens) — {verdict}\n",
         m.percent,
         short_tokens(m.window),
+        window_source(m.window_source),
         grouped(m.tokens)
     )
+}
+
+/// Where the window came from, in the meter's words.
+fn window_source(source: crate::agent::usage::WindowSource) -> &'static str {
+    use crate::agent::usage::WindowSource;
+    match source {
+        WindowSource::Flag => "--window",
+        WindowSource::Config => "handoff.contextWindow",
+        WindowSource::Harness => "from the harness",
+        WindowSource::Transcript => "from the transcript",
+        WindowSource::Observed => "observed: more in use than 200k",
+        WindowSource::Model => "guessed from the model",
+    }
 }

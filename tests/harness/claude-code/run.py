@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Conformance of git-handoff's Claude Code plugin against the real Claude
+Code CLI, offline: a scripted mock of the Messages API on loopback
+(mock.py) answers every model call, and each scenario checks what the
+model received (the request bodies) and what git-handoff stored.
+
+Usage: tests/harness/claude-code/run.py [CLAUDE]   (default: `claude` on
+PATH, else tests/harness/claude-code/node_modules/.bin/claude after
+`npm install --prefix tests/harness/claude-code @anthropic-ai/claude-code@2.1.328`)
+Needs git-handoff on PATH (a build of this checkout) and python3.
+Exits 1 with the failing check named; prints "N passed, 0 failed".
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+PLUGIN = os.path.join(ROOT, "contrib", "claude")
+TOOL = "mcp__plugin_git-handoff_git-handoff__"
+ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.invalid",
+    "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.invalid",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "ANTHROPIC_API_KEY": "sk-ant-mock",
+    "DISABLE_AUTOUPDATER": "1",
+}
+
+
+class Failed(Exception):
+    pass
+
+
+def check(ok, what):
+    if not ok:
+        raise Failed(what)
+
+
+class World:
+    def __init__(self, claude):
+        self.claude = claude
+        self.dir = tempfile.mkdtemp(prefix="git-handoff-cc-")
+        self.home = os.path.join(self.dir, "home")
+        os.makedirs(self.home)
+        self.repo = os.path.join(self.dir, "repo")
+        self.env = dict(os.environ, HOME=self.home, **ENV)
+        for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_HANDOFF_SESSION", "CLAUDE_CONFIG_DIR", "CLAUDE_ENV_FILE"]:
+            self.env.pop(var, None)
+        self.git("init", "-q", "-b", "main", self.repo, cwd=self.dir)
+        with open(os.path.join(self.repo, "Makefile"), "w") as f:
+            f.write("test:\n\t@echo 'FAIL: expiry accepts an expired token'; exit 1\n")
+        self.git("add", "Makefile")
+        self.git("commit", "-q", "-m", "init")
+
+    def git(self, *args, cwd=None):
+        out = subprocess.run(["git", *args], cwd=cwd or self.repo, env=self.env,
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise Failed(f"git {' '.join(args)}: {out.stderr.strip()}")
+        return out.stdout
+
+    def handoff(self, *args):
+        return self.git("handoff", *args)
+
+    def brief(self, key="main"):
+        out = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/handoffs/{key}"],
+                             cwd=self.repo, env=self.env, capture_output=True, text=True)
+        return out.stdout.strip() or None
+
+    def session(self, name, turns, tools):
+        """Run `claude -p` against the mock with these scripted turns; the
+        request bodies the model got, the stream-json lines, stderr."""
+        base = os.path.join(self.dir, name)
+        with open(base + ".script.json", "w") as f:
+            json.dump(turns, f)
+        for suffix in (".log.jsonl", ".port"):
+            if os.path.exists(base + suffix):
+                os.remove(base + suffix)
+        mock = subprocess.Popen([sys.executable, os.path.join(HERE, "mock.py"),
+                                 base + ".script.json", base + ".log.jsonl", base + ".port"])
+        try:
+            for _ in range(200):
+                if os.path.exists(base + ".port") and open(base + ".port").read():
+                    break
+                time.sleep(0.02)
+            port = open(base + ".port").read()
+            env = dict(self.env, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}")
+            out = subprocess.run(
+                [self.claude, "-p", f"scenario {name}", "--output-format", "stream-json", "--verbose",
+                 "--plugin-dir", PLUGIN, "--allowedTools", *tools],
+                cwd=self.repo, env=env, capture_output=True, text=True, timeout=120)
+        finally:
+            mock.kill()
+            mock.wait()
+        requests = []
+        if os.path.exists(base + ".log.jsonl"):
+            requests = [json.loads(l) for l in open(base + ".log.jsonl")]
+        lines = [json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")]
+        check(out.returncode == 0, f"{name}: claude exited {out.returncode}: {out.stderr[-500:]}")
+        return [r for r in requests if r.get("tools")], lines, out.stderr
+
+
+def write_brief(w):
+    w.handoff("write", "--done-when", "make test passes", "--resume-by", "fix verify()",
+              "--next-check", "make test", "--decision", "use <= not <",
+              "--rejected", "a global clock mock", "--no-lint")
+    return w.brief()
+
+
+def startup_context_tools_and_results(w):
+    """The SessionStart context, the tool list and schemas, and a tool's
+    result: what the model sees of each."""
+    write_brief(w)
+    names = ["resume", "write", "list", "show"]
+    reqs, lines, stderr = w.session("startup", [
+        {"tool": "ToolSearch", "input": {"query": "select:" + ",".join(TOOL + n for n in names)}},
+        {"tool": TOOL + "resume", "input": {}},
+        {"text": "resumed"},
+    ], ["ToolSearch", TOOL + "resume"])
+    check(len(reqs) >= 3, f"startup: {len(reqs)} model calls")
+    first = json.dumps(reqs[0])
+    check("A handoff brief exists for this branch" in first, "startup: the SessionStart context is not in the model's input")
+    for name in names:
+        check(TOOL + name in first, f"startup: tool {name} not offered to the model")
+    # Loaded through ToolSearch, the tools' schemas reach the model.
+    tools = {t["name"]: t for t in reqs[1]["tools"]}
+    for name in names:
+        check(TOOL + name in tools, f"startup: tool {name}'s schema never reached the model")
+        check("description" in json.dumps(tools[TOOL + name].get("input_schema", {})) or name == "list",
+              f"startup: tool {name}'s input schema carries no descriptions")
+    check('"format": "uint' not in json.dumps(tools) and '"format":"uint' not in json.dumps(tools),
+          "startup: a non-standard schema format reached the model")
+    check("unknown format" not in stderr, f"startup: Claude Code warned: {stderr[:300]}")
+    third = json.dumps(reqs[2])
+    check("# Resume" in third, "startup: the resume tool's render did not reach the model")
+
+
+def look_only_session_keeps_the_brief(w):
+    before = write_brief(w)
+    w.session("look", [
+        {"tool": "Bash", "input": {"command": "git handoff resume main", "description": "resume"}},
+        {"tool": "Bash", "input": {"command": "git status --short", "description": "status"}},
+        {"text": "looked"},
+    ], ["Bash(git handoff:*)", "Bash(git status:*)"])
+    check(w.brief() == before, "look-only: SessionEnd replaced the brief")
+
+
+def only_resumed_session_keeps_the_brief(w):
+    before = write_brief(w)
+    w.session("resumed", [{"tool": TOOL + "resume", "input": {}}, {"text": "ok"}], [TOOL + "resume"])
+    check(w.brief() == before, "resumed: SessionEnd replaced the brief")
+
+
+def worked_session_drafts_over_the_brief(w):
+    before = write_brief(w)
+    # Times are in seconds: a brief written in the second the session
+    # starts counts as written during it (and is kept).
+    time.sleep(1.1)
+    w.session("worked", [
+        {"tool": "Write", "input": {"file_path": os.path.join(w.repo, "auth.txt"), "content": "leeway 30\n"}},
+        {"tool": "Bash", "input": {"command": "make test", "description": "test"}},
+        {"text": "the test still fails"},
+    ], ["Write", "Bash(make test:*)"])
+    after = w.brief()
+    check(after != before, "worked: no draft stored")
+    brief = json.loads(w.git("cat-file", "-p", after))
+    check(brief["mode"] == "AUTO", f"worked: mode {brief['mode']}")
+    check(brief["state"]["decisions"][0] == "use <= not <", "worked: the person's decisions were lost")
+    check(brief["state"]["open_risks"][0].startswith("AUTO draft over "), "worked: the draft does not say what it went over")
+
+
+def self_written_brief_is_kept(w):
+    w.session("wrote", [
+        {"tool": "Write", "input": {"file_path": os.path.join(w.repo, "auth.txt"), "content": "leeway 30\n"}},
+        {"tool": "Bash", "input": {"command": "git handoff write --done-when 'make test passes' --resume-by 'fix it' --next-check 'make test' --no-lint", "description": "hand off"}},
+        {"text": "handed off"},
+    ], ["Write", "Bash(git handoff:*)"])
+    brief = json.loads(w.git("cat-file", "-p", "refs/handoffs/main"))
+    check(brief["mode"] == "WRITE", f"wrote: the session's own brief was replaced by a {brief['mode']} one")
+
+
+SCENARIOS = [
+    startup_context_tools_and_results,
+    look_only_session_keeps_the_brief,
+    only_resumed_session_keeps_the_brief,
+    worked_session_drafts_over_the_brief,
+    self_written_brief_is_kept,
+]
+
+
+def find_claude():
+    if len(sys.argv) > 1:
+        return os.path.abspath(sys.argv[1]) if os.sep in sys.argv[1] else sys.argv[1]
+    local = os.path.join(HERE, "node_modules", ".bin", "claude")
+    return local if os.path.exists(local) else shutil.which("claude")
+
+
+def main():
+    claude = find_claude()
+    if not claude:
+        print("skipped: no Claude Code CLI (npm install --prefix tests/harness/claude-code @anthropic-ai/claude-code@2.1.328)")
+        return 0
+    passed, failed = 0, 0
+    for scenario in SCENARIOS:
+        w = World(claude)
+        try:
+            scenario(w)
+            passed += 1
+            print(f"ok: {scenario.__name__}")
+        except (Failed, subprocess.TimeoutExpired) as e:
+            failed += 1
+            print(f"FAILED: {scenario.__name__}: {e}")
+        finally:
+            if not os.environ.get("GIT_HANDOFF_KEEP"):
+                shutil.rmtree(w.dir, ignore_errors=True)
+            else:
+                print(f"  kept {w.dir}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
