@@ -9,6 +9,7 @@ pub mod changed;
 
 pub use crate::brief::paths::{path_outside, resolve_inside, strip_lines};
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -121,6 +122,14 @@ pub enum Warning {
         /// How many more changed files there are.
         more: usize,
     },
+    /// The key has diverged from these remotes' versions (as the last
+    /// fetch found): neither was written on top of the other.
+    Diverged {
+        /// The key.
+        key: String,
+        /// The remotes, sorted.
+        remotes: Vec<String>,
+    },
 }
 
 impl Warning {
@@ -183,6 +192,17 @@ impl Warning {
                     })
                     .unwrap_or_default()
             ),
+            Warning::Diverged { key, remotes } => {
+                let first = remotes.first().map(String::as_str).unwrap_or("origin");
+                format!(
+                    "!! DIVERGED: '{key}' has diverged from {} (neither version was written on top of the other); this is yours, theirs is `git handoff show {key}@{first}`; `git handoff resolve {key} --keep-local|--take-remote` ends it",
+                    remotes
+                        .iter()
+                        .map(|r| format!("'{r}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
             Warning::Unmeasured { what, reason } => {
                 format!("!! {what} not measured: {reason}")
             }
@@ -495,12 +515,29 @@ pub fn report(
         }
     }
     missing(repo, brief, &here, &target, &mut report);
+    diverged(repo, brief, stored_id, &mut report);
     if depth == Depth::Quick {
         return Ok(report);
     }
     commits(repo, brief, &target, head_id, narrative, &mut report);
     dirty(repo, brief, &target, &mut report);
     Ok(report)
+}
+
+/// DIVERGED: the stored brief has diverged from a remote's version, as
+/// the last fetch found it (and while both are still the ones it saw).
+fn diverged(repo: &gix::Repository, brief: &Brief, stored: Option<ObjectId>, report: &mut Report) {
+    if stored.is_none() || crate::store::current_id(repo, &brief.key).ok().flatten() != stored {
+        return;
+    }
+    if let Ok(mut keys) = crate::store::remotes::diverged_keys(repo)
+        && let Some(remotes) = keys.remove(&brief.key)
+    {
+        report.warnings.push(Warning::Diverged {
+            key: brief.key.clone(),
+            remotes,
+        });
+    }
 }
 
 /// The worktree the work happens in: the one that has the brief's branch
@@ -534,9 +571,10 @@ fn missing(
         None => files_base(brief, here, &report.origin),
     };
     for pointer in &brief.files_read_first {
+        let path = as_relative(brief, Some(&base), &pointer.path);
         let check = match tip {
-            Some(tip) => pointer_at(repo, tip, &pointer.path),
-            None => resolve_pointer(&base, &pointer.path),
+            Some(tip) => pointer_at(repo, tip, &path),
+            None => resolve_pointer(&base, &path),
         };
         match check {
             PointerCheck::Present => {}
@@ -546,6 +584,24 @@ fn missing(
             PointerCheck::Outside => report.unchecked.push(pointer.path.clone()),
         }
     }
+}
+
+/// A recorded path as the worktree-relative path it is: an absolute path
+/// inside the worktree the brief was written in (or `base`, the one it is
+/// checked in) is checked like the relative one, never called outside.
+fn as_relative<'p>(brief: &Brief, base: Option<&Path>, recorded: &'p str) -> Cow<'p, str> {
+    let path = Path::new(recorded);
+    if path.is_absolute() {
+        let roots = [Some(Path::new(&brief.state.worktree.root)), base];
+        for root in roots.into_iter().flatten() {
+            if let Ok(rest) = path.strip_prefix(root)
+                && let Some(rest) = rest.to_str().filter(|r| !r.is_empty())
+            {
+                return Cow::Owned(rest.to_string());
+            }
+        }
+    }
+    Cow::Borrowed(recorded)
 }
 
 /// Whether a file to read first exists in the tree of commit `tip`.
@@ -824,12 +880,23 @@ fn confined_entries(
 
 /// CHANGED: the files to read first that the commits since touched.
 fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Report) {
+    let relative: Vec<Cow<'_, str>> = brief
+        .files_read_first
+        .iter()
+        .map(|p| as_relative(brief, None, &p.path))
+        .collect();
     let pointers: Vec<_> = brief
         .files_read_first
         .iter()
-        .filter(|p| !path_outside(strip_lines(&p.path)))
+        .zip(&relative)
+        .filter(|(_, rel)| !path_outside(strip_lines(rel)))
+        .map(|(p, _)| p)
         .collect();
-    let paths: Vec<&str> = pointers.iter().map(|p| strip_lines(&p.path)).collect();
+    let paths: Vec<&str> = relative
+        .iter()
+        .map(|rel| strip_lines(rel))
+        .filter(|p| !path_outside(p))
+        .collect();
     if paths.is_empty() {
         return;
     }

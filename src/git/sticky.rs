@@ -73,14 +73,21 @@ pub fn valid_session(id: &str) -> Option<&str> {
     .then_some(id)
 }
 
-/// The session a command runs in: `GIT_HANDOFF_SESSION`, else the one the
-/// session-start hook last saw begin in this worktree; `None` when neither
+/// The environment variable in which Claude Code names its session (in
+/// the environment of its hooks, its MCP servers and its shell commands).
+pub const HARNESS_SESSION_ENV: &str = "CLAUDE_CODE_SESSION_ID";
+
+/// The session a command runs in: `GIT_HANDOFF_SESSION`, else the
+/// harness's own (`CLAUDE_CODE_SESSION_ID`), else the one the
+/// session-start hook last saw begin in this worktree; `None` when none
 /// names one.
 pub fn current_session(repo: &gix::Repository) -> Option<String> {
-    if let Ok(id) = std::env::var(SESSION_ENV)
-        && let Some(id) = valid_session(&id)
-    {
-        return Some(id.to_string());
+    for var in [SESSION_ENV, HARNESS_SESSION_ENV] {
+        if let Ok(id) = std::env::var(var)
+            && let Some(id) = valid_session(&id)
+        {
+            return Some(id.to_string());
+        }
     }
     let text = std::fs::read_to_string(repo.git_dir().join(SESSION_FILE)).ok()?;
     valid_session(text.lines().next()?).map(str::to_string)
@@ -287,10 +294,20 @@ pub fn choose(
                 }
             }
             if !switched {
+                // Chosen while no session was known, and none is known now:
+                // it may be another session's thread.
+                let unknown = sticky.key != branch_key
+                    && sticky.session.is_none()
+                    && current_session(repo).is_none();
                 return Ok(Choice {
+                    warning: unknown.then(|| {
+                        format!(
+                            "this {verb} targets '{}', the key last chosen here by a command that named no session; if that was another session's thread, give this one's key (this branch's is '{branch_key}')",
+                            sticky.key
+                        )
+                    }),
                     key: sticky.key,
                     remember: false,
-                    warning: None,
                 });
             }
             // The method: reuse the key unless the branch changed, and

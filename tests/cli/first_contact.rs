@@ -149,7 +149,11 @@ fn after_init_a_plain_git_fetch_brings_the_team_s_briefs_to_the_next_command() {
     let out = t.sb.handoff(&t.b, &[]).success();
     assert_eq!(
         stderr(&out),
-        "note: took 1 brief `git fetch` brought from 'origin': feat (updated)\n"
+        format!(
+            "note: took 1 brief `git fetch` brought from 'origin': feat (updated: {} -> {})\n",
+            &v1[..7],
+            &v2[..7]
+        )
     );
     assert_eq!(ref_id(&t, &t.b, "refs/handoffs/feat"), Some(v2.clone()));
     let out = t.sb.handoff(&t.b, &["show", "feat"]).success();

@@ -148,6 +148,15 @@ fn a_write_on_a_diverged_key_stays_diverged_and_says_so() {
         "{}",
         stdout(&out)
     );
+    // resume says so every time, first thing to act on.
+    for _ in 0..2 {
+        let out = t.run(&t.b, &["resume", "k"]).success();
+        assert!(
+            stdout(&out).contains("!! DIVERGED: 'k' has diverged from 'origin'"),
+            "{}",
+            stdout(&out)
+        );
+    }
     // The overview names it too, with the command that ends it.
     let out = t.run(&t.b, &[]).success();
     assert!(

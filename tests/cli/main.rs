@@ -23,6 +23,7 @@ mod mcp;
 mod mcp_conformance;
 mod method;
 mod method3;
+mod method4;
 mod model;
 mod narrative_merge;
 mod pipeline;

@@ -13,7 +13,7 @@ use crate::{
     brief::keys, cli::Format, cli::Output, git::repo, store, support::atomic, support::clock,
 };
 
-/// Write briefs as <key>.json files, exactly as stored
+/// Write briefs as <key>.json files, exactly as stored (an AUTO draft as RECOVER)
 ///
 /// export KEY prints the brief (or writes it to -o FILE); export --all DIR
 /// writes every brief as DIR/<key>.json. The bytes are the stored ones, so
@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Result<Output> {
     let stored = store::read(&repo, &key)?.ok_or_else(|| no_brief(&key))?;
     let Some(path) = &args.output else {
         return Ok(Output::json_text(
-            String::from_utf8_lossy(&stored.data).into_owned(),
+            String::from_utf8_lossy(&exported(&stored)).into_owned(),
         ));
     };
     if path.is_dir() {
@@ -180,7 +180,26 @@ fn export_all(repo: &gix::Repository, dir: &Path, args: &Args) -> Result<Output>
 
 /// Write the stored bytes to `path` unless it holds the same bytes, a
 /// newer brief or something that is not a brief (then only with `force`).
+/// The bytes a brief is exported as: as stored, but for an AUTO draft,
+/// whose mode the method's schema does not know: exported as RECOVER,
+/// its prompt saying that it was drafted from a transcript.
+fn exported(stored: &Stored) -> Vec<u8> {
+    let Ok(mut brief) = Brief::from_slice(&stored.data) else {
+        return stored.data.clone();
+    };
+    if brief.mode != crate::agent::draft::MODE {
+        return stored.data.clone();
+    }
+    let prompt = brief.continue_prompt();
+    brief.mode = "RECOVER".to_string();
+    brief.resume.prompt = Some(format!(
+        "(Exported from an AUTO draft: drafted from a session's transcript, not written by the session; verify before acting.) {prompt}"
+    ));
+    brief.to_pretty_json().into_bytes()
+}
+
 fn export_one(stored: &Stored, path: &Path, force: bool) -> Row {
+    let data = exported(stored);
     let mut row = Row {
         key: stored.key.clone(),
         file: Some(path.display().to_string()),
@@ -197,7 +216,7 @@ fn export_one(stored: &Stored, path: &Path, force: bool) -> Row {
         Ok(meta) if meta.file_type().is_symlink() => {}
         Ok(_) => {
             let existing = read_file(path).ok();
-            if existing.as_deref() == Some(stored.data.as_slice()) {
+            if existing.as_deref() == Some(data.as_slice()) {
                 row.status = Status::Unchanged;
                 return row;
             }
@@ -227,7 +246,7 @@ fn export_one(stored: &Stored, path: &Path, force: bool) -> Row {
         }
         Err(_) => {}
     }
-    if let Err(e) = atomic::write(path, &stored.data) {
+    if let Err(e) = atomic::write(path, &data) {
         row.status = Status::Skipped;
         row.reason = Some(format!("{e:#}"));
     }

@@ -30,6 +30,22 @@ pub struct Args {
 
 /// Check the options, then serve until the client goes away.
 pub fn run(args: Args) -> Result<Output> {
+    // Each server process is a session (one agent session starts one):
+    // the harness's id when its environment carries one, else an id of
+    // this process, so that a keyless write never goes to the key another
+    // session chose.
+    let named = [
+        crate::git::sticky::SESSION_ENV,
+        crate::git::sticky::HARNESS_SESSION_ENV,
+    ]
+    .iter()
+    .any(|var| std::env::var(var).is_ok_and(|v| crate::git::sticky::valid_session(&v).is_some()));
+    if !named {
+        let started = crate::support::clock::now().unwrap_or_default();
+        let id = format!("mcp-{}-{started}", std::process::id());
+        // SAFETY: set before the server starts any thread.
+        unsafe { std::env::set_var(crate::git::sticky::SESSION_ENV, id) };
+    }
     let server = mcp::Server::new(&args.allow)?;
     if let Some(dir) = &args.repo {
         std::env::set_current_dir(dir)

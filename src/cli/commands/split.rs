@@ -104,6 +104,9 @@ pub fn output(outcome: &Outcome, format: Format) -> Output {
             render::one_line(&t.brief.resume.resume_by, 80)
         ));
     }
+    out.push_str(
+        "\nNext: one fresh session per thread — in each, start clean (`/clear`, or a new session) and run its `git handoff resume` line; do not carry on the braided work in this one.\n",
+    );
     Output::human(out)
 }
 

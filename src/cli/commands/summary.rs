@@ -28,9 +28,10 @@ pub enum Action {
         /// The template
         #[arg(long, value_enum)]
         template: Template,
-        /// The task the summary is about; names the file
+        /// The task the summary is about; names the file (default: the
+        /// current brief's done-when)
         #[arg(long, value_name = "TEXT")]
-        task: String,
+        task: Option<String>,
     },
     /// Print the newest summary's Key Context for Continuation
     Latest,
@@ -55,7 +56,7 @@ pub fn run(args: Args) -> Result<Output> {
     let info = repo::worktree_info(&repo)?;
     let dir = summary::memory_dir(&info.root)?;
     match args.action {
-        Action::New { template, task } => new(&repo, &info.root, &dir, template, &task),
+        Action::New { template, task } => new(&repo, &info.root, &dir, template, task.as_deref()),
         Action::Latest => latest(&info.root, &dir, Options::from_repo(&repo)),
         Action::Clean {
             archive_after,
@@ -84,11 +85,20 @@ fn new(
     root: &Path,
     dir: &Path,
     template: Template,
-    task: &str,
+    task: Option<&str>,
 ) -> Result<Output> {
-    let task = task.trim();
+    let key = crate::cli::commands::keyless_key_here(repo)?;
+    let brief = store::read(repo, &key)
+        .ok()
+        .flatten()
+        .and_then(|s| s.brief().ok());
+    // Without --task, the brief names it: its done-when.
+    let from_brief = brief.as_ref().map(|b| b.resume.done_when.clone());
+    let task = task.or(from_brief.as_deref()).unwrap_or("").trim();
     if task.is_empty() {
-        crate::refuse!("a summary needs a task: --task TEXT says what it is about");
+        crate::refuse!(
+            "a summary needs a task: --task TEXT says what it is about (no brief here names one)"
+        );
     }
     let slug = crate::cli::commands::redacted_slug(task);
     if slug.is_empty() {
@@ -98,11 +108,6 @@ fn new(
     }
     let now = clock::now().map_err(crate::refused)?;
     let head = repo::head_state(repo)?;
-    let key = crate::cli::commands::keyless_key_here(repo)?;
-    let brief = store::read(repo, &key)
-        .ok()
-        .flatten()
-        .and_then(|s| s.brief().ok());
     let mem_rel = Path::new(summary::MEMORY_DIR);
     let facts = Facts {
         date: clock::date(now),

@@ -18,7 +18,14 @@ pub fn taken_text(report: &FetchReport) -> String {
         let key = &k.key;
         match k.status {
             Status::Created => taken.push(format!("{key} (new)")),
-            Status::FastForwarded => taken.push(format!("{key} (updated)")),
+            Status::FastForwarded => taken.push(match (&k.replaced, &k.local) {
+                (Some(old), Some(new)) => format!(
+                    "{key} (updated: {} -> {})",
+                    old.id.to_hex_with_len(7),
+                    new.id.to_hex_with_len(7)
+                ),
+                _ => format!("{key} (updated)"),
+            }),
             Status::Restored => taken.push(format!("{key} (restored: dropped here, changed there)")),
             Status::Diverged => lines.push(format!(
                 "warning: diverged from '{remote}': {key} (both versions kept; `git handoff diff {key} @{remote}` compares them, `git handoff resolve {key} --keep-local` or `--take-remote` ends it)"

@@ -162,6 +162,7 @@ pub fn hermetic(cmd: &mut Command, home: &Path) {
         "GIT_COMMON_DIR",
         "GIT_HANDOFF_KEY",
         "GIT_HANDOFF_SESSION",
+        "CLAUDE_CODE_SESSION_ID",
         "CLAUDE_ENV_FILE",
         "GIT_HANDOFF_STALE_HOURS",
         "NO_COLOR",
