@@ -196,11 +196,7 @@ impl Warning {
                 let first = remotes.first().map(String::as_str).unwrap_or("origin");
                 format!(
                     "!! DIVERGED: '{key}' has diverged from {} (neither version was written on top of the other); this is yours, theirs is `git handoff show {key}@{first}`; `git handoff resolve {key} --keep-local|--take-remote` ends it",
-                    remotes
-                        .iter()
-                        .map(|r| format!("'{r}'"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    crate::support::text::quoted_list(remotes)
                 )
             }
             Warning::Unmeasured { what, reason } => {

@@ -11,3 +11,12 @@ pub fn one_line(text: &str, max: usize) -> String {
         line
     }
 }
+
+/// Names quoted and joined: `'origin', 'backup'`.
+pub fn quoted_list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -271,7 +271,7 @@ impl Run<'_> {
                     ));
                 }
             }
-            Some(point) => killed(cmd, point),
+            Some(point) => drop(kill_at_point(cmd, point)),
         }
         if let Some(after) = self.brief(c, key)
             && Some(&after) != before.as_ref()
@@ -292,7 +292,8 @@ impl Run<'_> {
             Some(point) => {
                 let mut cmd = self.t.sb.command("git", &self.clones[c]);
                 cmd.arg("handoff").args(args);
-                killed(cmd, point);
+                // A command that ends before the point simply ends.
+                drop(kill_at_point(cmd, point));
                 self.handoff(c, &["list"])
             }
         };
@@ -421,37 +422,6 @@ impl Run<'_> {
             }
         }
     }
-}
-
-/// Run `cmd` until it reaches failpoint `point`, then kill it; a command
-/// that ends before reaching it simply ends.
-fn killed(mut cmd: std::process::Command, point: &str) {
-    use std::io::{BufRead, BufReader};
-    use std::os::unix::process::CommandExt;
-    use std::process::Stdio;
-    cmd.env("GIT_HANDOFF_FAILPOINT", point)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = cmd.spawn().unwrap();
-    let pgid = child.id();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if stderr.read_line(&mut line).unwrap_or(0) == 0 {
-            break;
-        }
-        if line.starts_with("failpoint:") {
-            for pid in handoff_pids(pgid) {
-                sigkill(&pid);
-            }
-            break;
-        }
-    }
-    child.wait().unwrap();
-    wait_for_group(pgid);
 }
 
 fn run_seed(template: &Path, seed: u64, steps: usize) {

@@ -8,16 +8,8 @@ const T1: &str = "2026-11-30T09:00:00Z";
 #[test]
 fn remotes_named_origin_and_origin_slash_briefs_keep_their_own_staging() {
     let t = team();
-    let other = t.sb.path("other.git");
+    let (other, _) = t.second_remote("origin/briefs");
     let root = t.sb.dir.path().to_path_buf();
-    t.sb.git(
-        &root,
-        &["clone", "-q", "--bare", &t.url, other.to_str().unwrap()],
-    );
-    t.sb.git(
-        &t.a,
-        &["remote", "add", "origin/briefs", other.to_str().unwrap()],
-    );
     t.write(&t.b, "one", T1, "on origin");
     t.run(&t.b, &["push"]).success();
     // The second remote has a key of its own.

@@ -1681,16 +1681,10 @@ fn a_tampered_gate_cache_never_whitelists_bytes_it_did_not_see() {
 fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() {
     let t = team();
     // A second remote, with its own clone C.
-    let other = t.sb.path("other.git");
+    let (_, other_url) = t.second_remote("other");
     let root = t.sb.dir.path().to_path_buf();
-    t.sb.git(
-        &root,
-        &["clone", "-q", "--bare", &t.url, other.to_str().unwrap()],
-    );
-    let other_url = format!("file://{}", other.display());
     t.sb.git(&root, &["clone", "-q", &other_url, "C"]);
     let c = t.sb.path("C");
-    t.sb.git(&t.a, &["remote", "add", "other", &other_url]);
 
     let logs = |dir: &Path| -> Vec<String> {
         ["k1", "k2", "k3"]

@@ -65,11 +65,7 @@ pub fn warning(w: &Warning) -> (&'static str, String) {
             "warning",
             format!(
                 "'{key}' is still diverged from {}: this version is written on top of yours, not theirs, and is not pushed until `git handoff resolve {key} --keep-local|--take-remote`",
-                remotes
-                    .iter()
-                    .map(|r| format!("'{r}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::support::text::quoted_list(remotes)
             ),
         ),
     }

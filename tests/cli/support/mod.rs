@@ -431,13 +431,25 @@ pub fn team() -> Team {
 /// the same process group; the git parent exits when it dies), and wait
 /// until nothing of the group is left.
 pub fn kill_at(sb: &Sandbox, dir: &Path, args: &[&str], point: &str) {
+    let mut cmd = sb.command("git", dir);
+    cmd.arg("handoff").args(args);
+    let seen = kill_at_point(cmd, point);
+    assert!(
+        seen.is_ok(),
+        "{args:?} ended before {point}: {}",
+        seen.unwrap_err()
+    );
+}
+
+/// Run `cmd` (a `git handoff …` command line) until it stops at failpoint
+/// `point`, then SIGKILL the git-handoff process there and wait until
+/// nothing of its process group is left. `Err` with what it printed when
+/// it ended before reaching the point (nothing was killed).
+pub fn kill_at_point(mut cmd: Command, point: &str) -> Result<(), String> {
     use std::io::{BufRead, BufReader};
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
-    let mut cmd = sb.command("git", dir);
-    cmd.arg("handoff")
-        .args(args)
-        .env("GIT_HANDOFF_FAILPOINT", point)
+    cmd.env("GIT_HANDOFF_FAILPOINT", point)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -450,9 +462,11 @@ pub fn kill_at(sb: &Sandbox, dir: &Path, args: &[&str], point: &str) {
     let mut seen = String::new();
     while !line.starts_with("failpoint:") {
         line.clear();
-        let n = stderr.read_line(&mut line).unwrap();
+        if stderr.read_line(&mut line).unwrap_or(0) == 0 {
+            child.wait().unwrap();
+            return Err(seen);
+        }
         seen.push_str(&line);
-        assert!(n > 0, "{args:?} ended before {point}: {seen}");
     }
     assert_eq!(line.trim(), format!("failpoint: {point}"));
     let pids = handoff_pids(pgid);
@@ -460,6 +474,7 @@ pub fn kill_at(sb: &Sandbox, dir: &Path, args: &[&str], point: &str) {
     sigkill(&pids[0]);
     child.wait().unwrap();
     wait_for_group(pgid);
+    Ok(())
 }
 
 /// The pids of the git-handoff processes in process group `pgid`.
@@ -597,6 +612,20 @@ impl Team {
 }
 
 impl Team {
+    /// A second bare remote, a copy of the team's at `name`.git, added to
+    /// A as `name`: its path and URL.
+    pub fn second_remote(&self, name: &str) -> (PathBuf, String) {
+        let bare = self.sb.path(&format!("{name}.git"));
+        let root = self.sb.dir.path().to_path_buf();
+        self.sb.git(
+            &root,
+            &["clone", "-q", "--bare", &self.url, bare.to_str().unwrap()],
+        );
+        let url = format!("file://{}", bare.display());
+        self.sb.git(&self.a, &["remote", "add", name, &url]);
+        (bare, url)
+    }
+
     /// Another clone of the team's remote, at `name`.
     pub fn clone_as(&self, name: &str) -> PathBuf {
         let root = self.sb.dir.path().to_path_buf();
