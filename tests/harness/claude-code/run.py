@@ -72,7 +72,7 @@ class World:
                              cwd=self.repo, env=self.env, capture_output=True, text=True)
         return out.stdout.strip() or None
 
-    def session(self, name, turns, tools):
+    def session(self, name, turns, tools, plugin_dir=True):
         """Run `claude -p` against the mock with these scripted turns; the
         request bodies the model got, the stream-json lines, stderr."""
         base = os.path.join(self.dir, name)
@@ -92,7 +92,7 @@ class World:
             env = dict(self.env, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}")
             out = subprocess.run(
                 [self.claude, "-p", f"scenario {name}", "--output-format", "stream-json", "--verbose",
-                 "--plugin-dir", PLUGIN, "--allowedTools", *tools],
+                 *(["--plugin-dir", PLUGIN] if plugin_dir else []), "--allowedTools", *tools],
                 cwd=self.repo, env=env, capture_output=True, text=True, timeout=120)
         finally:
             mock.kill()
@@ -184,7 +184,20 @@ def self_written_brief_is_kept(w):
     check(brief["mode"] == "WRITE", f"wrote: the session's own brief was replaced by a {brief['mode']} one")
 
 
+def installed_from_the_marketplace(w):
+    """The README's install route: the marketplace manifest at the root,
+    then the plugin from it; a session without --plugin-dir has it."""
+    for args in (["plugin", "marketplace", "add", ROOT], ["plugin", "install", "git-handoff@git-handoff"]):
+        out = subprocess.run([w.claude, *args], cwd=w.repo, env=w.env, capture_output=True, text=True, timeout=120)
+        check(out.returncode == 0, f"marketplace: claude {' '.join(args)}: {out.stdout[-300:]}{out.stderr[-300:]}")
+    write_brief(w)
+    reqs, _, _ = w.session("installed", [{"text": "ok"}], ["Read"], plugin_dir=False)
+    check(reqs and "A handoff brief exists for this branch" in json.dumps(reqs[0]),
+          "marketplace: the installed plugin's SessionStart hook did not reach the model")
+
+
 SCENARIOS = [
+    installed_from_the_marketplace,
     startup_context_tools_and_results,
     look_only_session_keeps_the_brief,
     only_resumed_session_keeps_the_brief,
