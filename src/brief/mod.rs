@@ -660,6 +660,39 @@ pub fn display_path(root: &Value, pointer: &str) -> String {
 #[cfg(test)]
 mod tests {
 
+    /// Every property of the schema says what it is for: the one source
+    /// for `git handoff schema`, the MCP tools' input schemas and help.
+    #[test]
+    fn every_schema_property_is_described() {
+        fn walk(node: &Value, path: &str, missing: &mut Vec<String>) {
+            if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+                for (name, field) in properties {
+                    let here = format!("{path}{name}");
+                    if field
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
+                    {
+                        missing.push(here.clone());
+                    }
+                    walk(field, &format!("{here}."), missing);
+                }
+            }
+            if let Some(items) = node.get("items") {
+                walk(items, &format!("{path}[]."), missing);
+            }
+            if let Some(defs) = node.get("definitions").and_then(Value::as_object) {
+                for (name, def) in defs {
+                    walk(def, &format!("#{name}."), missing);
+                }
+            }
+        }
+        let schema: Value = serde_json::from_str(SCHEMA_JSON).unwrap();
+        let mut missing = Vec::new();
+        walk(&schema, "", &mut missing);
+        assert!(missing.is_empty(), "undescribed: {missing:?}");
+    }
+
     #[test]
     fn a_decision_splits_at_every_separator_the_method_uses() {
         for (text, what, why) in [
