@@ -109,3 +109,29 @@ fn ref_names_that_are_not_utf8_are_named_by_their_bytes_never_renamed() {
     assert_eq!(remote.lines().count(), 1, "{remote}");
     assert!(remote.contains("refs/handoffs/good"), "{remote}");
 }
+
+/// Issue 50.5: a fetch of many new briefs reads at a glance: one line for
+/// the lot (how many, the first few), `--verbose` for every name.
+#[test]
+fn a_fetch_of_many_briefs_sums_them_up() {
+    let t = team();
+    for i in 0..12 {
+        t.write(&t.a, &format!("k{i:02}"), T1, "v");
+    }
+    t.run(&t.a, &["push"]).success();
+    let out = t.run(&t.b, &["fetch"]).success();
+    let text = stdout(&out);
+    assert!(
+        text.contains("created: 12 briefs (k00, k01, k02, … and 9 more;"),
+        "{text}"
+    );
+    assert_eq!(text.matches("created:").count(), 1, "{text}");
+    let c = t.clone_as("C");
+    let out = t.run(&c, &["fetch", "--verbose"]).success();
+    assert_eq!(
+        stdout(&out).matches("created: k").count(),
+        12,
+        "{}",
+        stdout(&out)
+    );
+}

@@ -28,6 +28,10 @@ pub struct Args {
     /// Merge history lines and briefs that carry a secret even after `redact --history` was run here
     #[arg(long)]
     pub allow_secrets: bool,
+    /// Name every key taken or ahead, however many (by default more than
+    /// eight of a kind are summed up in one line)
+    #[arg(short, long)]
+    pub verbose: bool,
     /// Print the report as JSON
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
     pub format: Format,
@@ -50,7 +54,7 @@ pub fn run(args: Args) -> Result<Output> {
     .map_err(crate::cli::hints::sync)?;
     let code = conflicts(&report);
     Ok(Output::report(args.format, &report, |r| {
-        let mut text = render::fetch_text(r, true);
+        let mut text = render::fetch_text_with(r, true, args.verbose);
         text.push_str(&next_step(r));
         text.into()
     })

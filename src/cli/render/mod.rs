@@ -24,7 +24,7 @@ pub use resume::{
 };
 pub use setup::{SetupRow, setup_text};
 pub use split::{SplitProposal, SplitThread, split_invalid, split_proposal};
-pub use sync::{bookkeeping_warning, fetch_text, push_text};
+pub use sync::{bookkeeping_warning, fetch_text, fetch_text_with, push_text};
 pub use taken::taken_text;
 pub use usage::usage_text;
 

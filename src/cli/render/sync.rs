@@ -25,10 +25,34 @@ fn stamped(v: &Option<VersionInfo>) -> String {
 /// date, then the history. `with_pushable` includes the keys a push would
 /// send (left out when the push report follows).
 pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
+    fetch_text_with(report, with_pushable, false)
+}
+
+/// How many keys of one plain kind (created, fast-forwarded, ahead, local
+/// only) a fetch report names one line each; more are summed up in one
+/// line (`--verbose` names them all).
+const NAMED_ALIKE: usize = 8;
+
+/// [`fetch_text`]; `verbose` names every key.
+pub fn fetch_text_with(report: &FetchReport, with_pushable: bool, verbose: bool) -> String {
     let remote = &report.remote;
     let mut lines = Vec::new();
+    let alike = |status: Status| report.keys.iter().filter(|k| k.status == status).count();
+    let mut summed = std::collections::BTreeSet::new();
     for k in &report.keys {
         let key = &k.key;
+        let plain = matches!(
+            k.status,
+            Status::Created | Status::FastForwarded | Status::Ahead | Status::LocalOnly
+        );
+        if plain && !verbose && alike(k.status) > NAMED_ALIKE {
+            if summed.insert(k.status as u8)
+                && let Some(line) = summed_line(report, k.status, with_pushable)
+            {
+                lines.push(line);
+            }
+            continue;
+        }
         let line = match k.status {
             Status::UpToDate | Status::Gone => continue,
             Status::Created => format!("created: {key} ({})", stamped(&k.local)),
@@ -120,6 +144,30 @@ pub fn fetch_text(report: &FetchReport, with_pushable: bool) -> String {
         ));
     }
     out
+}
+
+/// One line for many keys of one plain kind: how many, the first few,
+/// and where to see them all.
+fn summed_line(report: &FetchReport, status: Status, with_pushable: bool) -> Option<String> {
+    let keys: Vec<String> = report
+        .keys
+        .iter()
+        .filter(|k| k.status == status)
+        .map(|k| k.key.clone())
+        .collect();
+    let word = match status {
+        Status::Created => "created",
+        Status::FastForwarded => "fast-forwarded",
+        Status::Ahead if with_pushable => "ahead",
+        Status::LocalOnly if with_pushable => "local only",
+        _ => return None,
+    };
+    Some(format!(
+        "{word}: {} briefs ({}, … and {} more; `git handoff fetch --verbose` names each, `git handoff list` shows them)",
+        keys.len(),
+        keys[..3].join(", "),
+        keys.len() - 3
+    ))
 }
 
 /// The fetch report's history line.
