@@ -304,10 +304,13 @@ fn recent_commits(repo: &gix::Repository, packs: &mut Packs, since: &Since) -> V
                 .message()
                 .ok()?
                 .to_str_lossy();
-            let subject = message.lines().next().unwrap_or("").trim();
+            // The whole message redacted first, then its first line: a
+            // secret that spans lines is found before the cut.
+            let redacted = crate::brief::redact::redact_text(&message).0;
+            let subject = redacted.lines().next().unwrap_or("").trim().to_string();
             Some(RecentCommit {
                 sha7: store::short(&id),
-                subject: crate::brief::redact::redact_text(subject).0,
+                subject,
             })
         })
         .collect()

@@ -273,59 +273,7 @@ pub fn choose(
         });
     }
     match read(repo) {
-        Ok(Some(sticky)) => {
-            let switched = match &sticky.branch {
-                Some(b) => b != head.branch_label() && branch_key != sticky.key,
-                None => branch_key != sticky.key,
-            };
-            if !switched && sticky.key != branch_key {
-                let current = current_session(repo);
-                if sticky.chosen_by_another_session(current.as_deref()) {
-                    // The method: the selected key holds for the same
-                    // session only.
-                    return Ok(Choice {
-                        warning: Some(format!(
-                            "'{}' is the key another session chose; this {verb} targets '{branch_key}', this branch's key (give '{}' as the key to continue that thread)",
-                            sticky.key, sticky.key
-                        )),
-                        key: branch_key,
-                        remember: true,
-                    });
-                }
-            }
-            if !switched {
-                // Chosen while no session was known, and none is known now:
-                // it may be another session's thread.
-                let unknown = sticky.key != branch_key
-                    && sticky.session.is_none()
-                    && current_session(repo).is_none();
-                return Ok(Choice {
-                    warning: unknown.then(|| {
-                        format!(
-                            "this {verb} targets '{}', the key last chosen here by a command that named no session; if that was another session's thread, give this one's key (this branch's is '{branch_key}')",
-                            sticky.key
-                        )
-                    }),
-                    key: sticky.key,
-                    remember: false,
-                });
-            }
-            // The method: reuse the key unless the branch changed, and
-            // surface the change; the branch's key becomes the sticky one.
-            let was = sticky
-                .branch
-                .as_deref()
-                .map(|b| format!(" on {b}"))
-                .unwrap_or_default();
-            Ok(Choice {
-                warning: Some(format!(
-                    "branch switched: this {verb} targets '{branch_key}' (was '{}'{was}); future handoffs will target '{branch_key}'",
-                    sticky.key
-                )),
-                key: branch_key,
-                remember: true,
-            })
-        }
+        Ok(Some(sticky)) => Ok(from_sticky(repo, head, sticky, branch_key, verb)),
         Ok(None) => Ok(Choice {
             key: branch_key,
             remember: true,
@@ -338,5 +286,57 @@ pub fn choose(
                 "ignoring the sticky key: {e:#}; this {verb} targets the branch's key and replaces it"
             )),
         }),
+    }
+}
+
+/// The key a keyless command takes when a sticky key is remembered: it,
+/// unless another session chose it or the branch changed since.
+fn from_sticky(
+    repo: &gix::Repository,
+    head: &HeadState,
+    sticky: Sticky,
+    branch_key: String,
+    verb: &str,
+) -> Choice {
+    let switched = match &sticky.branch {
+        Some(b) => b != head.branch_label() && branch_key != sticky.key,
+        None => branch_key != sticky.key,
+    };
+    if !switched && sticky.key != branch_key {
+        let current = current_session(repo);
+        if sticky.chosen_by_another_session(current.as_deref()) {
+            // The method: the selected key holds for the same
+            // session only.
+            return Choice {
+                warning: Some(format!(
+                    "'{}' is the key another session chose; this {verb} targets '{branch_key}', this branch's key (give '{}' as the key to continue that thread)",
+                    sticky.key, sticky.key
+                )),
+                key: branch_key,
+                remember: true,
+            };
+        }
+    }
+    if !switched {
+        return Choice {
+            key: sticky.key,
+            remember: false,
+            warning: None,
+        };
+    }
+    // The method: reuse the key unless the branch changed, and
+    // surface the change; the branch's key becomes the sticky one.
+    let was = sticky
+        .branch
+        .as_deref()
+        .map(|b| format!(" on {b}"))
+        .unwrap_or_default();
+    Choice {
+        warning: Some(format!(
+            "branch switched: this {verb} targets '{branch_key}' (was '{}'{was}); future handoffs will target '{branch_key}'",
+            sticky.key
+        )),
+        key: branch_key,
+        remember: true,
     }
 }

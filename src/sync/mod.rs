@@ -44,7 +44,7 @@ pub mod staged;
 use gix::ObjectId;
 use serde::Serialize;
 
-pub use fetch::{FetchOptions, FetchReport, NotesMerge, Status, fetch_with};
+pub use fetch::{FetchOptions, FetchReport, KeyReport, NotesMerge, Status, fetch_with};
 pub use git::bookkeeping_on;
 pub use push::{Held, HistoryPush, Outcome, PushError, PushOptions, PushReport, Route, push};
 pub use resolve::{Resolution, ResolveError, resolve};

@@ -40,7 +40,6 @@ pub fn fetch_text_with(report: &FetchReport, with_pushable: bool, verbose: bool)
     let alike = |status: Status| report.keys.iter().filter(|k| k.status == status).count();
     let mut summed = std::collections::BTreeSet::new();
     for k in &report.keys {
-        let key = &k.key;
         let plain = matches!(
             k.status,
             Status::Created | Status::FastForwarded | Status::Ahead | Status::LocalOnly
@@ -53,78 +52,9 @@ pub fn fetch_text_with(report: &FetchReport, with_pushable: bool, verbose: bool)
             }
             continue;
         }
-        let line = match k.status {
-            Status::UpToDate | Status::Gone => continue,
-            Status::Created => format!("created: {key} ({})", stamped(&k.local)),
-            Status::FastForwarded => format!(
-                "fast-forwarded: {key} ({} -> {})",
-                short(&k.replaced),
-                short(&k.local)
-            ),
-            Status::Restored => format!(
-                "restored: {key} ({}; dropped here, changed on '{remote}')",
-                stamped(&k.local)
-            ),
-            Status::Ahead if with_pushable => format!(
-                "ahead: {key} (local {}; `git handoff push {remote}` sends it)",
-                short(&k.local)
-            ),
-            Status::LocalOnly if with_pushable => {
-                format!("local only: {key} (`git handoff push {remote}` sends it)")
-            }
-            Status::Ahead | Status::LocalOnly => continue,
-            Status::Diverged => format!(
-                "diverged: {key} (local {}, remote {})",
-                stamped(&k.local),
-                stamped(&k.remote)
-            ),
-            Status::DroppedHere => format!(
-                "dropped here: {key} (`git handoff push --prune {remote}` deletes it there)"
-            ),
-            Status::DeletedRemotely => format!(
-                "deleted on '{remote}': {key} (kept here; `git handoff drop {key}` drops it too)"
-            ),
-            Status::Conflict => {
-                format!("changed while fetching: {key} (left as it was; fetch again)")
-            }
-            Status::RolledBack => format!(
-                "rolled back on '{remote}': {key}: the remote holds an older version ({}); kept {}; `git handoff push {remote}` repairs it",
-                stamped(&k.remote),
-                stamped(&k.local)
-            ),
-            Status::SecretKey => {
-                format!("ignored: {key} (the key holds a secret; nothing taken, never stored here)")
-            }
-            Status::HeldSecret => {
-                let rules = k
-                    .secret
-                    .as_ref()
-                    .map(|h| h.rules.join(", "))
-                    .unwrap_or_default();
-                let next = match k.local {
-                    Some(_) => format!("`git handoff push {remote} {key}` replaces it with yours"),
-                    None => format!("`git handoff push --prune {remote} {key}` deletes it there"),
-                };
-                format!(
-                    "held: {key} ('{remote}' holds {}, which holds a secret ({rules}); after `git handoff redact --history` here none is taken back; the other keys went on; {next})",
-                    short(&k.remote)
-                )
-            }
-            Status::Newer => format!(
-                "newer: {key} ('{remote}' holds {}, written by a newer git-handoff (schema {}): upgrade to read it; nothing taken, and it is never replaced or deleted from here)",
-                short(&k.remote),
-                k.schema.as_deref().unwrap_or("?")
-            ),
-            Status::Invalid if k.local.is_some() => format!(
-                "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
-                short(&k.remote)
-            ),
-            Status::Invalid => format!(
-                "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune {remote} {key}` deletes it there)",
-                short(&k.remote)
-            ),
-        };
-        lines.push(line);
+        if let Some(line) = key_line(k, remote, with_pushable) {
+            lines.push(line);
+        }
     }
     let history = history_line(report);
     let mut out = format!("From '{remote}':\n");
@@ -144,6 +74,82 @@ pub fn fetch_text_with(report: &FetchReport, with_pushable: bool, verbose: bool)
         ));
     }
     out
+}
+
+/// One key's line of a fetch report; `None` for a key that needs none.
+fn key_line(k: &crate::sync::KeyReport, remote: &str, with_pushable: bool) -> Option<String> {
+    let key = &k.key;
+    Some(match k.status {
+        Status::UpToDate | Status::Gone => return None,
+        Status::Created => format!("created: {key} ({})", stamped(&k.local)),
+        Status::FastForwarded => format!(
+            "fast-forwarded: {key} ({} -> {})",
+            short(&k.replaced),
+            short(&k.local)
+        ),
+        Status::Restored => format!(
+            "restored: {key} ({}; dropped here, changed on '{remote}')",
+            stamped(&k.local)
+        ),
+        Status::Ahead if with_pushable => format!(
+            "ahead: {key} (local {}; `git handoff push {remote}` sends it)",
+            short(&k.local)
+        ),
+        Status::LocalOnly if with_pushable => {
+            format!("local only: {key} (`git handoff push {remote}` sends it)")
+        }
+        Status::Ahead | Status::LocalOnly => return None,
+        Status::Diverged => format!(
+            "diverged: {key} (local {}, remote {})",
+            stamped(&k.local),
+            stamped(&k.remote)
+        ),
+        Status::DroppedHere => {
+            format!("dropped here: {key} (`git handoff push --prune {remote}` deletes it there)")
+        }
+        Status::DeletedRemotely => format!(
+            "deleted on '{remote}': {key} (kept here; `git handoff drop {key}` drops it too)"
+        ),
+        Status::Conflict => {
+            format!("changed while fetching: {key} (left as it was; fetch again)")
+        }
+        Status::RolledBack => format!(
+            "rolled back on '{remote}': {key}: the remote holds an older version ({}); kept {}; `git handoff push {remote}` repairs it",
+            stamped(&k.remote),
+            stamped(&k.local)
+        ),
+        Status::SecretKey => {
+            format!("ignored: {key} (the key holds a secret; nothing taken, never stored here)")
+        }
+        Status::HeldSecret => {
+            let rules = k
+                .secret
+                .as_ref()
+                .map(|h| h.rules.join(", "))
+                .unwrap_or_default();
+            let next = match k.local {
+                Some(_) => format!("`git handoff push {remote} {key}` replaces it with yours"),
+                None => format!("`git handoff push --prune {remote} {key}` deletes it there"),
+            };
+            format!(
+                "held: {key} ('{remote}' holds {}, which holds a secret ({rules}); after `git handoff redact --history` here none is taken back; the other keys went on; {next})",
+                short(&k.remote)
+            )
+        }
+        Status::Newer => format!(
+            "newer: {key} ('{remote}' holds {}, written by a newer git-handoff (schema {}): upgrade to read it; nothing taken, and it is never replaced or deleted from here)",
+            short(&k.remote),
+            k.schema.as_deref().unwrap_or("?")
+        ),
+        Status::Invalid if k.local.is_some() => format!(
+            "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
+            short(&k.remote)
+        ),
+        Status::Invalid => format!(
+            "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune {remote} {key}` deletes it there)",
+            short(&k.remote)
+        ),
+    })
 }
 
 /// One line for many keys of one plain kind: how many, the first few,
