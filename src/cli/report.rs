@@ -147,9 +147,12 @@ pub struct Written<'a> {
     pub narrative_tracked: Option<bool>,
     /// How many lines the narrative entry prepended (`null` without one).
     pub narrative_lines: Option<usize>,
+    /// The key's tier, as the method counts it: 1 a key named, 2 the
+    /// branch's key, 3 `HANDOFF` on a detached HEAD.
+    pub tier: u8,
     /// What was stored: `full` (brief, history note, narrative entry),
     /// `brief+history`, `brief+narrative` or `brief` (no commit yet).
-    pub tier: &'static str,
+    pub stored: &'static str,
     /// The resume prompt.
     pub prompt: String,
 }

@@ -247,3 +247,36 @@ fn item1_a_new_mcp_session_never_writes_into_the_last_ones_thread() {
     assert!(String::from_utf8_lossy(&other.stdout).contains("Wrote brief 'main'"));
     assert!(String::from_utf8_lossy(&other.stderr).contains("another session chose"));
 }
+
+/// Item 4: the confirmation's tier is the method's key tier (1 named, 2
+/// the branch's, 3 detached); what was stored is said as `stored:`.
+#[test]
+fn item4_the_tier_is_the_key_tier() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let out = sb
+        .write_brief(&repo, Some("api-docs"), flags(), &["--no-lint"])
+        .success();
+    assert!(
+        stdout(&out).contains("tier 1 (named key), stored: "),
+        "{}",
+        stdout(&out)
+    );
+    let out = sb
+        .write_brief(&repo, Some("main"), flags(), &["--no-lint"])
+        .success();
+    assert!(
+        stdout(&out).contains("tier 2 (branch key)"),
+        "{}",
+        stdout(&out)
+    );
+    sb.git(&repo, &["checkout", "-q", "--detach"]);
+    let out = sb
+        .write_brief(&repo, Some("HANDOFF"), flags(), &["--no-lint"])
+        .success();
+    assert!(
+        stdout(&out).contains("tier 3 (detached key)"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -870,7 +870,7 @@ fn write_names_the_narrative_and_can_skip_it() {
     let first = file.lines().count();
     assert!(
         out.starts_with("Wrote brief 'main' (refs/handoffs/main, version ")
-            && out.contains(", tier: full); narrative entry added to .claude/PROJECT_STATE.md"),
+            && out.contains(", tier 2 (branch key), stored: full); narrative entry added to .claude/PROJECT_STATE.md"),
         "{out}"
     );
     assert!(
@@ -898,7 +898,10 @@ fn write_names_the_narrative_and_can_skip_it() {
         &sb.handoff_with(&repo, &["write", "-F", "-", "--json"], Some(EXAMPLE))
             .success(),
     ));
-    assert_eq!(v["tier"], "full");
+    // The key tier as the method counts it (1 named, 2 branch, 3
+    // detached), the storage beside it.
+    assert_eq!(v["tier"], 2);
+    assert_eq!(v["stored"], "full");
     let third = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md"))
         .unwrap()
         .lines()
@@ -932,7 +935,7 @@ fn write_names_the_narrative_and_can_skip_it() {
         .success(),
     );
     assert!(
-        out.contains(", tier: brief+history); no narrative entry.\n"),
+        out.contains(", tier 2 (branch key), stored: brief+history); no narrative entry.\n"),
         "{out}"
     );
     assert!(!other.join(".claude").exists());

@@ -122,14 +122,35 @@ pub fn output(outcome: &Outcome, format: Format) -> Output {
             narrative: narrative.map(|n| n.path.clone()),
             narrative_tracked: narrative.map(|n| n.tracked),
             narrative_lines: narrative.map(|n| n.lines),
-            tier: tier(stored.history, narrative.is_some()),
+            tier: key_tier(&composed.brief).0,
+            stored: tier(stored.history, narrative.is_some()),
             prompt,
         }),
-        Format::Human => Output::human(written_text(key, &id, stored.history, narrative, &prompt)),
+        Format::Human => Output::human(written_text(
+            &composed.brief,
+            &id,
+            stored.history,
+            narrative,
+            &prompt,
+        )),
     }
 }
 
-/// What a write stored, as the method's confirmation names it: `full`
+/// The method's key tier: 1 a key named (on the command line, or chosen
+/// so earlier and remembered), 2 the branch's key, 3 `HANDOFF` on a
+/// detached HEAD; and its word.
+pub fn key_tier(brief: &crate::brief::Brief) -> (u8, &'static str) {
+    let branch = &brief.state.branch;
+    if branch == "HEAD" && brief.key == crate::brief::keys::DETACHED_KEY {
+        (3, "detached")
+    } else if crate::brief::keys::from_branch(branch).as_deref() == Some(brief.key.as_str()) {
+        (2, "branch")
+    } else {
+        (1, "named")
+    }
+}
+
+/// What a write stored, as the confirmation names it: `full`
 /// (the brief, its history note and its narrative entry), `brief+history`
 /// (no narrative entry), `brief` (no commit yet: the history note waits).
 pub fn tier(history: bool, narrative: bool) -> &'static str {
@@ -146,7 +167,7 @@ pub fn tier(history: bool, narrative: bool) -> &'static str {
 /// tracks nor ignores the narrative file, to commit it), then the resume
 /// prompt.
 fn written_text(
-    key: &str,
+    brief: &crate::brief::Brief,
     id: &gix::ObjectId,
     history: bool,
     narrative: Option<&Narrated>,
@@ -164,8 +185,10 @@ fn written_text(
             "; narrative entry added to {rel} ({lines} lines prepended).\n{rel} is not tracked yet: commit it with your work (`git add {rel}`)"
         ),
     };
+    let key = &brief.key;
+    let (number, word) = key_tier(brief);
     format!(
-        "Wrote brief '{key}' ({}, version {}, tier: {}){narrated}.\n\n{prompt}\n",
+        "Wrote brief '{key}' ({}, version {}, tier {number} ({word} key), stored: {}){narrated}.\n\n{prompt}\n",
         store::ref_name(key),
         store::short(id),
         tier(history, narrative.is_some()),
