@@ -211,9 +211,22 @@ fn refresh_staging(
     // staged (a `git push --mirror` would copy the name on): left out of
     // the staging, kept in memory for the report.
     let options = redact::Options::from_repo(repo);
+    // Each key's verdict comes from the gate cache, as `Sides` reads it:
+    // the rules run once per key, not on every fetch.
+    let mut cache = crate::sync::gate_cache::GateCache::load(repo, options);
+    let mut holds_secret = |key: &str| {
+        if cache.is_clean_key(key) {
+            return false;
+        }
+        let secret = redact::key_rule(key, options).is_some();
+        if !secret {
+            cache.record_clean_key(key);
+        }
+        secret
+    };
     let (listing, secret) = match listing {
         Ok((listed, names)) => {
-            let (secret, listed) = split_secret_keys(listed, options);
+            let (secret, listed) = split_secret_keys(listed, &mut holds_secret);
             (Ok((listed, names)), secret)
         }
         Err(e) => (Err(e), BTreeMap::new()),
@@ -232,7 +245,8 @@ fn refresh_staging(
         staged = remotes::ids_under(repo, &staging)?;
     }
     // What a plain `git fetch` (init's refspecs) staged of such a key goes.
-    staged = forget_secret_keys(repo, &staging, staged, options)?;
+    staged = forget_secret_keys(repo, &staging, staged, &mut holds_secret)?;
+    cache.save();
     let bookkeeping = listing.map(|(_, names)| names).unwrap_or_default();
     // A name with a `/` below `refs/handoffs/` is no key (a key is one
     // ref component): never taken, never pushed over.
@@ -249,13 +263,13 @@ fn refresh_staging(
 /// their values), and the rest (by the remote's names).
 fn split_secret_keys(
     listed: BTreeMap<String, ObjectId>,
-    options: redact::Options,
+    holds_secret: &mut dyn FnMut(&str) -> bool,
 ) -> (BTreeMap<String, ObjectId>, BTreeMap<String, ObjectId>) {
     let mut secret = BTreeMap::new();
     let mut rest = BTreeMap::new();
     for (name, id) in listed {
         match name.strip_prefix(REF_PREFIX) {
-            Some(key) if redact::key_rule(key, options).is_some() => {
+            Some(key) if holds_secret(key) => {
                 secret.insert(key.to_string(), id);
             }
             _ => {
@@ -272,14 +286,11 @@ fn forget_secret_keys(
     repo: &gix::Repository,
     staging: &str,
     mut staged: BTreeMap<String, ObjectId>,
-    options: redact::Options,
+    holds_secret: &mut dyn FnMut(&str) -> bool,
 ) -> Result<BTreeMap<String, ObjectId>> {
     let secret: Vec<(String, ObjectId)> = staged
         .iter()
-        .filter(|(rest, _)| {
-            rest.strip_prefix("briefs/")
-                .is_some_and(|key| redact::key_rule(key, options).is_some())
-        })
+        .filter(|(rest, _)| rest.strip_prefix("briefs/").is_some_and(&mut *holds_secret))
         .map(|(rest, id)| (rest.clone(), *id))
         .collect();
     if secret.is_empty() {
