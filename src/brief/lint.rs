@@ -99,6 +99,12 @@ pub const RULES: &[(&str, &str, &str, &str)] = &[
         "omit open_risks",
     ),
     (
+        "restated-readme",
+        "a string repeats a line of the repository's README (50+ characters): the next session can read the README; the brief holds what it does not say",
+        "\"decisions\": [\"<a line copied from README.md>\"]",
+        "\"files_read_first\": [{\"path\": \"README.md:12-20\", \"why\": \"the install steps\"}]",
+    ),
+    (
         "secret",
         "a string holds a secret or an e-mail address (it would be redacted on write)",
         "\"commands\": [\"curl -H 'Authorization: Bearer abc123DEF456ghi789'\"]",
@@ -157,6 +163,7 @@ fn vague_checks(brief: &Value, out: &mut Vec<Finding>) {
 /// The rules on every string: `inlined-content`, `placeholder`, `secret`.
 fn text_rules(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
     let pasted_from = read_first_contents(brief, ctx);
+    let readme = readme_lines(ctx);
     walk_strings(brief, "", &mut |field, text| {
         let lines = text.lines().count();
         if field.starts_with("state.verbatim[") {
@@ -182,6 +189,13 @@ fn text_rules(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
                 field,
                 format!("copies lines of {path}"),
                 format!("point at {path}:<lines> instead of pasting it"),
+            ));
+        } else if let Some((name, n)) = restated(field, text, &readme) {
+            out.push(Finding::new(
+                "restated-readme",
+                field,
+                format!("restates line {n} of {name}"),
+                format!("say what {name} does not; point at {name}:{n} if it matters"),
             ));
         }
         if is_placeholder(text) && is_optional(field) {
@@ -524,6 +538,62 @@ fn read_first_contents(brief: &Value, ctx: &Context) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The shortest README line the `restated-readme` rule matches.
+const README_LINE_MIN: usize = 50;
+
+/// The worktree root's README: its name and its prose lines of at least
+/// [`README_LINE_MIN`] characters (list and quote markers dropped; code
+/// fences, tables and headings left out), with their line numbers.
+fn readme_lines(ctx: &Context) -> Option<(String, Vec<(usize, String)>)> {
+    let root = ctx.root.as_ref()?;
+    let (name, text) = ["README.md", "README", "README.txt", "README.rst"]
+        .iter()
+        .find_map(|name| {
+            let path = root.join(name);
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            (meta.is_file() && meta.len() < 4 * 1024 * 1024)
+                .then(|| std::fs::read_to_string(&path).ok())
+                .flatten()
+                .map(|text| (name.to_string(), text))
+        })?;
+    let mut in_fence = false;
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with("```") || line.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence || line.starts_with('#') || line.starts_with('|') {
+            continue;
+        }
+        let prose = line.trim_start_matches(['-', '*', '>', ' ']).trim();
+        if prose.chars().count() >= README_LINE_MIN {
+            lines.push((i + 1, prose.to_string()));
+        }
+    }
+    Some((name, lines))
+}
+
+/// `restated-readme`: the README line (its number) a prose field repeats.
+/// Commands, tests, kept-verbatim text and paths are not prose.
+fn restated<'a>(
+    field: &str,
+    text: &str,
+    readme: &'a Option<(String, Vec<(usize, String)>)>,
+) -> Option<(&'a str, usize)> {
+    let (name, lines) = readme.as_ref()?;
+    let not_prose = ["state.commands", "state.tests", "state.verbatim", "files_"];
+    if not_prose.iter().any(|p| field.starts_with(p)) || field.ends_with(".path") {
+        return None;
+    }
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    lines
+        .iter()
+        .find(|(_, line)| flat.contains(&line.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .map(|(n, _)| (name.as_str(), *n))
+}
+
 /// A field that repeats 3+ consecutive non-blank lines (40+ characters in
 /// all) of a file to read first.
 fn copied_from<'a>(text: &str, files: &'a [(String, String)]) -> Option<&'a str> {
@@ -676,6 +746,33 @@ mod tests {
         let mut b = good.clone();
         b["state"]["commands"] = json!(["curl -H 'Authorization: Bearer abc123DEF456ghi789'"]);
         assert_eq!(rules(&b), ["secret"]);
+    }
+
+    #[test]
+    fn a_field_restating_the_readme_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("README.md"),
+            "# app\n\n- Tokens are verified against the clock of the issuing server.\n\n```\ncargo install --locked --path . && app demo --with-a-long-flag\n```\n",
+        )
+        .unwrap();
+        let ctx = Context {
+            root: Some(dir.path().to_path_buf()),
+            ..Context::default()
+        };
+        let brief = |field: &str, text: &str| {
+            let mut b = json!({"resume": {"done_when": "cargo test auth passes", "resume_by": "add leeway"},
+                               "state": {"next_acceptance_check": "cargo test auth", "rejected_paths": ["<"]}});
+            b["state"][field] = json!([text]);
+            lint(&b, &ctx).into_iter().map(|f| (f.rule, f.message)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            brief("open_risks", "Note: Tokens are verified against the  clock of the issuing server."),
+            [("restated-readme", "restates line 3 of README.md".to_string())]
+        );
+        assert!(brief("open_risks", "Tokens are verified against a clock").is_empty());
+        assert!(brief("commands", "cargo install --locked --path . && app demo --with-a-long-flag").is_empty());
+        assert!(brief("open_risks", "cargo install --locked --path . && app demo --with-a-long-flag").is_empty());
     }
 
     #[test]

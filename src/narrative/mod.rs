@@ -153,6 +153,49 @@ pub fn path(repo: &gix::Repository, root: &Path) -> Result<PathBuf> {
     Ok(full)
 }
 
+/// The heading line of the newest narrative entry written for `key` (its
+/// label is the key, or a split's list that names it), with the narrative's
+/// path relative to the worktree root: what a reference to the entry names.
+/// `None` when the narrative is off, missing or holds no entry for `key`.
+pub fn newest_heading(
+    repo: &gix::Repository,
+    root: &Path,
+    key: &str,
+) -> Result<Option<(String, String)>> {
+    let Some(rel) = tree_path(repo) else {
+        return Ok(None);
+    };
+    let text = match std::fs::read_to_string(path(repo, root)?) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let Ok(parsed) = merge::parse(&text, "narrative") else {
+        return Ok(None);
+    };
+    let heading = parsed
+        .entries
+        .into_iter()
+        .find(|entry| label_names(&entry.heading, key))
+        .map(|entry| entry.heading);
+    Ok(heading.map(|h| (rel, h)))
+}
+
+/// Whether an entry heading's `[label]` is `key` or a split's list naming it.
+fn label_names(heading: &str, key: &str) -> bool {
+    let Some(label) = heading
+        .split_once(" — [")
+        .and_then(|(_, rest)| rest.split_once("] "))
+        .map(|(label, _)| label)
+    else {
+        return false;
+    };
+    match label.strip_prefix("split: ") {
+        Some(list) => list.split(", ").any(|k| k == key),
+        None => label == key,
+    }
+}
+
 /// One narrative entry, before rendering.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {

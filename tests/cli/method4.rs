@@ -280,3 +280,49 @@ fn item4_the_tier_is_the_key_tier() {
         stdout(&out)
     );
 }
+
+/// Item 8: a subagent brief names the narrative entry by reference, never
+/// pasting it; with no entry for the key it says so and prints nothing.
+#[test]
+fn item8_a_subagent_brief_points_at_the_narrative_entry() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.write_brief(&repo, Some("api-docs"), flags(), &["--no-lint", "--no-narrative"])
+        .success();
+    let out = sb
+        .handoff(&repo, &["brief", "api-docs", "--see-narrative"])
+        .code(1);
+    assert_stderr_has(&out, "the narrative has no entry for 'api-docs'");
+    assert_eq!(stdout(&out), "");
+    sb.write_brief(&repo, Some("api-docs"), flags(), &["--no-lint"])
+        .success();
+    let narrative = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let heading = narrative.lines().find(|l| l.starts_with("## ")).unwrap();
+    let out = sb
+        .handoff(&repo, &["brief", "api-docs", "--see-narrative"])
+        .success();
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "Background, only if a decision's why is needed: see .claude/PROJECT_STATE.md {heading}\n"
+        )),
+        "{text}"
+    );
+    let body = narrative.lines().nth(2).unwrap_or_default();
+    assert!(body.is_empty() || !text.contains(body), "pasted: {body}\n{text}");
+}
+
+/// Item 10: a field that restates the README is a lint finding.
+#[test]
+fn item10_restating_the_readme_is_linted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let line = "The service verifies every token against the issuing server's clock.";
+    sb.commit(&repo, "README.md", &format!("# svc\n\n{line}\n"), "readme");
+    let out = sb
+        .write_brief(&repo, None, flags(), &["--strict", "--risk", line])
+        .code(1);
+    assert_stderr_has(&out, "state.open_risks[0]: restated-readme: restates line 3 of README.md");
+    sb.write_brief(&repo, None, flags(), &["--strict", "--risk", "clock skew on CI", "--rejected", "a wider window — hides real expiry"])
+        .success();
+}

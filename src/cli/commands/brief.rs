@@ -36,6 +36,11 @@ pub struct Args {
     /// What the subagent may touch (repeatable)
     #[arg(long, value_name = "TEXT")]
     pub scope: Vec<String>,
+    /// Point the subagent to the key's newest narrative entry by reference
+    /// (`Background: see .claude/PROJECT_STATE.md ## <date> — [<key>] <title>`),
+    /// never pasting it
+    #[arg(long)]
+    pub see_narrative: bool,
     /// What the subagent brief adds to the stored brief, or is made of
     /// when none is stored: -F and the field flags.
     #[command(flatten)]
@@ -77,7 +82,10 @@ pub fn run(args: Args) -> Result<Output> {
             "no brief in this repository yet and no task: give the subagent's task with --task (and --scope, --decision, --rejected, --read or -F FILE)"
         );
     };
-    let task = redacted(&task, "the task", options);
+    let mut task = redacted(&task, "the task", options);
+    if args.see_narrative {
+        task.push_str(&narrative_reference(&repo, source.key.as_deref())?);
+    }
     let scope: Vec<String> = args
         .scope
         .iter()
@@ -93,6 +101,25 @@ pub fn run(args: Args) -> Result<Output> {
         Ok(text) => Ok(Output::human(text)),
         Err(lines) => crate::refuse!(
             "the task, scope and return contract alone are {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it (a shorter --task and fewer --scope lines) or raise handoff.briefMaxLines"
+        ),
+    }
+}
+
+/// `--see-narrative`: the line naming the key's newest narrative entry,
+/// read only when a decision's why is needed.
+fn narrative_reference(repo: &gix::Repository, key: Option<&str>) -> Result<String> {
+    let Some(key) = key else {
+        crate::refuse!(
+            "--see-narrative needs a stored brief: the narrative entry it names is the brief's key's"
+        );
+    };
+    let root = repo::worktree_info(repo)?.root;
+    match crate::narrative::newest_heading(repo, &root, key)? {
+        Some((path, heading)) => Ok(format!(
+            "\nBackground, only if a decision's why is needed: see {path} {heading}"
+        )),
+        None => crate::refuse!(
+            "--see-narrative: the narrative has no entry for '{key}' (`git handoff write` adds one; `--no-narrative` skipped it)"
         ),
     }
 }
