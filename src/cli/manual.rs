@@ -373,8 +373,9 @@ fn item(roff: &mut Roff, term: &str, text: &str) {
         .text([roman(text)]);
 }
 
-/// Render one page: clap's title, name, synopsis and description, the
-/// concept, options and subcommands, then our sections.
+/// Render one page: clap's title, name, synopsis and description, then
+/// the root's grouped commands or a subcommand's concept and options, then
+/// our sections.
 fn render(cmd: &Command, page: &str, is_root: bool) -> String {
     let man = Man::new(cmd.clone()).date("").manual("Git Manual");
     let mut out = Vec::new();
@@ -382,41 +383,29 @@ fn render(cmd: &Command, page: &str, is_root: bool) -> String {
     man.render_name_section(&mut out).expect("in memory");
     man.render_synopsis_section(&mut out).expect("in memory");
     man.render_description_section(&mut out).expect("in memory");
-    let mut concept = Roff::new();
+    let mut roff = Roff::new();
     if is_root {
-        for p in CONCEPT {
-            paragraph(&mut concept, p);
-        }
+        commands_section(&mut roff, cmd);
     } else {
-        paragraph(&mut concept, CONCEPT[0]);
+        paragraph(&mut roff, CONCEPT[0]);
         paragraph(
-            &mut concept,
-            "Briefs live as blobs under refs/handoffs/<key>, every version in refs/notes/handoffs, and the narrative in .claude/PROJECT_STATE.md; git-handoff(1) explains the storage model, keys and drift warnings.",
+            &mut roff,
+            "Briefs live as blobs under refs/handoffs/<key>, every version in refs/notes/handoffs, and the narrative in .claude/PROJECT_STATE.md; githandoff(7) explains the storage model, keys and drift warnings.",
         );
     }
-    concept.to_writer(&mut out).expect("in memory");
-    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+    roff.to_writer(&mut out).expect("in memory");
+    if !is_root && cmd.get_arguments().any(|a| !a.is_hide_set()) {
         man.render_options_section(&mut out).expect("in memory");
-    }
-    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
-        man.render_subcommands_section(&mut out).expect("in memory");
     }
     let mut roff = Roff::new();
     section(&mut roff, "EXIT STATUS");
     for (code, meaning) in EXIT_STATUS {
         item(&mut roff, code, meaning);
     }
-    section(&mut roff, "ENVIRONMENT");
-    for (name, meaning) in ENVIRONMENT {
-        item(&mut roff, name, meaning);
-    }
-    section(&mut roff, "CONFIGURATION");
-    paragraph(
-        &mut roff,
-        "git config only; git-handoff has no configuration file of its own.",
-    );
-    for (key, default, meaning) in CONFIG {
-        item(&mut roff, key, &format!("{meaning} (default: {default})"));
+    if is_root {
+        settings_by_name(&mut roff);
+    } else {
+        settings_in_full(&mut roff);
     }
     let examples = examples(page);
     if !examples.is_empty() {
@@ -427,17 +416,101 @@ fn render(cmd: &Command, page: &str, is_root: bool) -> String {
     }
     section(&mut roff, "SEE ALSO");
     let see_also = if is_root {
-        "git(1), git-notes(1), git-for-each-ref(1), git-update-ref(1), git-push(1), git-fetch(1)"
-            .to_string()
+        "githandoff(7), git(1), git-notes(1), git-for-each-ref(1), git-push(1), git-fetch(1)"
     } else {
-        "git-handoff(1), git(1)".to_string()
+        "git-handoff(1), githandoff(7), git(1)"
     };
-    paragraph(&mut roff, &see_also);
+    paragraph(&mut roff, see_also);
     roff.to_writer(&mut out).expect("in memory");
     if cmd.get_version().is_some() {
         man.render_version_section(&mut out).expect("in memory");
     }
     ascii_roff(&String::from_utf8(out).expect("roff is UTF-8"))
+}
+
+/// The root page's COMMANDS: grouped by what you want to do, as `-h`.
+fn commands_section(roff: &mut Roff, cmd: &Command) {
+    use crate::cli::groups::{GROUPS, Shape};
+    section(roff, "COMMANDS");
+    for (title, shape, names) in GROUPS {
+        roff.control("SS", [*title]);
+        match shape {
+            Shape::Rows => {
+                // Tight rows, the summary beside the name.
+                roff.control("PD", ["0"]);
+                for name in *names {
+                    let about = cmd
+                        .find_subcommand(name)
+                        .and_then(|s| s.get_about())
+                        .map(|a| a.to_string())
+                        .unwrap_or_default();
+                    roff.control("TP", ["10"])
+                        .text([bold(*name)])
+                        .text([roman(about)]);
+                }
+                roff.control("PD", []);
+            }
+            Shape::Names => {
+                roff.control("PP", []).text([roman(names.join(", "))]);
+            }
+        }
+    }
+    paragraph(
+        roff,
+        "Each command has its page: git help handoff-<command> (or git handoff <command> -h).",
+    );
+}
+
+/// The root page names the environment variables and configuration keys;
+/// githandoff(7) and each command's page say what they do.
+fn settings_by_name(roff: &mut Roff) {
+    section(roff, "ENVIRONMENT");
+    let vars: Vec<&str> = ENVIRONMENT.iter().map(|(name, _)| *name).collect();
+    paragraph(roff, &format!("{}: see githandoff(7).", vars.join(", ")));
+    section(roff, "CONFIGURATION");
+    let keys: Vec<&str> = CONFIG.iter().map(|(key, _, _)| *key).collect();
+    paragraph(
+        roff,
+        &format!(
+            "git config only; git-handoff has no configuration file of its own. {}: see githandoff(7).",
+            keys.join(", ")
+        ),
+    );
+}
+
+/// ENVIRONMENT and CONFIGURATION with what each does.
+fn settings_in_full(roff: &mut Roff) {
+    section(roff, "ENVIRONMENT");
+    for (name, meaning) in ENVIRONMENT {
+        item(roff, name, meaning);
+    }
+    section(roff, "CONFIGURATION");
+    paragraph(
+        roff,
+        "git config only; git-handoff has no configuration file of its own.",
+    );
+    for (key, default, meaning) in CONFIG {
+        item(roff, key, &format!("{meaning} (default: {default})"));
+    }
+}
+
+/// githandoff(7): the storage model, keys, sharing and drift warnings,
+/// every environment variable and configuration key.
+fn concepts_page(version: &str) -> String {
+    let mut roff = Roff::new();
+    roff.control("TH", ["GITHANDOFF", "7", "", &format!("git-handoff {version}"), "Git Manual"]);
+    section(&mut roff, "NAME");
+    roff.text([roman(
+        "githandoff - how git-handoff stores, names and shares briefs, and its settings",
+    )]);
+    section(&mut roff, "DESCRIPTION");
+    for p in CONCEPT {
+        paragraph(&mut roff, p);
+    }
+    settings_in_full(&mut roff);
+    section(&mut roff, "SEE ALSO");
+    paragraph(&mut roff, "git-handoff(1), git(1), git-notes(1)");
+    ascii_roff(&roff.render())
 }
 
 /// The page with every non-ASCII character as a roff escape, so that it
@@ -472,10 +545,14 @@ pub fn ascii_roff(page: &str) -> String {
 pub fn pages(cmd: Command) -> Vec<(String, String)> {
     let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
-    let mut out = vec![(
-        "git-handoff.1".to_string(),
-        render(&cmd, "git-handoff", true),
-    )];
+    let version = cmd.get_version().unwrap_or_default().to_string();
+    let mut out = vec![
+        (
+            "git-handoff.1".to_string(),
+            render(&cmd, "git-handoff", true),
+        ),
+        ("githandoff.7".to_string(), concepts_page(&version)),
+    ];
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let page = format!("git-handoff-{}", sub.get_name());
         out.push((format!("{page}.1"), render(sub, &page, false)));
@@ -490,6 +567,8 @@ pub fn write_pages(dir: &Path) -> anyhow::Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let pages = pages(<crate::cli::Cli as clap::CommandFactory>::command());
     for (name, content) in &pages {
+        let dir = &section_dir(dir, name);
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir)
             .with_context(|| format!("cannot write in {}", dir.display()))?;
         std::io::Write::write_all(&mut tmp, content.as_bytes())
@@ -499,6 +578,16 @@ pub fn write_pages(dir: &Path) -> anyhow::Result<usize> {
         })?;
     }
     Ok(pages.len())
+}
+
+/// Where a page goes: beside the others, except that a page of another
+/// section than 1 goes to `manN` beside a `man1` directory.
+fn section_dir(dir: &Path, page: &str) -> PathBuf {
+    let section = page.rsplit('.').next().unwrap_or("1");
+    match (dir.file_name().and_then(|n| n.to_str()), dir.parent()) {
+        (Some("man1"), Some(parent)) if section != "1" => parent.join(format!("man{section}")),
+        _ => dir.to_path_buf(),
+    }
 }
 
 /// Where `man` looks for the pages of the binary at `exe`: its prefix's

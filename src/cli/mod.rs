@@ -6,6 +6,7 @@
 pub mod commands;
 pub mod editor;
 pub mod exit;
+pub mod groups;
 pub mod hints;
 pub mod inventory;
 pub mod manual;
@@ -21,16 +22,26 @@ pub use output::{Doc, Format, Output, Style};
 
 /// Save and restore the working state of a coding session in git
 ///
-/// A brief is a typed JSON packet stored as a blob under refs/handoffs/<key>,
-/// shared by every worktree and clone; each write also adds the version to
-/// the history in refs/notes/handoffs and an entry to the narrative log
-/// .claude/PROJECT_STATE.md.
+/// A brief says what done means, the next step, the next check, locked
+/// decisions, rejected paths and files to read first; the next session, a
+/// subagent or a teammate acts on it at once, told what has drifted since.
 ///
-/// Start here: `git handoff resume` resumes the brief of this branch (or the
-/// only one waiting) and says what drifted since it was written; `git
-/// handoff` with no command lists every brief waiting and the command that
-/// resumes each. In a fresh clone of a team's repository, `git handoff
-/// fetch` first brings the team's briefs (`git clone` does not).
+/// Hand off: commit your work, then `git handoff write [KEY] --done-when
+/// CHECK --resume-by STEP --next-check CMD` (or `-F brief.json`); commit
+/// .claude/PROJECT_STATE.md, the narrative entry the write added.
+///
+/// Resume, in another worktree or after /clear: `git handoff resume [KEY]`
+/// prints the brief with its drift warnings (`!!` lines) first; `git
+/// handoff` alone lists every brief waiting and the command that resumes
+/// each.
+///
+/// Pick up a teammate's work: in a fresh clone, `git handoff init` once,
+/// `git handoff fetch` (git clone does not bring briefs), then `git handoff
+/// resume KEY`; `git handoff push` shares yours.
+///
+/// A brief is a blob under refs/handoffs/<key>, shared by every worktree,
+/// every version kept in refs/notes/handoffs; githandoff(7) explains the
+/// storage, keys, sharing and every setting.
 #[derive(Debug, Parser)]
 #[command(
     name = "git-handoff",
@@ -72,6 +83,8 @@ impl Cli {
         }
         if Cli::needs_whole_tree(&cmd, &args) {
             cmd.build();
+            let template = groups::template(&cmd);
+            cmd = cmd.help_template(template);
         }
         let argv = std::iter::once(std::ffi::OsString::from("git-handoff")).chain(args);
         let matches = cmd.try_get_matches_from_mut(argv)?;
