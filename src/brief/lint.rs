@@ -764,15 +764,36 @@ mod tests {
             let mut b = json!({"resume": {"done_when": "cargo test auth passes", "resume_by": "add leeway"},
                                "state": {"next_acceptance_check": "cargo test auth", "rejected_paths": ["<"]}});
             b["state"][field] = json!([text]);
-            lint(&b, &ctx).into_iter().map(|f| (f.rule, f.message)).collect::<Vec<_>>()
+            lint(&b, &ctx)
+                .into_iter()
+                .map(|f| (f.rule, f.message))
+                .collect::<Vec<_>>()
         };
         assert_eq!(
-            brief("open_risks", "Note: Tokens are verified against the  clock of the issuing server."),
-            [("restated-readme", "restates line 3 of README.md".to_string())]
+            brief(
+                "open_risks",
+                "Note: Tokens are verified against the  clock of the issuing server."
+            ),
+            [(
+                "restated-readme",
+                "restates line 3 of README.md".to_string()
+            )]
         );
         assert!(brief("open_risks", "Tokens are verified against a clock").is_empty());
-        assert!(brief("commands", "cargo install --locked --path . && app demo --with-a-long-flag").is_empty());
-        assert!(brief("open_risks", "cargo install --locked --path . && app demo --with-a-long-flag").is_empty());
+        assert!(
+            brief(
+                "commands",
+                "cargo install --locked --path . && app demo --with-a-long-flag"
+            )
+            .is_empty()
+        );
+        assert!(
+            brief(
+                "open_risks",
+                "cargo install --locked --path . && app demo --with-a-long-flag"
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -15,15 +15,40 @@ pub enum Shape {
 /// Every visible subcommand, each in one group.
 pub const GROUPS: &[(&str, Shape, &[&str])] = &[
     ("Hand off", Shape::Rows, &["write", "draft", "recover"]),
-    ("Pick up", Shape::Rows, &["resume", "list", "reground", "show"]),
-    ("Share with a team", Shape::Rows, &["fetch", "push", "resolve", "init"]),
-    ("Split the work", Shape::Rows, &["brief", "split", "fork", "handback", "pipeline"]),
+    (
+        "Pick up",
+        Shape::Rows,
+        &["resume", "list", "reground", "show"],
+    ),
+    (
+        "Share with a team",
+        Shape::Rows,
+        &["fetch", "push", "resolve", "init"],
+    ),
+    (
+        "Split the work",
+        Shape::Rows,
+        &["brief", "split", "fork", "handback", "pipeline"],
+    ),
     ("Agents", Shape::Rows, &["hook", "mcp", "usage", "summary"]),
-    ("History and tidying", Shape::Names, &["log", "diff", "drop", "prune", "restore", "lint", "redact"]),
+    (
+        "History and tidying",
+        Shape::Names,
+        &["log", "diff", "drop", "prune", "restore", "lint", "redact"],
+    ),
     (
         "Plumbing",
         Shape::Names,
-        &["validate", "schema", "import", "export", "merge-narrative", "completions", "install-man", "demo"],
+        &[
+            "validate",
+            "schema",
+            "import",
+            "export",
+            "merge-narrative",
+            "completions",
+            "install-man",
+            "demo",
+        ],
     ),
 ];
 
@@ -74,7 +99,10 @@ mod tests {
     fn every_visible_subcommand_is_in_one_group() {
         let mut cmd = crate::cli::Cli::command();
         cmd.build();
-        let mut grouped: Vec<&str> = GROUPS.iter().flat_map(|(_, _, n)| n.iter().copied()).collect();
+        let mut grouped: Vec<&str> = GROUPS
+            .iter()
+            .flat_map(|(_, _, n)| n.iter().copied())
+            .collect();
         let mut visible: Vec<&str> = cmd
             .get_subcommands()
             .filter(|s| !s.is_hide_set() && s.get_name() != "help")

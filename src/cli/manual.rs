@@ -498,7 +498,16 @@ fn settings_in_full(roff: &mut Roff) {
 /// every environment variable and configuration key.
 fn concepts_page(version: &str) -> String {
     let mut roff = Roff::new();
-    roff.control("TH", ["GITHANDOFF", "7", "", &format!("git-handoff {version}"), "Git Manual"]);
+    roff.control(
+        "TH",
+        [
+            "GITHANDOFF",
+            "7",
+            "",
+            &format!("git-handoff {version}"),
+            "Git Manual",
+        ],
+    );
     section(&mut roff, "NAME");
     roff.text([roman(
         "githandoff - how git-handoff stores, names and shares briefs, and its settings",

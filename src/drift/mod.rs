@@ -979,7 +979,7 @@ fn resolve(repo: &gix::Repository, sha: Option<&str>) -> Option<ObjectId> {
     }
 }
 
-/// The origin rule (README, "Resume and drift"): same common dir → same repository; head commit
+/// The origin rule (docs/guide.md, "Resume and drift"): same common dir → same repository; head commit
 /// here → another clone; the version arrived from a remote → a teammate's;
 /// otherwise a mismatch.
 fn origin(

@@ -7,6 +7,7 @@ mod support;
 mod adapters;
 mod changed;
 mod concurrency;
+mod docs;
 mod draft;
 mod first_contact;
 mod fork;

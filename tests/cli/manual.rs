@@ -140,6 +140,94 @@ fn short_help_prints_without_a_pager() {
     assert!(stdout(&out).contains("Usage: git handoff [COMMAND]"));
 }
 
+/// The front door (issue 50): `-h` lists the commands grouped by what you
+/// want to do, the common ones first, in at most 40 lines (with the hint
+/// that the man pages are missing); every subcommand is named in it.
+#[test]
+fn short_help_groups_the_commands_in_40_lines() {
+    let sb = Sandbox::new();
+    let text = stdout(&sb.handoff(sb.dir.path(), &["-h"]).success());
+    assert!(
+        text.lines().count() <= 40,
+        "{} lines:\n{text}",
+        text.lines().count()
+    );
+    let headings: Vec<&str> = text.lines().filter(|l| l.ends_with(':')).collect();
+    assert_eq!(
+        headings,
+        [
+            "Hand off:",
+            "Pick up:",
+            "Share with a team:",
+            "Split the work:",
+            "Agents:",
+            "History and tidying:",
+            "Plumbing:",
+            "Options:"
+        ]
+    );
+    assert!(text.contains("\n  write     Write a brief"), "{text}");
+    let all = stdout(&sb.handoff(sb.dir.path(), &["help", "help"]).success());
+    assert!(all.contains("Usage: git handoff help"), "{all}");
+    let mut cmd = <git_handoff::Cli as clap::CommandFactory>::command();
+    cmd.build();
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
+        assert!(
+            text.contains(&format!("  {} ", sub.get_name()))
+                || text.contains(&format!(" {},", sub.get_name()))
+                || text.contains(&format!(" {}\n", sub.get_name())),
+            "{} missing from -h",
+            sub.get_name()
+        );
+    }
+}
+
+/// git-handoff(1) reads in at most 150 lines at 80 columns and opens with
+/// the three flows; githandoff(7) keeps the detail it no longer holds.
+#[test]
+fn the_manual_page_is_short_and_the_detail_has_a_home() {
+    let render = |page: &str| {
+        let out = Command::new("man")
+            .args(["-l", page])
+            .current_dir(Path::new(ROOT).join("man"))
+            .env("LC_ALL", "C")
+            .env("MANWIDTH", "80")
+            .env("MANPAGER", "cat")
+            .output()
+            .expect("man runs (install man-db)");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let root = render("git-handoff.1");
+    assert!(
+        root.lines().count() <= 150,
+        "{} lines",
+        root.lines().count()
+    );
+    let description = &root[root.find("DESCRIPTION").unwrap()..root.find("COMMANDS").unwrap()];
+    for flow in [
+        "Hand off:",
+        "Resume, in another worktree or after /clear:",
+        "Pick up a teammate's work:",
+    ] {
+        assert!(description.contains(flow), "{flow}\n{description}");
+    }
+    let concepts = render("githandoff.7");
+    for (key, _, _) in git_handoff::manual::CONFIG {
+        assert!(concepts.contains(key), "{key} missing from githandoff(7)");
+    }
+    for (var, _) in git_handoff::manual::ENVIRONMENT {
+        assert!(concepts.contains(var), "{var} missing from githandoff(7)");
+    }
+    let source = std::fs::read_to_string(Path::new(ROOT).join("man/githandoff.7")).unwrap();
+    assert!(
+        source.contains("the last version both sides agreed on"),
+        "the sharing model"
+    );
+}
+
 #[test]
 fn completions_generate_for_each_shell() {
     let sb = Sandbox::new();
@@ -310,12 +398,12 @@ fn source_files(dir: &Path, out: &mut Vec<String>) {
 }
 
 /// Every `handoff.*` config key and `GIT_HANDOFF_*` variable the code
-/// reads is in the manual's tables and in the README.
+/// reads is in the manual's tables and in docs/configuration.md.
 #[test]
 fn every_config_key_and_variable_is_documented() {
     let mut sources = Vec::new();
     source_files(&Path::new(ROOT).join("src"), &mut sources);
-    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("docs/configuration.md")).unwrap();
     let page = std::fs::read_to_string(Path::new(ROOT).join("man/git-handoff.1")).unwrap();
     let key_re = regex::Regex::new(r#""(handoff\.[A-Za-z]+)""#).unwrap();
     let env_re = regex::Regex::new(r#""(GIT_HANDOFF_[A-Z_]+)""#).unwrap();
@@ -336,7 +424,7 @@ fn every_config_key_and_variable_is_documented() {
         );
         assert!(
             readme.contains(&format!("`{key}`")),
-            "{key} missing from the README's configuration table"
+            "{key} missing from docs/configuration.md's table"
         );
         assert!(
             page.contains(key.as_str()),
@@ -352,7 +440,7 @@ fn every_config_key_and_variable_is_documented() {
         );
         assert!(
             readme.contains(var.as_str()),
-            "{var} missing from the README"
+            "{var} missing from docs/configuration.md"
         );
     }
 }

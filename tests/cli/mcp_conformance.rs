@@ -306,13 +306,13 @@ async fn usage_takes_the_window() {
     client.cancel().await.unwrap();
 }
 
-/// README's MCP table names every tool the server offers (with `--allow`
+/// docs/mcp.md's MCP table names every tool the server offers (with `--allow`
 /// all of them) and, for each, exactly its arguments: `name?` optional,
 /// `name` required.
 #[tokio::test]
 async fn the_readme_mcp_table_matches_the_tools() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/mcp.md")).unwrap();
     let section = &readme[readme.find("## MCP server").unwrap()..];
     let ticked = regex::Regex::new(r"`([a-z_]+)(\??)`").unwrap();
     let mut table: Vec<(String, Vec<(String, bool)>)> = Vec::new();
@@ -357,7 +357,7 @@ async fn the_readme_mcp_table_matches_the_tools() {
             .collect();
         documented.sort();
         actual.sort();
-        assert_eq!(documented, actual, "README's row for {name}");
+        assert_eq!(documented, actual, "docs/mcp.md's row for {name}");
     }
     client.cancel().await.unwrap();
 }

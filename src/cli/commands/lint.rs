@@ -11,8 +11,9 @@ use crate::{brief, git::repo};
 /// Check a brief for the handoff method's anti-patterns
 ///
 /// Rules: vague-check, inlined-content, no-rejected-paths,
-/// decision-without-why, over-long, dangling-pointer, placeholder, secret (README, "Lint rules", has a bad and a
-/// good example of each). Findings are warnings (exit 0); with --strict or
+/// decision-without-why, over-long, dangling-pointer, placeholder,
+/// restated-readme, secret (docs/redaction.md, "Lint rules", has a bad and
+/// a good example of each). Findings are warnings (exit 0); with --strict or
 /// `git config handoff.strict true` they are errors (exit 1). `write` runs
 /// the same checks (--strict, --no-lint). A brief file (-F) may be a
 /// partial brief.
