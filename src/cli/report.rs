@@ -191,6 +191,10 @@ pub struct Resumed<'a> {
     /// narrative log (the entry `write` added, committed).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub commits_only_narrative: bool,
+    /// How many of those commits changed nothing but the narrative log,
+    /// when some but not all did (counted up to 50 commits); absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub commits_narrative: usize,
     /// The newest of those commits (at most three, the tip first), each
     /// `{"sha7", "subject"}`; absent when there are none.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -596,4 +600,8 @@ impl<'a> Reread<'a> {
             redacted: &found.redacted,
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -262,6 +262,11 @@ pub enum Commits {
         /// (the entry `write` added, committed).
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         only_narrative: bool,
+        /// How many of those commits changed nothing but the narrative log
+        /// (each against its one parent); counted up to [`NARRATIVE_WALK`]
+        /// commits since, else 0.
+        #[serde(skip_serializing_if = "is_zero")]
+        narrative: usize,
         /// The newest of those commits (at most [`RECENT`]), the tip first:
         /// what changed, in the commits' own words.
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -673,12 +678,19 @@ fn commits(
     match walked {
         Some(Walked::Since(since)) => {
             let count = since.count();
+            let only_narrative = count > 0
+                && narrative.is_some_and(|narrative| {
+                    only_differs_at(repo, &mut packs, brief_head, tip, narrative)
+                });
             report.commits = Commits::Since {
                 count,
-                only_narrative: count > 0
-                    && narrative.is_some_and(|narrative| {
-                        only_differs_at(repo, &mut packs, brief_head, tip, narrative)
-                    }),
+                only_narrative,
+                narrative: match narrative {
+                    Some(narrative) if !only_narrative => {
+                        narrative_commits(repo, &mut packs, &since, narrative)
+                    }
+                    _ => 0,
+                },
                 recent: recent_commits(repo, &mut packs, &since),
             };
             changed(repo, brief, &since, report);
@@ -713,6 +725,41 @@ fn commits(
 /// Whether the trees of commits `from` and `to` differ in the narrative's
 /// file and nowhere else, but for its merge line in the root
 /// `.gitattributes` (added or removed): two tree reads per path component.
+/// The most commits since a brief whose narrative-only ones are counted.
+pub const NARRATIVE_WALK: usize = 50;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How many of the commits since changed nothing but the narrative, each
+/// against its only parent (a merge never counts); 0 past
+/// [`NARRATIVE_WALK`] commits.
+fn narrative_commits(
+    repo: &gix::Repository,
+    packs: &mut Packs,
+    since: &Since,
+    narrative: &Narrative,
+) -> usize {
+    if since.count() > NARRATIVE_WALK {
+        return 0;
+    }
+    let kind = repo.object_hash();
+    since
+        .newest(NARRATIVE_WALK)
+        .into_iter()
+        .filter(|&id| {
+            let Some(data) = commit_bytes(repo, packs, id) else {
+                return false;
+            };
+            let parents: Vec<ObjectId> = gix::objs::CommitRefIter::from_bytes(&data, kind)
+                .parent_ids()
+                .collect();
+            matches!(parents[..], [parent] if only_differs_at(repo, packs, parent, id, narrative))
+        })
+        .count()
+}
+
 fn only_differs_at(
     repo: &gix::Repository,
     packs: &mut Packs,

@@ -379,30 +379,7 @@ pub fn decisions_section(decisions: &[String], rejected: &[String]) -> String {
 /// `blob` is the stored version's short id.
 pub fn entry_from_brief(brief: &Brief, blob: Option<&str>, commits: &Commits) -> Entry {
     let s = &brief.state;
-    let mut done: String = commits
-        .subjects
-        .iter()
-        .map(|c| format!("- {}\n", inline(c)))
-        .collect();
-    if commits.more > 0 {
-        done.push_str(&format!("- … and {} earlier commits\n", commits.more));
-    }
-    if let Some(diff) = &s.diff_summary {
-        done.push_str(&format!("- Uncommitted: {}\n", inline(diff)));
-    }
-    for t in &s.tests {
-        done.push_str(&format!(
-            "- Test `{}`: {}\n",
-            inline(&t.cmd),
-            inline(&t.result)
-        ));
-    }
-    done.push_str(&format!("- Next: {}\n", inline(&brief.resume.resume_by)));
-    done.push_str(&format!(
-        "- Done when: {}\n",
-        inline(&brief.resume.done_when)
-    ));
-
+    let done = done_section(brief, commits);
     let decisions = decisions_section(&s.decisions, &s.rejected_paths);
 
     let key = inline(&brief.key);
@@ -411,6 +388,11 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>, commits: &Commits) ->
         pointers.push_str(&format!(" (refs/handoffs/{key}, version {blob})"));
     }
     pointers.push('\n');
+    pointers.push_str(&format!("- Next: {}\n", inline(&brief.resume.resume_by)));
+    pointers.push_str(&format!(
+        "- Done when: {}\n",
+        inline(&brief.resume.done_when)
+    ));
     pointers.push_str(&format!(
         "- Next check: {}\n",
         inline(&s.next_acceptance_check)
@@ -436,6 +418,49 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>, commits: &Commits) ->
             (SECTIONS[3].into(), pointers),
         ],
     }
+}
+
+/// The most bullets "What was done" holds.
+pub const MAX_DONE: usize = 5;
+
+/// "What was done": work actually done — the commits since the key's
+/// previous entry, uncommitted changes, test results — in at most
+/// [`MAX_DONE`] bullets (the last one counting what did not fit); `—` when
+/// there is none yet. What comes next is a pointer, not work done.
+fn done_section(brief: &Brief, commits: &Commits) -> String {
+    let s = &brief.state;
+    // Each bullet with how many things it stands for.
+    let mut items: Vec<(String, usize)> = commits.subjects.iter().map(|c| (inline(c), 1)).collect();
+    if commits.more > 0 {
+        items.push((
+            format!("… and {} earlier commits", commits.more),
+            commits.more,
+        ));
+    }
+    if let Some(diff) = &s.diff_summary {
+        items.push((format!("Uncommitted: {}", inline(diff)), 1));
+    }
+    items.extend(s.tests.iter().map(|t| {
+        (
+            format!("Test `{}`: {}", inline(&t.cmd), inline(&t.result)),
+            1,
+        )
+    }));
+    if items.len() > MAX_DONE {
+        let left: usize = items[MAX_DONE - 1..].iter().map(|(_, n)| n).sum();
+        items.truncate(MAX_DONE - 1);
+        items.push((
+            format!(
+                "… and {left} more (`git log` and `git handoff resume {}` have them)",
+                inline(&brief.key)
+            ),
+            left,
+        ));
+    }
+    if items.is_empty() {
+        return "—\n".to_string();
+    }
+    items.iter().map(|(i, _)| format!("- {i}\n")).collect()
 }
 
 /// Merge a hand-written narrative (markdown with `### ` sections, an

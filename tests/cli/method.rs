@@ -258,11 +258,27 @@ fn item4_the_narrative_entry_keeps_the_why() {
         ),
         "{entry}"
     );
-    for n in 3..=7 {
+    // What was done: at most 5 bullets, the last counting the rest; what
+    // comes next is a pointer, not work done (issue 50).
+    for n in 4..=7 {
         assert!(entry.contains(&format!("- step {n}\n")), "{entry}");
     }
-    assert!(!entry.contains("- step 2\n"), "at most 5 subjects: {entry}");
-    assert!(entry.contains("- … and 2 earlier commits\n"), "{entry}");
+    assert!(!entry.contains("- step 3\n"), "at most 5 bullets: {entry}");
+    assert!(
+        entry.contains("- … and 3 more (`git log` and `git handoff resume main` have them)\n"),
+        "{entry}"
+    );
+    let done =
+        &entry[entry.find("### What was done").unwrap()..entry.find("### Decisions").unwrap()];
+    assert_eq!(
+        done.lines().filter(|l| l.starts_with("- ")).count(),
+        5,
+        "{done}"
+    );
+    assert!(
+        !done.contains("Next:") && !done.contains("Done when:"),
+        "{done}"
+    );
     assert!(!entry.contains("Handoff written"), "{entry}");
     assert!(!entry.contains("### Surprises"), "{entry}");
 

@@ -1305,12 +1305,17 @@ fn commits_that_only_add_the_narrative_entry_are_named_as_such() {
 
     // Another file under the same folder is work, not the narrative.
     sb.commit(&repo, ".claude/settings.json", "{}\n", "settings");
+    // Counted apart, so the reader knows one of the two is no work.
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
-    assert!(out.contains("- Commits since brief written: 2: "), "{out}");
+    assert!(
+        out.contains("- Commits since brief written: 2 (1 of them the narrative): "),
+        "{out}"
+    );
     let json: Value =
         serde_json::from_str(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success())).unwrap();
     assert_eq!(json["commits_since"], 2);
     assert!(json.get("commits_only_narrative").is_none(), "{json}");
+    assert_eq!(json["commits_narrative"], 1);
 }
 
 /// `git handoff init` adds the narrative's merge line to `.gitattributes`;
@@ -1346,7 +1351,10 @@ fn a_narrative_commit_with_inits_attribute_line_is_still_only_the_narrative() {
     .unwrap();
     sb.git(&repo, &["commit", "-q", "-am", "rust diff"]);
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
-    assert!(out.contains("- Commits since brief written: 2: "), "{out}");
+    assert!(
+        out.contains("- Commits since brief written: 2 (1 of them the narrative): "),
+        "{out}"
+    );
 }
 
 #[test]

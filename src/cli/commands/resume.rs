@@ -96,6 +96,10 @@ impl Resumed {
                     ..
                 }
             ),
+            commits_narrative: match report.commits {
+                drift::Commits::Since { narrative, .. } => narrative,
+                _ => 0,
+            },
             recent_commits: match &report.commits {
                 drift::Commits::Since { recent, .. } => recent,
                 _ => &[],

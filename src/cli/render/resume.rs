@@ -223,8 +223,16 @@ fn commits_line(out: &mut Doc, report: &Report) {
         } => out.push_str(&format!(
             "- Commits since brief written: {count} (nothing but the narrative log changed)\n"
         )),
-        Commits::Since { count, recent, .. } => {
+        Commits::Since {
+            count,
+            recent,
+            narrative,
+            ..
+        } => {
             out.push_str(&format!("- Commits since brief written: {count}"));
+            if *narrative > 0 {
+                out.push_str(&format!(" ({narrative} of them the narrative)"));
+            }
             let named: Vec<String> = recent
                 .iter()
                 .map(|c| format!("{} {}", c.sha7, c.subject))
