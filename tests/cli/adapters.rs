@@ -162,23 +162,10 @@ fn the_gemini_hooks_answer_in_geminis_shape() {
             .unwrap()
             .contains("git handoff resume main")
     );
-    // PreCompress: a systemMessage, which Gemini shows.
-    let compress = command("PreCompress");
-    let args: Vec<&str> = compress.split(' ').skip(2).collect();
-    let input = json!({
-        "session_id": "s1", "cwd": repo.display().to_string(),
-        "hook_event_name": "PreCompress", "timestamp": "2026-11-30T12:00:00.000Z", "trigger": "auto",
-    });
-    let out = sb
-        .handoff_with(&repo, &args, Some(&input.to_string()))
-        .success();
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert!(
-        answer["systemMessage"]
-            .as_str()
-            .unwrap()
-            .contains("git handoff write")
-    );
+    // No PreCompress hook: Gemini CLI 0.61 runs it before its own
+    // threshold check, on every turn, and shows its systemMessage only to
+    // the user; a reminder on every turn is noise (tests/harness/agents).
+    assert!(settings["hooks"].get("PreCompress").is_none(), "{settings}");
 }
 
 #[test]
@@ -369,6 +356,7 @@ fn each_adapter_file_holds_to_its_harness_schema() {
     let codex = closed(
         &["command"],
         json!({"command": {"type": "string"}, "args": strings(), "env": string_map(),
+               "env_vars": strings(),
                "cwd": {"type": "string"}, "startup_timeout_sec": {"type": "number"},
                "tool_timeout_sec": {"type": "number"}, "enabled": {"type": "boolean"}}),
     );

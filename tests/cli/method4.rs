@@ -287,8 +287,13 @@ fn item4_the_tier_is_the_key_tier() {
 fn item8_a_subagent_brief_points_at_the_narrative_entry() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.write_brief(&repo, Some("api-docs"), flags(), &["--no-lint", "--no-narrative"])
-        .success();
+    sb.write_brief(
+        &repo,
+        Some("api-docs"),
+        flags(),
+        &["--no-lint", "--no-narrative"],
+    )
+    .success();
     let out = sb
         .handoff(&repo, &["brief", "api-docs", "--see-narrative"])
         .code(1);
@@ -309,7 +314,10 @@ fn item8_a_subagent_brief_points_at_the_narrative_entry() {
         "{text}"
     );
     let body = narrative.lines().nth(2).unwrap_or_default();
-    assert!(body.is_empty() || !text.contains(body), "pasted: {body}\n{text}");
+    assert!(
+        body.is_empty() || !text.contains(body),
+        "pasted: {body}\n{text}"
+    );
 }
 
 /// Item 10: a field that restates the README is a lint finding.
@@ -322,7 +330,21 @@ fn item10_restating_the_readme_is_linted() {
     let out = sb
         .write_brief(&repo, None, flags(), &["--strict", "--risk", line])
         .code(1);
-    assert_stderr_has(&out, "state.open_risks[0]: restated-readme: restates line 3 of README.md");
-    sb.write_brief(&repo, None, flags(), &["--strict", "--risk", "clock skew on CI", "--rejected", "a wider window — hides real expiry"])
-        .success();
+    assert_stderr_has(
+        &out,
+        "state.open_risks[0]: restated-readme: restates line 3 of README.md",
+    );
+    sb.write_brief(
+        &repo,
+        None,
+        flags(),
+        &[
+            "--strict",
+            "--risk",
+            "clock skew on CI",
+            "--rejected",
+            "a wider window — hides real expiry",
+        ],
+    )
+    .success();
 }
