@@ -48,46 +48,50 @@ pub const GROUPS: &[(&str, Shape, &[&str])] = &[
             "completions",
             "install-man",
             "demo",
+            "help",
         ],
     ),
 ];
 
 /// The grouped command list for the top-level help of `cmd` (built, so
-/// that each subcommand's summary is known).
-pub fn listing(cmd: &clap::Command) -> String {
+/// that each subcommand's summary is known): `long` lists every command
+/// with its summary, else the groups of [`Shape::Names`] name theirs only.
+pub fn listing(cmd: &clap::Command, long: bool) -> String {
     let width = GROUPS
         .iter()
-        .filter(|(_, shape, _)| *shape == Shape::Rows)
+        .filter(|(_, shape, _)| long || *shape == Shape::Rows)
         .flat_map(|(_, _, names)| names.iter().map(|n| n.len()))
         .max()
         .unwrap_or(0);
     let mut out = String::new();
     for (title, shape, names) in GROUPS {
         out.push_str(&format!("{title}:\n"));
-        match shape {
-            Shape::Rows => {
-                for name in *names {
-                    let about = cmd
-                        .find_subcommand(name)
-                        .and_then(|s| s.get_about())
-                        .map(|a| a.to_string())
-                        .unwrap_or_default();
-                    out.push_str(&format!("  {name:width$}  {about}\n"));
-                }
-            }
-            Shape::Names => out.push_str(&format!("  {}\n", names.join(", "))),
+        if *shape == Shape::Names && !long {
+            out.push_str(&format!("  {}\n", names.join(", ")));
+            continue;
+        }
+        for name in *names {
+            let about = cmd
+                .find_subcommand(name)
+                .and_then(|s| s.get_about())
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            out.push_str(&format!("  {name:width$}  {about}\n"));
         }
     }
     out
 }
 
-/// The top-level help's template: the summary, usage, the grouped
-/// commands, where to read more, the options.
-pub fn template(cmd: &clap::Command) -> String {
-    format!(
-        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{}Run `git handoff` alone for the briefs waiting here; `git handoff help <command>` for one command.\n\nOptions:\n{{options}}{{after-help}}",
-        listing(cmd)
-    )
+/// `cmd` (built) with the top-level help grouped: `-h` the short
+/// listing, `--help` the long one; then where to read more, the options.
+pub fn apply(cmd: clap::Command) -> clap::Command {
+    let more = "Run `git handoff` alone for the briefs waiting here; `git handoff help <command>` for one command.";
+    let (short, long) = (listing(&cmd, false), listing(&cmd, true));
+    cmd.before_help(format!("{short}{more}"))
+        .before_long_help(format!("{long}{more}"))
+        .help_template(
+            "{about-with-newline}\n{usage-heading} {usage}\n\n{before-help}Options:\n{options}{after-help}",
+        )
 }
 
 #[cfg(test)]
@@ -105,7 +109,7 @@ mod tests {
             .collect();
         let mut visible: Vec<&str> = cmd
             .get_subcommands()
-            .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+            .filter(|s| !s.is_hide_set())
             .map(|s| s.get_name())
             .collect();
         grouped.sort();

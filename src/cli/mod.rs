@@ -83,8 +83,7 @@ impl Cli {
         }
         if Cli::needs_whole_tree(&cmd, &args) {
             cmd.build();
-            let template = groups::template(&cmd);
-            cmd = cmd.help_template(template);
+            cmd = groups::apply(cmd);
         }
         let argv = std::iter::once(std::ffi::OsString::from("git-handoff")).chain(args);
         let matches = cmd.try_get_matches_from_mut(argv)?;
@@ -299,6 +298,7 @@ mod tests {
         use clap::FromArgMatches;
         let mut cmd = Cli::command();
         cmd.build();
+        let cmd = groups::apply(cmd);
         let argv = std::iter::once("git-handoff").chain(args.iter().copied());
         Cli::from_arg_matches(&cmd.try_get_matches_from(argv)?)
     }

@@ -239,6 +239,17 @@ pub enum Warning {
         /// The remotes, sorted.
         remotes: Vec<String>,
     },
+    /// A whole-brief write replaced a stored version whose list entries
+    /// it does not carry: what was left behind, by field.
+    Replaced {
+        /// The key.
+        key: String,
+        /// The replaced version's short id.
+        version: String,
+        /// `(field, entries of the replaced version not in the new one)`,
+        /// only the fields that lost some.
+        dropped: Vec<(&'static str, usize)>,
+    },
 }
 
 /// A write that failed: the notes gathered up to the failure, and the

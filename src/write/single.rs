@@ -33,12 +33,10 @@ pub(crate) fn write(
         Mode::Recover => "recover",
     };
     let choice = choose_key(repo, &git.head, &single, &input, verb)?;
-    if let Some(warning) = &choice.warning {
-        checks
-            .notes
-            .warnings
-            .push(Warning::KeyChoice(warning.clone()));
-    }
+    checks
+        .notes
+        .warnings
+        .extend(choice.warning.clone().map(Warning::KeyChoice));
     let key = choice.key.clone();
     // Corrections start from the stored version, which is also their
     // compare-and-swap value.
@@ -77,6 +75,12 @@ pub(crate) fn write(
     refuse_over_newer(repo, &key, previous)?;
     let brief = compose::compose(value, &key, mode, &git)
         .map_err(|issues| refused_composition(&key, previous.is_some(), mode, issues))?;
+    if mode == Mode::Write && !single.update {
+        checks
+            .notes
+            .warnings
+            .extend(left_behind(repo, &brief, previous));
+    }
     // What git recorded (the branch name, the diff summary) goes through
     // the same filter as what was given.
     let brief = checks.redact_brief(brief);
@@ -113,6 +117,51 @@ pub(crate) fn write(
         stored: Some(stored),
         plan: None,
         notes: Notes::default(),
+    })
+}
+
+/// The list fields a whole-brief write can leave behind.
+const CARRIED: [(&str, &str); 5] = [
+    ("decisions", "/state/decisions"),
+    ("rejected paths", "/state/rejected_paths"),
+    ("preferences", "/state/preferences"),
+    ("open risks", "/state/open_risks"),
+    ("files to read first", "/files_read_first"),
+];
+
+/// A whole-brief write over a stored version: the list entries of that
+/// version the new brief does not hold (a teammate's decisions, say),
+/// which `--update` would have kept.
+fn left_behind(
+    repo: &gix::Repository,
+    brief: &brief::Brief,
+    previous: Option<gix::ObjectId>,
+) -> Option<Warning> {
+    let id = previous?;
+    let old: Value = serde_json::from_slice(&repo.find_blob(id).ok()?.data).ok()?;
+    let new = serde_json::to_value(brief).ok()?;
+    let entries = |v: &Value, pointer: &str| -> Vec<String> {
+        v.pointer(pointer)
+            .and_then(Value::as_array)
+            .map(|items| items.iter().map(Value::to_string).collect())
+            .unwrap_or_default()
+    };
+    let dropped: Vec<(&'static str, usize)> = CARRIED
+        .iter()
+        .map(|(field, pointer)| {
+            let kept = entries(&new, pointer);
+            let lost = entries(&old, pointer)
+                .iter()
+                .filter(|e| !kept.contains(e))
+                .count();
+            (*field, lost)
+        })
+        .filter(|(_, lost)| *lost > 0)
+        .collect();
+    (!dropped.is_empty()).then(|| Warning::Replaced {
+        key: brief.key.clone(),
+        version: store::short(&id),
+        dropped,
     })
 }
 

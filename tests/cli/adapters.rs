@@ -43,6 +43,9 @@ fn codex_table(toml: &str) -> Value {
         .expect("the [mcp_servers.git-handoff] table");
     let mut map = serde_json::Map::new();
     for line in table.lines().take_while(|l| !l.starts_with('[')) {
+        if line.starts_with('#') {
+            continue;
+        }
         match line.split_once(" = ") {
             Some((key, v)) => {
                 let value = serde_json::from_str(v).unwrap_or_else(|e| panic!("{line}: {e}"));

@@ -1228,7 +1228,7 @@ fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
     );
     assert!(on_main.contains("+2 more: `git handoff list`"), "{on_main}");
     assert!(
-        on_main.ends_with("\nResume one with: git handoff resume KEY\n"),
+        on_main.ends_with("\nResume one with: git handoff resume KEY\n\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"),
         "{on_main}"
     );
 
@@ -1243,7 +1243,7 @@ fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
         "{on_branch}"
     );
     assert!(
-        on_branch.ends_with("\nResume with: git handoff resume feat-jwt\n"),
+        on_branch.ends_with("\nResume with: git handoff resume feat-jwt\n\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"),
         "{on_branch}"
     );
     // What that names is what a keyless resume takes.
@@ -1264,6 +1264,13 @@ fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
         )),
         "{out}"
     );
+    assert!(
+        out.ends_with("\nResume with: git handoff resume\n\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"),
+        "{out}"
+    );
+    // Once set up, the overview stops asking for `init`.
+    sb.handoff(&repo, &["init"]).success();
+    let out = stdout(&sb.handoff(&repo, &[]).success());
     assert!(
         out.ends_with("\nResume with: git handoff resume\n"),
         "{out}"

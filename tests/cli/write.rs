@@ -1262,3 +1262,51 @@ fn a_stale_ref_lock_fails_the_write_after_one_wait() {
     )
     .success();
 }
+
+/// A whole-brief write over a stored version (a teammate's, say) names
+/// the list entries it leaves behind and how to keep them; `--update`
+/// keeps them and says nothing (a fresh-context trial lost a teammate's
+/// decision this way, told nothing).
+#[test]
+fn a_whole_write_names_what_it_leaves_behind() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let ada = ["cargo test auth passes", "fix verify()", "cargo test auth"];
+    sb.write_brief(
+        &repo,
+        None,
+        ada,
+        &[
+            "--no-lint",
+            "--decision",
+            "use <= — the second is valid",
+            "--rejected",
+            "a leeway",
+            "--rejected",
+            "a clock mock",
+        ],
+    )
+    .success();
+    let version = sb.handoff(&repo, &["log", "main"]).success();
+    let version = stdout(&version)
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let out = sb
+        .write_brief(&repo, None, ada, &["--no-lint", "--rejected", "a leeway"])
+        .success();
+    assert_stderr_has(
+        &out,
+        &format!(
+            "note: this write replaced 'main' whole; of version {version}, 1 decision and 1 rejected path are not in it (`git handoff write --update` keeps what you do not give; `git handoff show main --version {version}` has them)"
+        ),
+    );
+    let out = sb
+        .handoff(
+            &repo,
+            &["write", "--update", "--no-lint", "--resume-by", "go on"],
+        )
+        .success();
+    assert!(!stderr(&out).contains("replaced"), "{}", stderr(&out));
+}

@@ -16,8 +16,17 @@ pub fn run() -> Result<Output> {
     let now = clock::now().map_err(crate::refused)?;
     let briefs = inventory::waiting(&repo, now)?;
     let never_fetched = crate::store::remotes::never_fetched(&repo).unwrap_or_default();
+    let set_up = repo
+        .config_snapshot()
+        .string("merge.handoff-narrative.driver")
+        .is_some();
+    let init = if set_up {
+        ""
+    } else {
+        "\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"
+    };
     Ok(Output::human(format!(
-        "{head}\n{}",
+        "{head}\n{}{init}",
         text(&briefs, never_fetched.first().map(String::as_str))
     )))
 }

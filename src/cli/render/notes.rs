@@ -68,7 +68,45 @@ pub fn warning(w: &Warning) -> (&'static str, String) {
                 crate::support::text::quoted_list(remotes)
             ),
         ),
+        Warning::Replaced {
+            key,
+            version,
+            dropped,
+        } => (
+            "note",
+            format!(
+                "this write replaced '{key}' whole; of version {version}, {} are not in it (`git handoff write --update` keeps what you do not give; `git handoff show {key} --version {version}` has them)",
+                and_list(
+                    &dropped
+                        .iter()
+                        .map(|(field, n)| format!("{n} {}", singular(field, *n)))
+                        .collect::<Vec<_>>()
+                )
+            ),
+        ),
     }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A field's name for `n` entries: "decisions", or "decision" for one.
+fn singular(field: &str, n: usize) -> String {
+    let one = match field {
+        "decisions" => "decision",
+        "rejected paths" => "rejected path",
+        "preferences" => "preference",
+        "open risks" => "open risk",
+        "files to read first" => "file to read first",
+        other => other,
+    };
+    if n == 1 { one } else { field }.to_string()
 }
 
 /// A short name for a warning's kind, as JSON reports it.
@@ -82,6 +120,7 @@ pub fn warning_kind(w: &Warning) -> &'static str {
         Warning::NarrativeUntracked(_) => "narrative-untracked",
         Warning::NoHeadRecorded(_) => "no-head-recorded",
         Warning::StillDiverged { .. } => "still-diverged",
+        Warning::Replaced { .. } => "replaced",
     }
 }
 

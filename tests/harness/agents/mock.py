@@ -7,7 +7,9 @@ Usage: mock.py SCRIPT.json LOG.jsonl PORTFILE
 
 SCRIPT.json is a list of turns; each model call that offers tools (the
 agent loop) takes the next turn, any other call (a router, a title, a
-next-speaker check) gets a short text. A turn is {"text": "..."} or
+next-speaker check) gets a short text. A turn is {"text": "..."},
+{"custom": NAME, "input": "..."} (Codex: a call of a freeform tool such as
+apply_patch, its input verbatim) or
 {"tool": NAME, "input": {...}}: one function call, to the offered tool
 named NAME or, failing that, the one whose name ends in "_" + NAME (so
 "resume" finds "mcp__git-handoff__resume" or "mcp_git-handoff_resume").
@@ -159,6 +161,9 @@ class Handler(BaseHTTPRequestHandler):
             item = {"type": "tool_search_call", "id": f"ts_{n:04d}", "call_id": f"call_{n:04d}",
                     "execution": "client", "status": "completed",
                     "arguments": {"query": turn["tool_search"], "limit": turn.get("limit", 20)}}
+        elif "custom" in turn:
+            item = {"type": "custom_tool_call", "id": f"ctc_{n:04d}", "call_id": f"call_{n:04d}",
+                    "name": turn["custom"], "input": turn["input"], "status": "completed"}
         elif "tool" in turn:
             namespace, _, name = turn["tool"].rpartition(".")
             item = {"type": "function_call", "id": f"fc_{n:04d}", "call_id": f"call_{n:04d}",

@@ -4,7 +4,9 @@
 config is installed the documented way in a scratch HOME, loaded by the
 CLI's own `mcp list`, then a session runs against a scripted mock model on
 loopback (mock.py) and each scenario checks what the model received (the
-request bodies) and what git-handoff answered.
+request bodies) and what git-handoff answered. Codex's hooks (the shipped
+config.toml's [[hooks.*]] tables) are trusted as its /hooks does, through
+`codex app-server` (hooks/list, then config/batchWrite of hooks.state).
 
 Usage: tests/harness/agents/run.py [codex|gemini ...]   (default: both)
 The CLIs: $CODEX / $GEMINI, else tests/harness/{codex,gemini}/node_modules
@@ -22,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 
@@ -154,17 +157,95 @@ def codex_config(w, home, port=None):
         f.write(head + shipped)
 
 
-def codex_exec(w, name, turns, home):
+def codex_exec(w, name, turns, home, trust=False, args=()):
+    """`codex exec` against the mock; with trust, the shipped hooks trusted
+    first (the config is written anew for each session, and the trust
+    lives in it)."""
     def env(port):
         codex_config(w, home, port)
+        if trust:
+            codex_trust_hooks(w)
         return dict(w.env, MOCK_API_KEY="sk-mock")
-    requests, out = w.session(name, turns, ["exec", "--json", f"scenario {name}"], env)
+    requests, out = w.session(name, turns, ["exec", "--json", *args, f"scenario {name}"], env)
     events = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     errors = [e for e in events if e.get("type") == "error" or (e.get("item") or {}).get("type") == "error"]
     check(not errors, f"{name}: Codex reported {json.dumps(errors)[:400]}")
     noise = [line for line in out.stderr.splitlines() if "WARN" in line or "ERROR" in line]
     check(not noise, f"{name}: Codex warned: {noise[:3]}")
     return requests, events
+
+
+class AppServer:
+    """`codex app-server` over stdio (JSON-RPC lines): what the TUI's /hooks
+    uses to list the hooks and record the person's trust."""
+
+    def __init__(self, w):
+        self.proc = subprocess.Popen([w.cli, "app-server"], cwd=w.repo, env=w.env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.timer = threading.Timer(TIMEOUT, self.proc.kill)
+        self.timer.start()
+        self.id = 0
+        self.call("initialize", {"clientInfo": {"name": "git-handoff-harness", "version": "0"}})
+        self.send({"method": "initialized"})
+
+    def send(self, message):
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def call(self, method, params):
+        self.id += 1
+        self.send({"id": self.id, "method": method, "params": params})
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            if message.get("id") == self.id:
+                check("error" not in message, f"app-server {method}: {json.dumps(message)[:300]}")
+                return message["result"]
+        raise Failed(f"app-server {method}: no answer")
+
+    def close(self):
+        self.timer.cancel()
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+HOOKS = {"sessionStart": "git handoff hook session-start", "preCompact": "git handoff hook pre-compact",
+         "sessionEnd": "git handoff hook session-end"}
+
+
+def codex_hooks(server, w):
+    """The hooks Codex finds for the repository (`hooks/list`), checked to
+    be the shipped three, loaded without a warning or an error."""
+    entries = server.call("hooks/list", {"cwds": [w.repo]})["data"]
+    check(len(entries) == 1, f"hooks/list: {json.dumps(entries)[:300]}")
+    entry = entries[0]
+    check(not entry["warnings"] and not entry["errors"],
+          f"hooks/list: warnings {entry['warnings']}, errors {entry['errors']}")
+    hooks = entry["hooks"]
+    found = {h["eventName"]: h.get("command") for h in hooks}
+    check(found == HOOKS, f"hooks/list: {found} (shipped: {HOOKS})")
+    for hook in hooks:
+        check(hook["enabled"] and hook["source"] == "user" and hook["handlerType"] == "command",
+              f"hooks/list: {json.dumps(hook)[:300]}")
+    return hooks
+
+
+def codex_trust_hooks(w):
+    """Trust the shipped hooks as a person does in /hooks: each hook's
+    current hash under hooks.state in the user's config.toml."""
+    server = AppServer(w)
+    try:
+        hooks = codex_hooks(server, w)
+        server.call("config/batchWrite", {"edits": [{
+            "keyPath": "hooks.state", "mergeStrategy": "upsert",
+            "value": {h["key"]: {"trusted_hash": h["currentHash"]} for h in hooks}}]})
+        status = {h["eventName"]: h["trustStatus"] for h in codex_hooks(server, w)}
+        check(set(status.values()) == {"trusted"}, f"hooks/list after trusting: {status}")
+    finally:
+        server.close()
 
 
 def mcp_result(events, tool):
@@ -262,6 +343,149 @@ def codex_usage_reads_this_session(w):
           f"transcript under $CODEX_HOME/sessions (is CODEX_HOME passed to the server? env_vars)")
 
 
+BRIEF_LINE = "A handoff brief exists for this branch ('main'); run `git handoff resume main` to load it."
+# The model's commands run unsandboxed in the scratch repository (the
+# sandbox, bubblewrap, is not what these scenarios test) and in a plain
+# shell: a login shell's /etc/profile may reset PATH, losing git-handoff.
+FULL_ACCESS = ("--sandbox", "danger-full-access", "-c", "allow_login_shell=false")
+
+
+def codex_loads_the_shipped_hooks(w):
+    """The app server (what /hooks shows) finds the shipped hooks in
+    ~/.codex/config.toml, SessionStart, PreCompact and SessionEnd, with no
+    warning (SessionEnd's timeout within Codex's 3 s cap), untrusted until
+    a person trusts them, then trusted."""
+    home = codex_home(w)
+    codex_config(w, home)
+    server = AppServer(w)
+    try:
+        hooks = codex_hooks(server, w)
+    finally:
+        server.close()
+    status = {h["eventName"]: h["trustStatus"] for h in hooks}
+    check(set(status.values()) == {"untrusted"}, f"hooks/list before trusting: {status}")
+    timeout = [h["timeoutSec"] for h in hooks if h["eventName"] == "sessionEnd"]
+    check(timeout == [3], f"hooks/list: SessionEnd timeout {timeout}")
+    codex_trust_hooks(w)
+
+
+def developer_texts(body):
+    return [c.get("text", "") for item in body["input"] if item.get("role") == "developer"
+            for c in item.get("content") or []]
+
+
+def codex_session_start_reaches_the_model(w):
+    """Untrusted, the hooks do not run (and `codex exec` says nothing);
+    trusted, SessionStart's additionalContext reaches the model as a
+    developer message before the prompt."""
+    home = codex_home(w)
+    before = w.brief()
+    reqs, _ = codex_exec(w, "codex-untrusted", [{"text": "hello"}], home)
+    check(reqs and not any(BRIEF_LINE in t for t in developer_texts(reqs[0]["body"])),
+          "codex-untrusted: an untrusted SessionStart hook ran")
+    reqs, _ = codex_exec(w, "codex-session-start", [{"text": "hello"}], home, trust=True)
+    check(reqs, "codex-session-start: no model call")
+    body = reqs[0]["body"]
+    check(any(BRIEF_LINE in t for t in developer_texts(body)),
+          f"codex-session-start: the SessionStart context did not reach the model: {developer_texts(body)[-2:]}")
+    text = json.dumps(body["input"])
+    check(text.index("A handoff brief exists") < text.index("scenario codex-session-start"),
+          "codex-session-start: the context came after the prompt")
+    check(w.brief() == before, "codex-session-start: the brief changed")
+
+
+def commands(events):
+    return [(e["item"]["command"], e["item"].get("exit_code")) for e in events if e.get("type") == "item.completed"
+            and e["item"].get("type") == "command_execution"]
+
+
+def codex_look_only_session_keeps_the_brief(w):
+    """A session that only looks (`git status`, `git handoff resume`) ends
+    with the SessionEnd hook storing nothing: the brief stays."""
+    home = codex_home(w)
+    before = w.brief()
+    # Times are in seconds: a brief written in the second the session
+    # starts counts as written during it (and is kept anyway).
+    time.sleep(1.1)
+    _, events = codex_exec(w, "codex-look-only", [
+        {"tool": "exec_command", "input": {"cmd": "git status"}},
+        {"tool": "exec_command", "input": {"cmd": "git handoff resume main"}},
+        {"text": "looked"},
+    ], home, trust=True, args=FULL_ACCESS)
+    ran = commands(events)
+    check(len(ran) == 2 and all(code == 0 for _, code in ran), f"codex-look-only: commands {ran}")
+    check(w.brief() == before, "codex-look-only: SessionEnd replaced the brief")
+
+
+def codex_worked_session_drafts_over_the_brief(w):
+    """A session that edits a file (apply_patch) and runs a failing test
+    ends with the SessionEnd hook storing an AUTO draft of its rollout over
+    the brief: the person's fields kept, what the session did added."""
+    home = codex_home(w)
+    before = w.brief()
+    time.sleep(1.1)
+    patch = ("*** Begin Patch\n*** Update File: Makefile\n@@\n test:\n"
+             "+\t@echo 'leeway 30'\n*** End Patch\n")
+    _, events = codex_exec(w, "codex-worked", [
+        {"custom": "apply_patch", "input": patch},
+        {"tool": "exec_command", "input": {"cmd": "make test"}},
+        {"text": "the test still fails"},
+    ], home, trust=True, args=FULL_ACCESS)
+    edits = [e["item"] for e in events if e.get("type") == "item.completed" and e["item"].get("type") == "file_change"]
+    check(edits and edits[0]["status"] == "completed", f"codex-worked: the edit failed: {json.dumps(edits)[:300]}")
+    check([code for _, code in commands(events)] == [2], f"codex-worked: commands {commands(events)}")
+    after = w.brief()
+    check(after != before, "codex-worked: no draft stored")
+    brief = json.loads(w.git("cat-file", "-p", after))
+    check(brief["mode"] == "AUTO", f"codex-worked: mode {brief['mode']}")
+    check(brief["resume"]["resume_by"] == NEXT_STEP and brief["state"]["decisions"] == ["use <= not <"],
+          "codex-worked: the person's fields were lost")
+    risks = brief["state"].get("open_risks") or []
+    check(risks and risks[0].startswith("AUTO draft over "), f"codex-worked: open risks {risks[:1]}")
+    check(any("make test" in r and "exited 2" in r for r in risks), "codex-worked: the failing test is not among the risks")
+    check({"cmd": "make test", "result": "fail"} in brief["state"].get("tests", []),
+          f"codex-worked: tests {brief['state'].get('tests')}")
+    check([f["path"] for f in brief.get("files_read_first", [])] == ["Makefile"],
+          f"codex-worked: files {brief.get('files_read_first')}")
+    thread = [e["thread_id"] for e in events if e.get("type") == "thread.started"]
+    pointer = brief["resume"].get("history_pointer", "")
+    check(thread and pointer.startswith(os.path.join(home, "sessions")) and thread[0] in pointer,
+          f"codex-worked: the draft is not of this session's rollout: {pointer}")
+
+
+def codex_compaction_brings_the_brief_back(w):
+    """An automatic compaction (a low model_auto_compact_token_limit) in a
+    session that edited a file: PreCompact stores a draft over the brief,
+    then SessionStart (source compact) brings it back to the model in the
+    compacted conversation, marked AUTO, the person's next step kept."""
+    home = codex_home(w)
+    time.sleep(1.1)
+    patch = ("*** Begin Patch\n*** Update File: Makefile\n@@\n test:\n"
+             "+\t@echo 'leeway 30'\n*** End Patch\n")
+    reqs, _ = codex_exec(w, "codex-compact", [
+        {"custom": "apply_patch", "input": patch},
+        {"text": "compacted"},
+    ], home, trust=True, args=FULL_ACCESS + ("-c", "model_auto_compact_token_limit=900"))
+    bodies = [r["body"] for r in reqs]
+    summary = [i for i, b in enumerate(bodies) if not b.get("tools")]
+    check(summary, "codex-compact: Codex did not compact")
+    after = [b for b in bodies[summary[0] + 1:] if b.get("tools")]
+    check(after, "codex-compact: no model call after the compaction")
+    injected = [t for t in developer_texts(after[0]) if t.startswith("# Resumed (auto, on /compact) — main")]
+    check(injected, f"codex-compact: the brief did not reach the model after the compaction: "
+                    f"{developer_texts(after[0])[-1:]}")
+    for part in ["!! AUTO:", "AUTO draft over", NEXT_STEP, "Makefile — edited"]:
+        check(part in injected[0], f"codex-compact: {part!r} not in what reached the model: {injected[0][:500]}")
+    if not any("Context is about to be compacted" in json.dumps(b) for b in bodies):
+        w.notes.append("PreCompact's systemMessage (the reminder to write a handoff) does not reach the model, "
+                       "nor codex exec's output")
+    brief = json.loads(w.git("cat-file", "-p", w.brief()))
+    check(brief["mode"] == "AUTO", f"codex-compact: mode {brief['mode']}")
+    if brief["state"].get("decisions") != ["use <= not <"] or brief["resume"]["resume_by"] != NEXT_STEP:
+        w.notes.append("SessionEnd's draft replaced PreCompact's from scratch: the person's next step and decisions, "
+                       "which the first draft kept, are gone from the brief (src: the safety net over an AUTO draft)")
+
+
 # Gemini CLI --------------------------------------------------------------
 
 def gemini_setup(w):
@@ -352,7 +576,10 @@ def gemini_session_start_and_resume(w):
 
 CLIS = {
     "codex": ("CODEX", "@openai/codex", [codex_loads_the_shipped_config, codex_finds_the_tools_and_resumes,
-                                         codex_usage_reads_this_session]),
+                                         codex_usage_reads_this_session, codex_loads_the_shipped_hooks,
+                                         codex_session_start_reaches_the_model, codex_look_only_session_keeps_the_brief,
+                                         codex_worked_session_drafts_over_the_brief,
+                                         codex_compaction_brings_the_brief_back]),
     "gemini": ("GEMINI", "@google/gemini-cli", [gemini_loads_the_shipped_config, gemini_session_start_and_resume]),
 }
 
