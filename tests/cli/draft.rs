@@ -444,7 +444,8 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
         tree
     );
     // The session goes on after the compaction: at its end the newer
-    // draft replaces the AUTO one (a draft is no brief the session wrote).
+    // draft replaces the AUTO one (a draft is no brief the session wrote),
+    // built, as that one was, over the person's version under it.
     let mut more = std::fs::read_to_string(&path).unwrap();
     more.push_str(&json!({"type": "user", "uuid": "z", "sessionId": "s", "timestamp": "2026-11-30T10:10:00.000Z", "message": {"role": "user", "content": "now also cover the leeway edge case"}}).to_string());
     more.push('\n');
@@ -457,11 +458,15 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
     );
     let end = stored(&sb, &repo, "main");
     assert_eq!(end["timestamp"], "2026-11-30T10:11:00Z");
-    assert!(
-        end["resume"]["done_when"]
-            .as_str()
-            .unwrap()
-            .ends_with("now also cover the leeway edge case")
+    assert_eq!(end["mode"], "AUTO");
+    assert_eq!(end["resume"]["resume_by"], "yesterday", "{end}");
+    assert_eq!(
+        end["resume"]["done_when"], "cargo test expiry passes",
+        "{end}"
+    );
+    assert_eq!(
+        end["state"]["open_risks"][0], auto["state"]["open_risks"][0],
+        "{end}"
     );
     // handoff.autoDraft false turns the safety net off.
     sb.git(&repo, &["config", "handoff.autoDraft", "false"]);
@@ -872,4 +877,47 @@ fn a_brief_the_session_wrote_is_judged_by_the_history_not_its_fields() {
         "2026-11-30T10:03:00Z",
     );
     assert_eq!(stored(&sb, &repo, "main"), ours);
+}
+
+/// A draft over an earlier draft (PreCompact's, then SessionEnd's) goes
+/// over the person's version the first one went over: what they wrote
+/// stays in the brief, not only in its history.
+#[test]
+fn a_second_draft_goes_over_the_persons_version_not_the_first_draft() {
+    let sb = Sandbox::new();
+    let repo = app(&sb);
+    let before = careful_brief(&sb, &repo);
+    let person = sb.handoff(&repo, &["log", "main"]).success();
+    let person = stdout(&person)
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let path = transcript(&sb, "draft-claude.jsonl", &repo);
+    for (event, hook_name, at) in [
+        ("PreCompact", "pre-compact", "2026-11-30T10:02:00Z"),
+        ("SessionEnd", "session-end", "2026-11-30T10:03:00Z"),
+    ] {
+        hook(&sb, hook_name, &hook_input(event, &path, &repo), at);
+        let auto = stored(&sb, &repo, "main");
+        assert_eq!(auto["mode"], "AUTO", "{event}");
+        assert_eq!(auto["timestamp"], at, "{event}: stored");
+        assert_eq!(
+            auto["resume"]["resume_by"], before["resume"]["resume_by"],
+            "{event}"
+        );
+        assert_eq!(
+            auto["state"]["decisions"][0], before["state"]["decisions"][0],
+            "{event}"
+        );
+        assert_eq!(
+            auto["state"]["rejected_paths"][0], before["state"]["rejected_paths"][0],
+            "{event}"
+        );
+        let first = auto["state"]["open_risks"][0].as_str().unwrap();
+        assert!(
+            first.starts_with(&format!("AUTO draft over {person}:")),
+            "{event}: {first}"
+        );
+    }
 }

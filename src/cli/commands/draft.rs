@@ -325,9 +325,13 @@ fn net(input: &Value) -> Result<Option<String>> {
         if !may_replace(&repo, stored.id, &brief, when)? {
             return Ok(None);
         }
-        if brief.mode != draft::MODE {
-            over = Some((stored.id, serde_json::from_slice::<Value>(&stored.data)?));
-        }
+        over = if brief.mode != draft::MODE {
+            Some((stored.id, serde_json::from_slice::<Value>(&stored.data)?))
+        } else {
+            // An earlier draft (PreCompact's, say): this one goes over the
+            // person's version that one went over, not from scratch.
+            person_under(&repo, &key, stored.id)?
+        };
     }
     // `write` works in the current directory's repository.
     let root = repo::worktree_info(&repo)?.root;
@@ -341,6 +345,33 @@ fn net(input: &Value) -> Result<Option<String>> {
     };
     store_partial(partial, None, stored.map(|s| s.id), Format::Json)?;
     Ok(Some(key))
+}
+
+/// How far back through drafts over drafts the person's version is looked
+/// for.
+const DRAFTS_DEEP: usize = 16;
+
+/// The newest version under the AUTO draft `id` of `key` (following the
+/// version graph) that is not itself a draft: what a person wrote.
+fn person_under(
+    repo: &gix::Repository,
+    key: &str,
+    mut id: gix::ObjectId,
+) -> Result<Option<(gix::ObjectId, Value)>> {
+    for _ in 0..DRAFTS_DEEP {
+        let Some(parent) = store::lineage::parent_of(repo, key, id)? else {
+            return Ok(None);
+        };
+        let Ok(blob) = repo.find_blob(parent) else {
+            return Ok(None);
+        };
+        let value: Value = serde_json::from_slice(&blob.data)?;
+        if value.get("mode").and_then(Value::as_str) != Some(draft::MODE) {
+            return Ok(Some((parent, value)));
+        }
+        id = parent;
+    }
+    Ok(None)
 }
 
 /// Whether the safety net may store a draft over `brief` (stored as `id`):

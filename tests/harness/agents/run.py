@@ -481,9 +481,10 @@ def codex_compaction_brings_the_brief_back(w):
                        "nor codex exec's output")
     brief = json.loads(w.git("cat-file", "-p", w.brief()))
     check(brief["mode"] == "AUTO", f"codex-compact: mode {brief['mode']}")
-    if brief["state"].get("decisions") != ["use <= not <"] or brief["resume"]["resume_by"] != NEXT_STEP:
-        w.notes.append("SessionEnd's draft replaced PreCompact's from scratch: the person's next step and decisions, "
-                       "which the first draft kept, are gone from the brief (src: the safety net over an AUTO draft)")
+    # SessionEnd's draft goes over the person's version, as PreCompact's did.
+    check(brief["resume"]["resume_by"] == NEXT_STEP and brief["state"].get("decisions", [None])[0] == "use <= not <",
+          f"codex-compact: SessionEnd's draft dropped the person's next step or decisions: {brief['resume']}, "
+          f"{brief['state'].get('decisions')}")
 
 
 # Gemini CLI --------------------------------------------------------------
