@@ -21,6 +21,25 @@ pub const SCHEMA_JSON: &str = include_str!("../../schema/brief.schema.json");
 /// The only schema version this build reads and writes.
 pub const SCHEMA_VERSION: &str = "1";
 
+/// The schema's description of the property at `path` (dotted, e.g.
+/// `resume.done_when`, `state.decisions`; a list's items' own properties
+/// are not reached); empty when the schema describes none there.
+pub fn described(path: &str) -> &'static str {
+    static SCHEMA: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    let schema =
+        SCHEMA.get_or_init(|| serde_json::from_str(SCHEMA_JSON).expect("embedded schema is JSON"));
+    let mut node = schema;
+    for part in path.split('.') {
+        match node.get("properties").and_then(|p| p.get(part)) {
+            Some(next) => node = next,
+            None => return "",
+        }
+    }
+    node.get("description")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+}
+
 /// The largest brief accepted as input, in bytes (1 MiB). Briefs are resume
 /// packets, not archives: anything larger is refused before it is parsed.
 pub const MAX_BRIEF_BYTES: usize = 1024 * 1024;

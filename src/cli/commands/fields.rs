@@ -46,50 +46,58 @@ pub struct KeyArgs {
     pub key_from_branch: bool,
 }
 
-/// A partial brief from `-F` and the field flags.
+/// A scalar field flag's help: the field and the schema's description of
+/// it (one source for the schema, `write -h` and the MCP tools).
+fn scalar(path: &str) -> String {
+    format!("{path}: {}", crate::brief::described(path))
+}
+
+/// A list field flag's help: what it adds (`as` the form of one entry)
+/// and the schema's description of the list.
+fn listed(path: &str, form: &str) -> String {
+    let form = if form.is_empty() {
+        String::new()
+    } else {
+        format!(" as {form}")
+    };
+    format!(
+        "Add to {path}{form} (repeatable): {}",
+        crate::brief::described(path)
+    )
+}
+
+/// A partial brief from `-F` and the field flags; each field flag's help
+/// is the schema's description of its field.
 #[derive(Debug, Default, clap::Args)]
 pub struct FieldArgs {
     /// Read a partial brief (JSON) from FILE, or - for stdin
     #[arg(short = 'F', long = "file", value_name = "FILE|-")]
     pub file: Option<String>,
-    /// resume.done_when: one verifiable check that says the work is done
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", help = scalar("resume.done_when"))]
     pub done_when: Option<String>,
-    /// resume.resume_by: the next step, one sentence
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", help = scalar("resume.resume_by"))]
     pub resume_by: Option<String>,
-    /// state.next_acceptance_check: the next check to run
-    #[arg(long = "next-check", value_name = "TEXT")]
+    #[arg(long = "next-check", value_name = "TEXT", help = scalar("state.next_acceptance_check"))]
     pub next_check: Option<String>,
-    /// resume.prompt: replaces the generated resume prompt
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", help = scalar("resume.prompt"))]
     pub prompt: Option<String>,
-    /// Add to state.decisions (repeatable); write it as 'decision — why' to keep the why
-    #[arg(long = "decision", value_name = "TEXT")]
+    #[arg(long = "decision", value_name = "TEXT", help = listed("state.decisions", ""))]
     pub decisions: Vec<String>,
-    /// Add to state.rejected_paths (repeatable)
-    #[arg(long = "rejected", value_name = "TEXT")]
+    #[arg(long = "rejected", value_name = "TEXT", help = listed("state.rejected_paths", ""))]
     pub rejected: Vec<String>,
-    /// Add to state.open_risks (repeatable)
-    #[arg(long = "risk", value_name = "TEXT")]
+    #[arg(long = "risk", value_name = "TEXT", help = listed("state.open_risks", ""))]
     pub risks: Vec<String>,
-    /// Add to state.preferences: a preference or feedback of the user's that binds the work (repeatable)
-    #[arg(long = "preference", value_name = "TEXT")]
+    #[arg(long = "preference", value_name = "TEXT", help = listed("state.preferences", ""))]
     pub preferences: Vec<String>,
-    /// Add to state.verbatim the text of FILE, kept word for word, as WHAT (repeatable): the error being debugged, the code being modified, the last turns
-    #[arg(long = "verbatim", value_name = "WHAT=FILE")]
+    #[arg(long = "verbatim", value_name = "WHAT=FILE", help = listed("state.verbatim", "WHAT, the text of FILE"))]
     pub verbatim: Vec<String>,
-    /// Add to state.commands (repeatable)
-    #[arg(long = "command", value_name = "CMD")]
+    #[arg(long = "command", value_name = "CMD", help = listed("state.commands", ""))]
     pub commands: Vec<String>,
-    /// Add to state.tests as CMD=pass or CMD=fail, in place of an earlier result of CMD (repeatable)
-    #[arg(long = "test", value_name = "CMD=pass|fail")]
+    #[arg(long = "test", value_name = "CMD=pass|fail", help = listed("state.tests", "CMD=pass or CMD=fail, in place of an earlier result of CMD"))]
     pub tests: Vec<String>,
-    /// Add to files_read_first as PATH=WHY (repeatable)
-    #[arg(long = "read", value_name = "PATH=WHY")]
+    #[arg(long = "read", value_name = "PATH=WHY", help = listed("files_read_first", "PATH=WHY"))]
     pub read: Vec<String>,
-    /// Add to files_skip as PATH=WHY (repeatable)
-    #[arg(long = "skip", value_name = "PATH=WHY")]
+    #[arg(long = "skip", value_name = "PATH=WHY", help = listed("files_skip", "PATH=WHY"))]
     pub skip: Vec<String>,
     /// A partial brief given as a value in place of -F (the MCP server's
     /// `brief` argument); it passes the same gate as -F's bytes.
@@ -220,5 +228,44 @@ fn pointer(flag: &str, spec: &str) -> Result<Value> {
         _ => crate::refuse!(
             "--{flag} '{spec}' needs the form PATH=WHY, like --{flag} 'src/auth.rs=under repair'"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every field flag's help carries its field's schema description:
+    /// a flag naming a field the schema does not describe fails here.
+    #[test]
+    fn each_field_flag_says_what_the_schema_says() {
+        let mut cmd = crate::cli::Cli::command();
+        cmd.build();
+        let write = cmd.find_subcommand("write").unwrap();
+        let mut checked = 0;
+        for arg in write.get_arguments() {
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let field = help
+                .strip_prefix("Add to ")
+                .unwrap_or(&help)
+                .split([':', ' '])
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            if !(field.starts_with("resume.")
+                || field.starts_with("state.")
+                || field.starts_with("files_"))
+            {
+                continue;
+            }
+            let described = crate::brief::described(&field);
+            assert!(
+                !described.is_empty(),
+                "{field}: no description in the schema"
+            );
+            assert!(help.ends_with(described), "{help}");
+            checked += 1;
+        }
+        assert_eq!(checked, 13);
     }
 }
