@@ -524,7 +524,7 @@ pub fn report(
         return Ok(report);
     }
     commits(repo, brief, &target, head_id, narrative, &mut report);
-    dirty(repo, brief, &target, &mut report);
+    dirty(repo, brief, &target, narrative, &mut report);
     Ok(report)
 }
 
@@ -978,8 +978,16 @@ fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Re
 pub const DIRTY_NAMED: usize = 5;
 
 /// DIRTY: uncommitted changes in the worktree the work happens in (the one
-/// that has the brief's branch checked out, else this one).
-fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report: &mut Report) {
+/// that has the brief's branch checked out, else this one). The entry a
+/// write added to the narrative, not committed yet, is the write's own:
+/// alone, it is no drift.
+fn dirty(
+    repo: &gix::Repository,
+    brief: &Brief,
+    target: &measure::Target,
+    narrative: Option<&Narrative>,
+    report: &mut Report,
+) {
     if brief.state.diff_summary.is_some() {
         return;
     }
@@ -991,6 +999,7 @@ fn dirty(repo: &gix::Repository, brief: &Brief, target: &measure::Target, report
     let worktree = other.as_ref().unwrap_or(repo);
     if let Ok((stat, files)) = repo::diff_stat_files(worktree)
         && let Some(summary) = stat.summary()
+        && !(files.len() == 1 && narrative.is_some_and(|n| n.path == files[0]))
     {
         let root = repo::worktree_info(worktree)
             .map(|w| w.root.display().to_string())

@@ -353,3 +353,28 @@ fn init_adds_each_remote_s_fetch_refspecs_once_and_check_reports_them() {
         "+refs/heads/*:refs/remotes/origin/*\n"
     );
 }
+
+/// A remote added after `init` (the natural order in a new repository)
+/// lacks the refspecs that make a plain `git fetch` bring the briefs:
+/// `git handoff` alone says to run `init` again, and is quiet after it.
+#[test]
+fn git_handoff_alone_names_a_remote_added_after_init() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.handoff(&repo, &["init"]).success();
+    let out = stdout(&sb.handoff(&repo, &[]).success());
+    assert!(!out.contains("git handoff init"), "{out}");
+    sb.git(
+        sb.dir.path(),
+        &["init", "-q", "--bare", "team.git"],
+    );
+    sb.git(&repo, &["remote", "add", "origin", "../team.git"]);
+    let out = stdout(&sb.handoff(&repo, &[]).success());
+    assert!(
+        out.ends_with("\nA plain `git fetch` does not bring the briefs of 'origin' (added after `git handoff init`): run `git handoff init` again.\n"),
+        "{out}"
+    );
+    sb.handoff(&repo, &["init"]).success();
+    let out = stdout(&sb.handoff(&repo, &[]).success());
+    assert!(!out.contains("git handoff init"), "{out}");
+}

@@ -428,3 +428,22 @@ fn a_keyless_write_after_resuming_another_branchs_brief_never_overwrites_it() {
     let out = write(&sb, &feat, &[]).success();
     assert_stdout_has(&out, "Wrote brief 'feat-x'");
 }
+
+/// "What was done" is work: the commit of the last entry alone (the
+/// narrative, committed as the README says) is not listed; a commit of
+/// the narrative and work is.
+#[test]
+fn what_was_done_leaves_out_the_narratives_own_commit() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    write(&sb, &repo, &[]).success();
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "handoff: main"]);
+    sb.commit(&repo, "src/lib.rs", "fn a() {}\n", "add a()");
+    write(&sb, &repo, &[]).success();
+    let entry = newest_entry(&repo);
+    let done =
+        &entry[entry.find("### What was done").unwrap()..entry.find("### Decisions").unwrap()];
+    assert!(done.contains("- add a()\n"), "{done}");
+    assert!(!done.contains("handoff: main"), "{done}");
+}

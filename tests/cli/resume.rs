@@ -1383,3 +1383,41 @@ fn a_configured_narrative_path_and_a_switched_off_one_are_followed() {
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(out.contains("- Commits since brief written: 1: "), "{out}");
 }
+
+/// The entry a `write --update` added to a tracked narrative, not
+/// committed yet, is the write's own doing: alone it is no DIRTY (a
+/// fresh-context trial read the warning as a real problem); with other
+/// changes it is named among them.
+#[test]
+fn the_narratives_own_uncommitted_entry_is_no_drift() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/lib.rs", "fn a() {}\n", "a");
+    sb.write_brief(
+        &repo,
+        None,
+        ["cargo test passes", "add b()", "cargo test"],
+        &["--no-lint"],
+    )
+    .success();
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "handoff: main"]);
+    sb.handoff(
+        &repo,
+        &["write", "--update", "--no-lint", "--resume-by", "add c()"],
+    )
+    .success();
+    let status = sb.git(&repo, &["status", "--porcelain"]);
+    assert_eq!(status, " M .claude/PROJECT_STATE.md\n");
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("DIRTY"), "{out}");
+    std::fs::write(repo.join("src/lib.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("!! DIRTY: uncommitted changes now in ")
+            && out.contains(
+                ": .claude/PROJECT_STATE.md, src/lib.rs; the brief was written on a clean tree"
+            ),
+        "{out}"
+    );
+}

@@ -20,15 +20,52 @@ pub fn run() -> Result<Output> {
         .config_snapshot()
         .string("merge.handoff-narrative.driver")
         .is_some();
-    let init = if set_up {
-        ""
+    let unfetching = if set_up {
+        remotes_without_refspecs(&repo)
     } else {
-        "\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"
+        Vec::new()
+    };
+    let init = if !set_up {
+        "\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n".to_string()
+    } else if unfetching.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nA plain `git fetch` does not bring the briefs of {} (added after `git handoff init`): run `git handoff init` again.\n",
+            crate::support::text::quoted_list(&unfetching)
+        )
     };
     Ok(Output::human(format!(
         "{head}\n{}{init}",
         text(&briefs, never_fetched.first().map(String::as_str))
     )))
+}
+
+/// The remotes (not a partial clone's) whose fetch refspecs lack what
+/// `git handoff init` adds for them.
+fn remotes_without_refspecs(repo: &gix::Repository) -> Vec<String> {
+    let config = repo.config_snapshot();
+    repo.remote_names()
+        .into_iter()
+        .map(|name| name.to_string())
+        .filter(|name| {
+            let partial = ["promisor", "partialclonefilter"].iter().any(|k| {
+                config
+                    .string(format!("remote.{name}.{k}").as_str())
+                    .is_some()
+            });
+            let have: Vec<String> = config
+                .strings(format!("remote.{name}.fetch").as_str())
+                .unwrap_or_default()
+                .iter()
+                .map(|v| v.to_string())
+                .collect();
+            !partial
+                && !crate::sync::staged::refspecs(name)
+                    .iter()
+                    .all(|spec| have.contains(spec))
+        })
+        .collect()
 }
 
 /// The briefs and the command to run next; with none, how to get the
