@@ -364,10 +364,7 @@ fn git_handoff_alone_names_a_remote_added_after_init() {
     sb.handoff(&repo, &["init"]).success();
     let out = stdout(&sb.handoff(&repo, &[]).success());
     assert!(!out.contains("git handoff init"), "{out}");
-    sb.git(
-        sb.dir.path(),
-        &["init", "-q", "--bare", "team.git"],
-    );
+    sb.git(sb.dir.path(), &["init", "-q", "--bare", "team.git"]);
     sb.git(&repo, &["remote", "add", "origin", "../team.git"]);
     let out = stdout(&sb.handoff(&repo, &[]).success());
     assert!(
