@@ -27,6 +27,7 @@ mod method3;
 mod method4;
 mod model;
 mod narrative_merge;
+mod net_model;
 mod pipeline;
 mod prune;
 mod push_once;
