@@ -13,6 +13,9 @@ fn main() -> ExitCode {
             // A reader that went away (`| head`) is not an error of ours.
             let _ = git_handoff::write_out(&output, &mut stdout, terminal)
                 .and_then(|()| stdout.flush());
+            if let Some(line) = &output.trailer {
+                eprintln!("{}", git_handoff::escape::clean(line));
+            }
             output.exit_code()
         }
         Err(err) => {

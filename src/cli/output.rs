@@ -193,6 +193,9 @@ pub struct Output {
     pub body: Body,
     /// 0 success, 1 the check's answer is no.
     pub code: u8,
+    /// One line for stderr, written after the body (an `error:` line that
+    /// sums up the report above it, as `git push` ends with its own).
+    pub trailer: Option<String>,
 }
 
 impl Output {
@@ -201,6 +204,7 @@ impl Output {
         Output {
             body: Body::Human(doc.into()),
             code: 0,
+            trailer: None,
         }
     }
 
@@ -221,6 +225,7 @@ impl Output {
         Output {
             body: Body::Json(text.into()),
             code: 0,
+            trailer: None,
         }
     }
 
@@ -229,6 +234,7 @@ impl Output {
         Output {
             body: Body::Verbatim(bytes.into()),
             code: 0,
+            trailer: None,
         }
     }
 
@@ -252,6 +258,12 @@ impl Output {
     /// The same output with exit code `code`.
     pub fn with_code(mut self, code: u8) -> Output {
         self.code = code;
+        self
+    }
+
+    /// `self` with a line for stderr after the body (see [`Output::trailer`]).
+    pub fn with_trailer(mut self, line: Option<String>) -> Output {
+        self.trailer = line;
         self
     }
 

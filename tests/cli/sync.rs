@@ -152,6 +152,20 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
     );
     assert_eq!(t.remote_id("feat").as_deref(), Some(va.as_str()));
 
+    // In one stream (a terminal, `2>&1`) the error line closes the report
+    // it sums up, for push and fetch alike.
+    for command in ["push", "fetch"] {
+        let merged =
+            t.sb.command("bash", &t.b)
+                .args(["-c", &format!("git handoff {command} 2>&1")])
+                .output()
+                .unwrap();
+        let merged = String::from_utf8_lossy(&merged.stdout);
+        let last = merged.lines().last().unwrap_or_default();
+        assert!(last.starts_with("error: "), "{command}:\n{merged}");
+        assert_eq!(merged.matches("error: ").count(), 1, "{merged}");
+    }
+
     // Reported on every fetch until resolved; B keeps its own version.
     for _ in 0..2 {
         let out = t.run(&t.b, &["fetch"]).code(1);

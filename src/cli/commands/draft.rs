@@ -269,6 +269,7 @@ fn prefixed(out: Output, line: &str) -> Output {
             Output {
                 body: Body::Human(text),
                 code: out.code,
+                trailer: out.trailer,
             }
         }
         _ => out,

@@ -52,13 +52,15 @@ pub fn run(args: Args) -> Result<Output> {
         },
     )
     .map_err(crate::cli::hints::sync)?;
-    let code = conflicts(&report);
+    // The summing-up `error:` line goes to stderr after the report.
+    let error = conflicts(&report);
     Ok(Output::report(args.format, &report, |r| {
         let mut text = render::fetch_text_with(r, true, args.verbose);
         text.push_str(&next_step(r));
         text.into()
     })
-    .with_code(code))
+    .with_code(u8::from(error.is_some()))
+    .with_trailer(error))
 }
 
 /// What to run after a fetch that brought briefs: resume the one it
@@ -82,11 +84,11 @@ fn next_step(report: &FetchReport) -> String {
     }
 }
 
-/// Exit code of a fetch: 1 (with one line on stderr) when keys diverged or
-/// changed during the fetch.
-pub fn conflicts(report: &FetchReport) -> u8 {
+/// The `error:` line (exit 1) of a fetch where keys diverged or changed
+/// during the fetch.
+pub fn conflicts(report: &FetchReport) -> Option<String> {
     if !report.has_conflicts() {
-        return 0;
+        return None;
     }
     let names: Vec<&str> = report
         .keys
@@ -94,7 +96,7 @@ pub fn conflicts(report: &FetchReport) -> u8 {
         .filter(|k| matches!(k.status, Status::Diverged | Status::Conflict))
         .map(|k| k.key.as_str())
         .collect();
-    eprintln!(
+    Some(format!(
         "error: {} with '{}': {}; compare with `git handoff diff KEY @{}`, end it with `git handoff resolve KEY --keep-local` or `--take-remote`",
         if names.len() == 1 {
             "a brief diverged"
@@ -104,6 +106,5 @@ pub fn conflicts(report: &FetchReport) -> u8 {
         report.remote,
         names.join(", "),
         report.remote,
-    );
-    1
+    ))
 }

@@ -67,14 +67,20 @@ pub fn run(args: Args) -> Result<Output> {
     )
     .map_err(hints::sync)?;
     hints::push_reasons(&mut report);
-    let code = refused(&report).max(skipped_by_name(&report, &args.keys));
-    Ok(Output::report(args.format, &report, |r| render::push_text(r).into()).with_code(code))
+    // The summing-up `error:` line goes to stderr after the report it
+    // refers to ("the report above").
+    let error = refused(&report).or_else(|| skipped_by_name(&report, &args.keys));
+    Ok(
+        Output::report(args.format, &report, |r| render::push_text(r).into())
+            .with_code(u8::from(error.is_some()))
+            .with_trailer(error),
+    )
 }
 
-/// Exit code of a push that named keys: 1 (with one line on stderr) when a
-/// key it named was skipped, as `git push` fails for a refspec it cannot
-/// send; the report above says why each was skipped.
-fn skipped_by_name(report: &PushReport, named: &[String]) -> u8 {
+/// The `error:` line (exit 1) of a push that named keys when a key it
+/// named was skipped, as `git push` fails for a refspec it cannot send;
+/// the report above says why each was skipped.
+fn skipped_by_name(report: &PushReport, named: &[String]) -> Option<String> {
     let skipped: Vec<&str> = report
         .keys
         .iter()
@@ -82,21 +88,20 @@ fn skipped_by_name(report: &PushReport, named: &[String]) -> u8 {
         .map(|k| k.key.as_str())
         .collect();
     if skipped.is_empty() || report.refused() {
-        return 0;
+        return None;
     }
-    eprintln!(
+    Some(format!(
         "error: not pushed to '{}': {}; the report above says why",
         report.remote,
         skipped.join(", ")
-    );
-    1
+    ))
 }
 
-/// Exit code of a push: 1 (with one line on stderr naming the keys) when
-/// any key or the history was refused.
-fn refused(report: &PushReport) -> u8 {
+/// The `error:` line (exit 1) of a push that had a key or the history
+/// refused, naming them and what to do.
+fn refused(report: &PushReport) -> Option<String> {
     if !report.refused() {
-        return 0;
+        return None;
     }
     let names = |pick: fn(Outcome) -> bool| -> Vec<&str> {
         report
@@ -149,11 +154,10 @@ fn refused(report: &PushReport) -> u8 {
             report.remote, report.remote
         ));
     }
-    eprintln!(
+    Some(format!(
         "error: not pushed to '{}': {}; {}",
         report.remote,
         all.join(", "),
         hints.join("; ")
-    );
-    1
+    ))
 }
