@@ -243,3 +243,44 @@ fn a_newer_git_handoffs_brief_is_carried_never_replaced() {
         assert_eq!(t.remote_id("k").as_deref(), Some(newer.as_str()));
     }
 }
+
+/// The version graph, the staging namespace and the divergence record in
+/// SHA-256 repositories: lineage lines hold 64-digit ids, a diverged key
+/// is reported until resolved, the resolve fast-forwards the teammate,
+/// and a plain `git fetch` after `init` stages what the next command takes.
+#[test]
+fn the_version_graph_and_staging_work_in_sha256() {
+    let t = team_in("sha256");
+    assert_eq!(
+        t.sb.git(&t.a, &["rev-parse", "--show-object-format"])
+            .trim(),
+        "sha256"
+    );
+    let v1 = t.write(&t.a, "k", T1, "a v1");
+    assert_eq!(v1.len(), 64);
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let va = t.write(&t.a, "k", T2, "a v2");
+    let vb = t.write(&t.b, "k", T3, "b v3");
+    t.run(&t.a, &["push"]).success();
+    for _ in 0..2 {
+        let out = t.run(&t.b, &["fetch"]).code(1);
+        assert_stdout_has(&out, "  diverged: k (local ");
+        assert_eq!(t.brief_id(&t.b, "k").as_deref(), Some(vb.as_str()));
+    }
+    let lineage = t.sb.git(&t.b, &["log", "--notes=handoffs", "--format=%N"]);
+    assert!(
+        lineage.contains(&format!("\"parents\":[\"{v1}\"]")),
+        "{lineage}"
+    );
+    t.run(&t.b, &["resolve", "k", "--keep-local"]).success();
+    t.run(&t.b, &["push"]).success();
+    assert_eq!(t.remote_id("k").as_deref(), Some(vb.as_str()));
+    // A takes the kept version: it is on top of A's.
+    t.run(&t.a, &["init"]).success();
+    t.sb.git(&t.a, &["fetch", "-q", "origin"]);
+    let out = t.run(&t.a, &["list"]).success();
+    assert!(stderr(&out).contains("k (updated: "), "{}", stderr(&out));
+    assert_eq!(t.brief_id(&t.a, "k").as_deref(), Some(vb.as_str()));
+    assert_ne!(va, vb);
+}

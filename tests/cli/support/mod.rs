@@ -403,15 +403,35 @@ pub struct Team {
 
 /// A new [`Team`] in its own sandbox.
 pub fn team() -> Team {
+    team_in("sha1")
+}
+
+/// A new [`Team`] whose repositories use the object format `hash`
+/// (`sha1` or `sha256`).
+pub fn team_in(hash: &str) -> Team {
     let sb = Sandbox::new();
     let root = sb.dir.path().to_path_buf();
     let bare = sb.path("remote.git");
+    let format = format!("--object-format={hash}");
     sb.git(
         &root,
-        &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()],
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            &format,
+            bare.to_str().unwrap(),
+        ],
     );
     let url = format!("file://{}", bare.display());
-    let seed = sb.repo("seed");
+    let seed = sb.path("seed");
+    sb.git(
+        &root,
+        &["init", "-q", "-b", "main", &format, seed.to_str().unwrap()],
+    );
+    sb.commit(&seed, "README", "hello\n", "init");
     sb.git(&seed, &["push", "-q", &url, "main"]);
     for name in ["A", "B"] {
         sb.git(&root, &["clone", "-q", &url, name]);
