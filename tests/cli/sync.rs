@@ -2791,3 +2791,32 @@ fn push_and_fetch_keep_the_reflogs_git_would_keep() {
     let text = std::fs::read_to_string(&log_file).unwrap();
     assert!(text.ends_with("\thandoff: fetch origin\n"), "{text:?}");
 }
+
+/// Briefs travel without the code: a push of a brief written at a commit
+/// its branch on the remote does not hold says so and names the `git
+/// push` that sends it (a fresh-clone trial wondered); once the branch is
+/// pushed, nothing is said.
+#[test]
+fn a_push_says_when_the_briefs_commit_is_not_on_the_remote() {
+    let t = team();
+    t.sb.git(&t.a, &["switch", "-q", "-c", "feat/x"]);
+    t.sb.commit(&t.a, "x.rs", "x\n", "x");
+    let head = t.sb.git(&t.a, &["rev-parse", "--short=7", "HEAD"]);
+    t.write(&t.a, "feat-x", "2026-11-30T10:00:00Z", "x done");
+    let out = t.run(&t.a, &["push"]).success();
+    assert_stdout_has(
+        &out,
+        &format!(
+            "note: the commit 'feat-x' was written at ({}) is not on 'origin/feat/x': briefs travel without the code; `git push origin feat/x` sends it\n",
+            head.trim()
+        ),
+    );
+    t.sb.git(&t.a, &["push", "-q", "origin", "feat/x"]);
+    t.write(&t.a, "feat-x", "2026-11-30T11:00:00Z", "x done again");
+    let out = t.run(&t.a, &["push"]).success();
+    assert!(
+        !stdout(&out).contains("note: the commit"),
+        "{}",
+        stdout(&out)
+    );
+}

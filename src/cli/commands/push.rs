@@ -70,11 +70,48 @@ pub fn run(args: Args) -> Result<Output> {
     // The summing-up `error:` line goes to stderr after the report it
     // refers to ("the report above").
     let error = refused(&report).or_else(|| skipped_by_name(&report, &args.keys));
-    Ok(
-        Output::report(args.format, &report, |r| render::push_text(r).into())
-            .with_code(u8::from(error.is_some()))
-            .with_trailer(error),
-    )
+    let code = code_not_there(&repo, &report);
+    Ok(Output::report(args.format, &report, |r| {
+        let mut text = render::push_text(r);
+        for (key, branch, sha) in &code {
+            text.push_str(&format!(
+                "note: the commit '{key}' was written at ({sha}) is not on '{remote}/{branch}': briefs travel without the code; `git push {remote} {branch}` sends it\n",
+                remote = r.remote
+            ));
+        }
+        text.into()
+    })
+    .with_code(u8::from(error.is_some()))
+    .with_trailer(error))
+}
+
+/// The briefs just sent whose commit the remote's copy of their branch
+/// (`refs/remotes/<remote>/<branch>`, as the last `git push` or `git
+/// fetch` left it) does not hold: `(key, branch, short id)`. A teammate
+/// who resumes one could not check it out.
+fn code_not_there(repo: &gix::Repository, report: &PushReport) -> Vec<(String, String, String)> {
+    report
+        .keys
+        .iter()
+        .filter(|k| k.outcome == Outcome::Pushed)
+        .filter_map(|k| {
+            let blob = repo.find_blob(k.new?).ok()?;
+            let brief: crate::brief::Brief = serde_json::from_slice(&blob.data).ok()?;
+            let head = gix::ObjectId::from_hex(brief.state.head_sha.as_deref()?.as_bytes()).ok()?;
+            let branch = brief.state.branch;
+            let tracking = format!("refs/remotes/{}/{branch}", report.remote);
+            let there = repo
+                .find_reference(tracking.as_str())
+                .ok()
+                .and_then(|mut r| r.peel_to_id().ok())
+                .is_some_and(|tip| {
+                    repo.merge_base(head, tip.detach())
+                        .is_ok_and(|base| base.is_some_and(|b| b.detach() == head))
+                });
+            (branch != "HEAD" && !there)
+                .then(|| (k.key.clone(), branch, crate::store::short(&head)))
+        })
+        .collect()
 }
 
 /// The `error:` line (exit 1) of a push that named keys when a key it
