@@ -90,6 +90,22 @@ pub fn run(args: Args) -> Result<Output> {
 /// fetch` left it) does not hold: `(key, branch, short id)`. A teammate
 /// who resumes one could not check it out.
 fn code_not_there(repo: &gix::Repository, report: &PushReport) -> Vec<(String, String, String)> {
+    // Briefs of one branch and commit (a whole team's, pushed at once)
+    // ask once.
+    let mut known: std::collections::HashMap<(gix::ObjectId, String), bool> =
+        std::collections::HashMap::new();
+    let mut there = |head: gix::ObjectId, branch: &str| {
+        *known.entry((head, branch.to_string())).or_insert_with(|| {
+            let tracking = format!("refs/remotes/{}/{branch}", report.remote);
+            repo.find_reference(tracking.as_str())
+                .ok()
+                .and_then(|mut r| r.peel_to_id().ok())
+                .is_some_and(|tip| {
+                    repo.merge_base(head, tip.detach())
+                        .is_ok_and(|base| base.is_some_and(|b| b.detach() == head))
+                })
+        })
+    };
     report
         .keys
         .iter()
@@ -99,20 +115,15 @@ fn code_not_there(repo: &gix::Repository, report: &PushReport) -> Vec<(String, S
             let brief: crate::brief::Brief = serde_json::from_slice(&blob.data).ok()?;
             let head = gix::ObjectId::from_hex(brief.state.head_sha.as_deref()?.as_bytes()).ok()?;
             let branch = brief.state.branch;
-            let tracking = format!("refs/remotes/{}/{branch}", report.remote);
-            let there = repo
-                .find_reference(tracking.as_str())
-                .ok()
-                .and_then(|mut r| r.peel_to_id().ok())
-                .is_some_and(|tip| {
-                    repo.merge_base(head, tip.detach())
-                        .is_ok_and(|base| base.is_some_and(|b| b.detach() == head))
-                });
-            (branch != "HEAD" && !there)
+            (branch != "HEAD" && !there(head, &branch))
                 .then(|| (k.key.clone(), branch, crate::store::short(&head)))
         })
+        .take(CODE_NOTES)
         .collect()
 }
+
+/// The most briefs a push names whose code is not on the remote.
+const CODE_NOTES: usize = 5;
 
 /// The `error:` line (exit 1) of a push that named keys when a key it
 /// named was skipped, as `git push` fails for a refspec it cannot send;
