@@ -11,6 +11,7 @@
 pub mod cmd;
 pub mod compose;
 pub mod config;
+pub mod confined;
 pub mod index_refresh;
 mod loose_refs;
 pub mod measure;

@@ -299,10 +299,7 @@ impl Commits {
             return Commits::default();
         };
         let narrative = tree_path(repo);
-        let parts: Vec<&str> = narrative
-            .as_deref()
-            .map(|p| p.split('/').collect())
-            .unwrap_or_default();
+        let mut packs = crate::git::packs::Packs::new(repo, 1 << 20);
         let mut out = Commits::default();
         for info in walk.take(1000).flatten() {
             if out.subjects.len() == MAX_COMMITS {
@@ -314,7 +311,9 @@ impl Commits {
             };
             // A commit of nothing but the narrative (the entry a write
             // added) is no work done.
-            if !parts.is_empty() && only_narrative(repo, &commit, &parts) {
+            if narrative.as_deref().is_some_and(|path| {
+                crate::git::confined::only_change_of(repo, &mut packs, commit.id, path, None)
+            }) {
                 continue;
             }
             let subject = commit
@@ -326,86 +325,6 @@ impl Commits {
         }
         out
     }
-}
-
-/// Whether `commit` (with one parent) changed nothing but the file at
-/// `parts` (the narrative's path in the tree).
-fn only_narrative(repo: &gix::Repository, commit: &gix::Commit<'_>, parts: &[&str]) -> bool {
-    let parents: Vec<gix::ObjectId> = commit.parent_ids().map(|id| id.detach()).collect();
-    let [parent] = parents[..] else {
-        return false;
-    };
-    let tree_of = |id: gix::ObjectId| {
-        repo.find_commit(id)
-            .ok()?
-            .tree_id()
-            .ok()
-            .map(|t| t.detach())
-    };
-    match (commit.tree_id().ok().map(|t| t.detach()), tree_of(parent)) {
-        (Some(a), Some(b)) => a != b && differs_only_at(repo, Some(a), Some(b), parts),
-        _ => false,
-    }
-}
-
-/// A tree's entries: name, mode, id (none for a missing tree).
-fn tree_entries(
-    repo: &gix::Repository,
-    id: Option<gix::ObjectId>,
-) -> Option<Vec<(Vec<u8>, u16, gix::ObjectId)>> {
-    let Some(id) = id else {
-        return Some(Vec::new());
-    };
-    let tree = repo.find_tree(id).ok()?;
-    let decoded = tree.decode().ok()?;
-    Some(
-        decoded
-            .entries
-            .iter()
-            .map(|e| (e.filename.to_vec(), e.mode.value(), e.oid.to_owned()))
-            .collect(),
-    )
-}
-
-/// Whether trees `a` and `b` (either may be missing) differ only at the
-/// path `parts`.
-fn differs_only_at(
-    repo: &gix::Repository,
-    a: Option<gix::ObjectId>,
-    b: Option<gix::ObjectId>,
-    parts: &[&str],
-) -> bool {
-    let Some((first, rest)) = parts.split_first() else {
-        return false;
-    };
-    let (Some(ea), Some(eb)) = (tree_entries(repo, a), tree_entries(repo, b)) else {
-        return false;
-    };
-    let others = |entries: &[(Vec<u8>, u16, gix::ObjectId)]| -> Vec<(Vec<u8>, u16, gix::ObjectId)> {
-        entries
-            .iter()
-            .filter(|e| e.0 != first.as_bytes())
-            .cloned()
-            .collect()
-    };
-    if others(&ea) != others(&eb) {
-        return false;
-    }
-    let find = |entries: &[(Vec<u8>, u16, gix::ObjectId)]| {
-        entries
-            .iter()
-            .find(|e| e.0 == first.as_bytes())
-            .map(|e| (e.1, e.2))
-    };
-    let (x, y) = (find(&ea), find(&eb));
-    if rest.is_empty() {
-        return x != y;
-    }
-    let is_tree = |e: Option<(u16, gix::ObjectId)>| e.is_none_or(|(mode, _)| mode == 0o040000);
-    x != y
-        && is_tree(x)
-        && is_tree(y)
-        && differs_only_at(repo, x.map(|e| e.1), y.map(|e| e.1), rest)
 }
 
 /// A decision as the method writes it: `**<decision>** — <why>.`, from a
