@@ -53,6 +53,15 @@ pub const GROUPS: &[(&str, Shape, &[&str])] = &[
     ),
 ];
 
+/// The one-line summary of subcommand `name` of `cmd` (built); empty for
+/// none.
+pub fn about(cmd: &clap::Command, name: &str) -> String {
+    cmd.find_subcommand(name)
+        .and_then(|s| s.get_about())
+        .map(|a| a.to_string())
+        .unwrap_or_default()
+}
+
 /// The grouped command list for the top-level help of `cmd` (built, so
 /// that each subcommand's summary is known): `long` lists every command
 /// with its summary, else the groups of [`Shape::Names`] name theirs only.
@@ -71,12 +80,7 @@ pub fn listing(cmd: &clap::Command, long: bool) -> String {
             continue;
         }
         for name in *names {
-            let about = cmd
-                .find_subcommand(name)
-                .and_then(|s| s.get_about())
-                .map(|a| a.to_string())
-                .unwrap_or_default();
-            out.push_str(&format!("  {name:width$}  {about}\n"));
+            out.push_str(&format!("  {name:width$}  {}\n", about(cmd, name)));
         }
     }
     out

@@ -439,14 +439,9 @@ fn commands_section(roff: &mut Roff, cmd: &Command) {
                 // Tight rows, the summary beside the name.
                 roff.control("PD", ["0"]);
                 for name in *names {
-                    let about = cmd
-                        .find_subcommand(name)
-                        .and_then(|s| s.get_about())
-                        .map(|a| a.to_string())
-                        .unwrap_or_default();
                     roff.control("TP", ["10"])
                         .text([bold(*name)])
-                        .text([roman(about)]);
+                        .text([roman(crate::cli::groups::about(cmd, name))]);
                 }
                 roff.control("PD", []);
             }
