@@ -72,15 +72,14 @@ pub(crate) fn write(
         (Mode::Write, None) if single.update => stored.map(|s| s.id),
         (Mode::Write, None) => store::current_id(repo, &key)?,
     };
-    refuse_over_newer(repo, &key, previous)?;
+    // The version replaced, read once for the two checks on it.
+    let replaced = previous.and_then(|id| Some(repo.find_blob(id).ok()?.detach().data));
+    refuse_over_newer(&key, replaced.as_deref())?;
     let brief = compose::compose(value, &key, mode, &git)
         .map_err(|issues| refused_composition(&key, previous.is_some(), mode, issues))?;
-    if mode == Mode::Write && !single.update {
-        checks
-            .notes
-            .warnings
-            .extend(left_behind(repo, &brief, previous));
-    }
+    let whole = mode == Mode::Write && !single.update;
+    let over = previous.zip(replaced.as_deref()).filter(|_| whole);
+    checks.notes.warnings.extend(left_behind(&brief, over));
     // What git recorded (the branch name, the diff summary) goes through
     // the same filter as what was given.
     let brief = checks.redact_brief(brief);
@@ -132,13 +131,9 @@ const CARRIED: [(&str, &str); 5] = [
 /// A whole-brief write over a stored version: the list entries of that
 /// version the new brief does not hold (a teammate's decisions, say),
 /// which `--update` would have kept.
-fn left_behind(
-    repo: &gix::Repository,
-    brief: &brief::Brief,
-    previous: Option<gix::ObjectId>,
-) -> Option<Warning> {
-    let id = previous?;
-    let old: Value = serde_json::from_slice(&repo.find_blob(id).ok()?.data).ok()?;
+fn left_behind(brief: &brief::Brief, previous: Option<(gix::ObjectId, &[u8])>) -> Option<Warning> {
+    let (id, data) = previous?;
+    let old: Value = serde_json::from_slice(data).ok()?;
     let new = serde_json::to_value(brief).ok()?;
     let entries = |v: &Value, pointer: &str| -> Vec<String> {
         v.pointer(pointer)
@@ -246,15 +241,11 @@ fn missing_fields(issues: &[Issue]) -> Vec<String> {
 
 /// A brief a newer git-handoff wrote is never replaced by this one: it
 /// holds what this version cannot read, and a write would drop it.
-fn refuse_over_newer(
-    repo: &gix::Repository,
-    key: &str,
-    previous: Option<gix::ObjectId>,
-) -> Result<()> {
-    let Some(blob) = previous.and_then(|id| repo.find_blob(id).ok()) else {
+fn refuse_over_newer(key: &str, previous: Option<&[u8]>) -> Result<()> {
+    let Some(data) = previous else {
         return Ok(());
     };
-    if let Some(schema) = crate::brief::written_by_newer(&blob.data) {
+    if let Some(schema) = crate::brief::written_by_newer(data) {
         crate::refuse!(
             "brief '{key}' was written by a newer git-handoff (schema {schema}): upgrade to write over it, or `git handoff drop {key}` first; nothing was written"
         );

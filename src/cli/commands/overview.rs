@@ -18,7 +18,7 @@ pub fn run() -> Result<Output> {
     let never_fetched = crate::store::remotes::never_fetched(&repo).unwrap_or_default();
     let set_up = repo
         .config_snapshot()
-        .string("merge.handoff-narrative.driver")
+        .string(format!("merge.{}.driver", crate::cli::commands::init::DRIVER_ID).as_str())
         .is_some();
     let unfetching = if set_up {
         remotes_without_refspecs(&repo)
