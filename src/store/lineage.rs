@@ -92,18 +92,23 @@ pub fn parse_written(line: &[u8]) -> Option<(String, ObjectId, Vec<ObjectId>, Wr
     Some((parsed.key, id(&parsed.lineage)?, parents, written))
 }
 
-/// Every record of how `version` of `key` was written (its lineage lines
-/// in every notes history here), oldest first by their time; empty for a
-/// version written before lineage was recorded.
-pub fn records(repo: &gix::Repository, key: &str, version: ObjectId) -> Result<Vec<Written>> {
+/// The lines of the lineage section of `key` in every notes history here.
+fn lines_of(repo: &gix::Repository, key: &str) -> Result<Vec<Vec<u8>>> {
     let tips = crate::store::history::notes_tips(repo)?;
     if tips.is_empty() {
         return Ok(Vec::new());
     }
     let entries = crate::store::history_index::entries_of(repo, &tips, &section(key))?;
-    let mut out: Vec<Written> = entries
+    Ok(entries.into_iter().map(|e| e.line).collect())
+}
+
+/// Every record of how `version` of `key` was written (its lineage lines
+/// in every notes history here), oldest first by their time; empty for a
+/// version written before lineage was recorded.
+pub fn records(repo: &gix::Repository, key: &str, version: ObjectId) -> Result<Vec<Written>> {
+    let mut out: Vec<Written> = lines_of(repo, key)?
         .iter()
-        .filter_map(|e| parse_written(&e.line))
+        .filter_map(|line| parse_written(line))
         .filter(|(k, id, _, _)| k == key && *id == version)
         .map(|(_, _, _, w)| w)
         .collect();
@@ -115,16 +120,41 @@ pub fn records(repo: &gix::Repository, key: &str, version: ObjectId) -> Result<V
 /// The version `version` of `key` was written on top of, when one
 /// record names exactly one.
 pub fn parent_of(repo: &gix::Repository, key: &str, version: ObjectId) -> Result<Option<ObjectId>> {
-    let tips = crate::store::history::notes_tips(repo)?;
-    if tips.is_empty() {
-        return Ok(None);
-    }
-    let entries = crate::store::history_index::entries_of(repo, &tips, &section(key))?;
-    Ok(entries
+    Ok(ancestors(repo, key, version, 1)?.into_iter().next())
+}
+
+/// The versions under `version` of `key`, nearest first, hop by hop while
+/// a record names exactly one parent; at most `max`, from one read of the
+/// key's lineage.
+pub fn ancestors(
+    repo: &gix::Repository,
+    key: &str,
+    version: ObjectId,
+    max: usize,
+) -> Result<Vec<ObjectId>> {
+    let links: Vec<(ObjectId, Vec<ObjectId>)> = lines_of(repo, key)?
         .iter()
-        .filter_map(|e| parse(&e.line))
-        .filter(|(k, id, _)| k == key && *id == version)
-        .find_map(|(_, _, parents)| (parents.len() == 1).then(|| parents[0])))
+        .filter_map(|line| parse(line))
+        .filter(|(k, _, _)| k == key)
+        .map(|(_, id, parents)| (id, parents))
+        .collect();
+    let mut out = Vec::new();
+    let mut at = version;
+    while out.len() < max {
+        let Some(parent) = links
+            .iter()
+            .filter(|(id, _)| *id == at)
+            .find_map(|(_, parents)| (parents.len() == 1).then(|| parents[0]))
+        else {
+            break;
+        };
+        if parent == version || out.contains(&parent) {
+            break;
+        }
+        out.push(parent);
+        at = parent;
+    }
+    Ok(out)
 }
 
 /// How two versions of one key stand in the version graph.

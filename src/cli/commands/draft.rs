@@ -357,12 +357,9 @@ const DRAFTS_DEEP: usize = 16;
 fn person_under(
     repo: &gix::Repository,
     key: &str,
-    mut id: gix::ObjectId,
+    id: gix::ObjectId,
 ) -> Result<Option<(gix::ObjectId, Value)>> {
-    for _ in 0..DRAFTS_DEEP {
-        let Some(parent) = store::lineage::parent_of(repo, key, id)? else {
-            return Ok(None);
-        };
+    for parent in store::lineage::ancestors(repo, key, id, DRAFTS_DEEP)? {
         let Ok(blob) = repo.find_blob(parent) else {
             return Ok(None);
         };
@@ -370,7 +367,6 @@ fn person_under(
         if value.get("mode").and_then(Value::as_str) != Some(draft::MODE) {
             return Ok(Some((parent, value)));
         }
-        id = parent;
     }
     Ok(None)
 }
