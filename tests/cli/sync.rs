@@ -2799,21 +2799,30 @@ fn push_and_fetch_keep_the_reflogs_git_would_keep() {
 #[test]
 fn a_push_says_when_the_briefs_commit_is_not_on_the_remote() {
     let t = team();
-    t.sb.git(&t.a, &["switch", "-q", "-c", "feat/x"]);
-    t.sb.commit(&t.a, "x.rs", "x\n", "x");
-    let head = t.sb.git(&t.a, &["rev-parse", "--short=7", "HEAD"]);
-    t.write(&t.a, "feat-x", "2026-11-30T10:00:00Z", "x done");
-    let out = t.run(&t.a, &["push"]).success();
+    code_note(&t, &t.a, "x");
+    // The same in a reftable clone, whose refs gix alone does not read.
+    let root = t.sb.dir.path().to_path_buf();
+    t.sb.git(&root, &["clone", "-q", "--ref-format=reftable", &t.url, "R"]);
+    code_note(&t, &t.sb.path("R"), "y");
+}
+
+fn code_note(t: &Team, dir: &Path, name: &str) {
+    let (branch, key) = (format!("feat/{name}"), format!("feat-{name}"));
+    t.sb.git(dir, &["switch", "-q", "-c", &branch]);
+    t.sb.commit(dir, "x.rs", "x\n", "x");
+    let head = t.sb.git(dir, &["rev-parse", "--short=7", "HEAD"]);
+    t.write(dir, &key, "2026-11-30T10:00:00Z", "x done");
+    let out = t.run(dir, &["push"]).success();
     assert_stdout_has(
         &out,
         &format!(
-            "note: the commit 'feat-x' was written at ({}) is not on 'origin/feat/x': briefs travel without the code; `git push origin feat/x` sends it\n",
+            "note: the commit '{key}' was written at ({}) is not on 'origin/{branch}': briefs travel without the code; `git push origin {branch}` sends it\n",
             head.trim()
         ),
     );
-    t.sb.git(&t.a, &["push", "-q", "origin", "feat/x"]);
-    t.write(&t.a, "feat-x", "2026-11-30T11:00:00Z", "x done again");
-    let out = t.run(&t.a, &["push"]).success();
+    t.sb.git(dir, &["push", "-q", "origin", &branch]);
+    t.write(dir, &key, "2026-11-30T11:00:00Z", "x done again");
+    let out = t.run(dir, &["push"]).success();
     assert!(
         !stdout(&out).contains("note: the commit"),
         "{}",

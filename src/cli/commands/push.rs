@@ -97,11 +97,12 @@ fn code_not_there(repo: &gix::Repository, report: &PushReport) -> Vec<(String, S
     let mut there = |head: gix::ObjectId, branch: &str| {
         *known.entry((head, branch.to_string())).or_insert_with(|| {
             let tracking = format!("refs/remotes/{}/{branch}", report.remote);
-            repo.find_reference(tracking.as_str())
+            // Through refdb: gix alone does not read a reftable repository.
+            crate::git::refdb::peeled(repo, &tracking)
                 .ok()
-                .and_then(|mut r| r.peel_to_id().ok())
+                .flatten()
                 .is_some_and(|tip| {
-                    repo.merge_base(head, tip.detach())
+                    repo.merge_base(head, tip)
                         .is_ok_and(|base| base.is_some_and(|b| b.detach() == head))
                 })
         })
