@@ -316,11 +316,11 @@ impl Commits {
             }) {
                 continue;
             }
-            let subject = commit
-                .message()
-                .ok()
-                .map(|m| m.summary().to_string())
-                .unwrap_or_default();
+            // The whole message redacted first, then its first line: a
+            // secret that spans lines is found before the cut.
+            let message = String::from_utf8_lossy(commit.message_raw_sloppy());
+            let redacted = crate::brief::redact::redact_text(&message).0;
+            let subject = redacted.lines().next().unwrap_or("").trim().to_string();
             out.subjects.push(subject);
         }
         out

@@ -657,3 +657,29 @@ fn a_secret_in_a_name_is_never_stored_nor_printed() {
     let out = t.run(&t.a, &["draft", path.to_str().unwrap()]).success();
     assert!(!stdout(&out).contains("a1B2c3D4"), "{}", stdout(&out));
 }
+
+/// `brief --see-narrative` names a narrative heading, from a file anyone
+/// may edit: the subagent brief is redacted with the heading in it.
+#[test]
+fn a_narrative_reference_in_a_subagent_brief_is_redacted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let flags = ["cargo test passes", "go on", "cargo test"];
+    sb.write_brief(&repo, Some("api"), flags, &["--no-lint"])
+        .success();
+    let path = repo.join(".claude/PROJECT_STATE.md");
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replacen("— [api] go on", &format!("— [api] go on with {token}"), 1);
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).unwrap();
+    let out = sb
+        .handoff(&repo, &["brief", "api", "--see-narrative"])
+        .success();
+    assert!(!stdout(&out).contains(&token), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("go on with [REDACTED"),
+        "{}",
+        stdout(&out)
+    );
+}

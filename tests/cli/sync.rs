@@ -2802,7 +2802,10 @@ fn a_push_says_when_the_briefs_commit_is_not_on_the_remote() {
     code_note(&t, &t.a, "x");
     // The same in a reftable clone, whose refs gix alone does not read.
     let root = t.sb.dir.path().to_path_buf();
-    t.sb.git(&root, &["clone", "-q", "--ref-format=reftable", &t.url, "R"]);
+    t.sb.git(
+        &root,
+        &["clone", "-q", "--ref-format=reftable", &t.url, "R"],
+    );
     code_note(&t, &t.sb.path("R"), "y");
 }
 

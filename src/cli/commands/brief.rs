@@ -82,10 +82,12 @@ pub fn run(args: Args) -> Result<Output> {
             "no brief in this repository yet and no task: give the subagent's task with --task (and --scope, --decision, --rejected, --read or -F FILE)"
         );
     };
-    let mut task = redacted(&task, "the task", options);
+    let mut task = task;
     if args.see_narrative {
         task.push_str(&narrative_reference(&repo, source.key.as_deref())?);
     }
+    // Redacted whole, the narrative's heading (a file anyone may edit) too.
+    let task = redacted(&task, "the task", options);
     let scope: Vec<String> = args
         .scope
         .iter()
