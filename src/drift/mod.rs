@@ -459,7 +459,8 @@ fn auto_over(repo: &gix::Repository, brief: &Brief, id: ObjectId) -> Option<(Str
         return None;
     }
     let parent = crate::store::lineage::parent_of(repo, &brief.key, id).ok()??;
-    let over = Brief::from_slice(&repo.find_blob(parent).ok()?.data).ok()?;
+    let stored = crate::store::history::stored_form(repo, &brief.key, parent).ok()??;
+    let over = Brief::from_slice(stored.as_bytes()).ok()?;
     (over.mode != "AUTO").then(|| (parent.to_hex_with_len(7).to_string(), over.mode))
 }
 

@@ -218,6 +218,30 @@ fn versions_of(
     Ok(Some(versions))
 }
 
+/// The stored form (pretty JSON) of version `id` of `key`: its blob when
+/// this repository has it, else rebuilt from its line in the history,
+/// which every clone that fetched the history holds whether or not it
+/// ever received the blob (a teammate's earlier version, a dropped one).
+pub fn stored_form(repo: &gix::Repository, key: &str, id: ObjectId) -> Result<Option<String>> {
+    if let Ok(blob) = repo.find_blob(id) {
+        return Ok(String::from_utf8(blob.data.to_vec()).ok());
+    }
+    let tips = notes_tips(repo)?;
+    if tips.is_empty() {
+        return Ok(None);
+    }
+    let entries = crate::store::history_index::entries_of(repo, &tips, key)?;
+    for entry in entries.iter().filter(|e| e.id == id) {
+        if let Ok(brief) = serde_json::from_slice::<Brief>(&entry.line) {
+            let pretty = brief.to_pretty_json();
+            if brief.key == key && version_id(repo, &pretty)? == id {
+                return Ok(Some(pretty));
+            }
+        }
+    }
+    Ok(None)
+}
+
 fn sort_newest_first(versions: &mut [Version]) {
     versions.sort_by(|a, b| newer(b, a));
 }

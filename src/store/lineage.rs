@@ -1,21 +1,43 @@
 //! The version graph: which version(s) of a key each version was written
-//! on top of, like a commit's parents.
+//! on top of, like a commit's parents — and, like commits, acyclic by
+//! construction.
 //!
-//! A write records the local brief it replaced; a `resolve` records the
-//! kept version on top of the other side's. The record is one line of the
-//! history note beside the version's own line (the note of its
-//! `head_sha`), never a field of the brief, whose schema stays
-//! wire-compatible:
+//! A version is named by an id that binds its key, its content (the blob
+//! id of the brief) and its parents, as a commit id binds its tree and
+//! parents: `version_id` = the repository's hash of
+//! `git-handoff version\nkey <key>\nbrief <blob>\nparent <id>…\n`. A
+//! version is recorded once, by one line of the history note beside the
+//! brief's own line (the note of its `head_sha`), never a field of the
+//! brief, whose schema stays wire-compatible:
 //!
 //! ```text
-//! {"lineage":"<version id>","key":"<key>","parents":["<version id>",…]}
+//! {"lineage":"<version id>","key":"<key>","brief":"<blob id>","parents":["<version id>",…]}
 //! ```
 //!
-//! Older readers pass over it as a line that is not a brief. A version may
-//! have several lines (a resolve adds one); its parents are their union.
-//! "R fast-forwards L" means exactly: L is an ancestor of R here. That a
-//! version's line is merely reachable in a history proves nothing: every
-//! pushed history line, a diverged one included, is merged everywhere.
+//! A line whose id does not match its key, brief and parents is not
+//! believed, so no line can give an existing version other parents: a
+//! line can only add a version (as `git merge -s ours` can add a commit).
+//! A version's parents exist before it, so the graph has no cycle, and
+//! "is an ancestor of" is a partial order. Writing an older content again
+//! (an import over a newer version) makes a new version with the same
+//! blob and other parents; a resolution makes a merge version.
+//!
+//! A ref holds a blob, not a version: the version a ref's blob stands for
+//! is the newest version recorded with that blob — the one version of the
+//! blob that descends from every other (a line's optional `"as"` names the
+//! blob a version was redacted into, which stands for it too). When no
+//! single one does (two versions of one content written on different
+//! parents), the blob is ambiguous and every question about it answers
+//! diverged, never a fast-forward on a guess. A blob no line records (a
+//! ref moved by plain git, a push cut off between its refs) stands for a
+//! version of its own with unknown parents: diverged from every other.
+//!
+//! Lines of 0.3 (`{"lineage":<blob>,"key","parents":[<blob>]}`, no
+//! `"brief"`) are believed only where they cannot have re-parented a
+//! version: a blob with exactly one such parent set; a 0.3 resolve or
+//! re-import added a second one, and such a version's parents are unknown
+//! until it is resolved with this version. "R fast-forwards L" means
+//! exactly: L's version is an ancestor of R's.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -24,7 +46,7 @@ use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 /// How many versions one question reads at most before it answers
-/// [`Relation::Unknown`].
+/// diverged.
 const WALK_LIMIT: usize = 20_000;
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -32,6 +54,13 @@ const WALK_LIMIT: usize = 20_000;
 struct Line {
     lineage: String,
     key: String,
+    /// The brief's blob id (absent in a line of 0.3, whose `lineage` is
+    /// the blob id itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    brief: Option<String>,
+    /// The blob the version was redacted into (`redact --history`).
+    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
+    alias: Option<String>,
     parents: Vec<String>,
     /// When the line was written (the clock `write` reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,30 +80,101 @@ pub struct Written {
     pub session: Option<String>,
 }
 
-/// The history line recording that `version` of `key` was written on top
-/// of `parents` (none: a first version), when and by which session.
-pub fn line(key: &str, version: ObjectId, parents: &[ObjectId], by: &Written) -> String {
+/// One lineage line, read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The key.
+    pub key: String,
+    /// The version id (for a 0.3 line, the blob id).
+    pub version: ObjectId,
+    /// The brief's blob (for a 0.3 line, the same as `version`).
+    pub brief: ObjectId,
+    /// The blob the version was redacted into, if any.
+    pub alias: Option<ObjectId>,
+    /// Its parents: version ids (for a 0.3 line, blob ids).
+    pub parents: Vec<ObjectId>,
+    /// Who and when.
+    pub written: Written,
+    /// A line of 0.3 (no version id of its own).
+    pub legacy: bool,
+}
+
+/// The id of the version of `key` with content `brief` written on top of
+/// `parents`: binds all three, as a commit id binds tree and parents.
+pub fn version_id(
+    kind: gix::hash::Kind,
+    key: &str,
+    brief: ObjectId,
+    parents: &[ObjectId],
+) -> ObjectId {
+    let mut parents: Vec<ObjectId> = parents.to_vec();
+    parents.sort();
+    parents.dedup();
+    let mut text = format!("git-handoff version\nkey {key}\nbrief {brief}\n");
+    for p in &parents {
+        text.push_str(&format!("parent {p}\n"));
+    }
+    let mut hasher = gix::hash::hasher(kind);
+    hasher.update(text.as_bytes());
+    hasher.try_finalize().expect("hashing a short text")
+}
+
+/// The version a blob no line records stands for: its own, with unknown
+/// parents (a distinct domain, so that it is never a recorded version).
+fn unrecorded(kind: gix::hash::Kind, key: &str, blob: ObjectId) -> ObjectId {
+    let mut hasher = gix::hash::hasher(kind);
+    hasher.update(format!("git-handoff unrecorded version\nkey {key}\nbrief {blob}\n").as_bytes());
+    hasher.try_finalize().expect("hashing a short text")
+}
+
+/// The history line recording that the version of `key` with content
+/// `brief` was written on top of `parents` (versions; none: a first
+/// version), when and by which session, and that version's id.
+pub fn line(
+    kind: gix::hash::Kind,
+    key: &str,
+    brief: ObjectId,
+    parents: &[ObjectId],
+    by: &Written,
+) -> (String, ObjectId) {
+    record_line(kind, key, (brief, None), parents, by)
+}
+
+/// [`line`] for a version whose content was redacted into `alias` (the
+/// id still binds the original `brief`).
+pub fn record_line(
+    kind: gix::hash::Kind,
+    key: &str,
+    (brief, alias): (ObjectId, Option<ObjectId>),
+    parents: &[ObjectId],
+    by: &Written,
+) -> (String, ObjectId) {
+    let id = version_id(kind, key, brief, parents);
     let mut parents: Vec<String> = parents.iter().map(|p| p.to_string()).collect();
     parents.sort();
     parents.dedup();
-    serde_json::to_string(&Line {
-        lineage: version.to_string(),
+    let text = serde_json::to_string(&Line {
+        lineage: id.to_string(),
         key: key.to_string(),
+        brief: Some(brief.to_string()),
+        alias: alias.map(|a| a.to_string()),
         parents,
         at: by.at.clone(),
         session: by.session.clone(),
     })
-    .expect("a lineage line serializes")
+    .expect("a lineage line serializes");
+    (text, id)
 }
 
 /// A lineage line read back: key, version, parents. `None` for any other
-/// line (a brief, or something else).
+/// line (a brief, or something else). The id is not checked here (see
+/// [`Record::is_sound`]).
 pub fn parse(line: &[u8]) -> Option<(String, ObjectId, Vec<ObjectId>)> {
-    parse_written(line).map(|(key, id, parents, _)| (key, id, parents))
+    parse_record(line).map(|r| (r.key, r.version, r.parents))
 }
 
-/// [`parse`], with who wrote the line and when.
-pub fn parse_written(line: &[u8]) -> Option<(String, ObjectId, Vec<ObjectId>, Written)> {
+/// A lineage line read back in full.
+pub fn parse_record(line: &[u8]) -> Option<Record> {
     if !line.starts_with(b"{\"lineage\"") {
         return None;
     }
@@ -84,15 +184,47 @@ pub fn parse_written(line: &[u8]) -> Option<(String, ObjectId, Vec<ObjectId>, Wr
         .parents
         .iter()
         .map(|p| id(p))
-        .collect::<Option<_>>()?;
-    let written = Written {
-        at: parsed.at,
-        session: parsed.session,
+        .collect::<Option<Vec<_>>>()?;
+    let version = id(&parsed.lineage)?;
+    let brief = match &parsed.brief {
+        Some(b) => id(b)?,
+        None => version,
     };
-    Some((parsed.key, id(&parsed.lineage)?, parents, written))
+    let alias = match &parsed.alias {
+        Some(a) => Some(id(a)?),
+        None => None,
+    };
+    Some(Record {
+        key: parsed.key,
+        version,
+        brief,
+        alias,
+        parents,
+        written: Written {
+            at: parsed.at,
+            session: parsed.session,
+        },
+        legacy: parsed.brief.is_none(),
+    })
 }
 
-/// The lines of the lineage section of `key` in every notes history here.
+impl Record {
+    /// Whether a line of this version may be believed: its id binds its
+    /// key, brief and parents (a line of 0.3 has no such id; see
+    /// [`Graph`] for when those are believed).
+    pub fn is_sound(&self) -> bool {
+        self.legacy
+            || version_id(self.version.kind(), &self.key, self.brief, &self.parents) == self.version
+    }
+
+    /// Whether this version stands for `blob`.
+    pub fn holds(&self, blob: ObjectId) -> bool {
+        self.brief == blob || self.alias == Some(blob)
+    }
+}
+
+/// The lines of the lineage section of `key` in every checked notes
+/// history here (the local one and the remotes' as validated).
 fn lines_of(repo: &gix::Repository, key: &str) -> Result<Vec<Vec<u8>>> {
     let tips = crate::store::history::notes_tips(repo)?;
     if tips.is_empty() {
@@ -102,59 +234,39 @@ fn lines_of(repo: &gix::Repository, key: &str) -> Result<Vec<Vec<u8>>> {
     Ok(entries.into_iter().map(|e| e.line).collect())
 }
 
-/// Every record of how `version` of `key` was written (its lineage lines
-/// in every notes history here), oldest first by their time; empty for a
-/// version written before lineage was recorded.
-pub fn records(repo: &gix::Repository, key: &str, version: ObjectId) -> Result<Vec<Written>> {
+/// Every record of how a version holding `blob` of `key` was written
+/// (its lineage lines in every notes history here), oldest first by
+/// their time; empty for a version written before lineage was recorded.
+pub fn records(repo: &gix::Repository, key: &str, blob: ObjectId) -> Result<Vec<Written>> {
     let mut out: Vec<Written> = lines_of(repo, key)?
         .iter()
-        .filter_map(|line| parse_written(line))
-        .filter(|(k, id, _, _)| k == key && *id == version)
-        .map(|(_, _, _, w)| w)
+        .filter_map(|line| parse_record(line))
+        .filter(|r| r.key == key && r.holds(blob) && r.is_sound())
+        .map(|r| r.written)
         .collect();
     out.sort_by(|a, b| a.at.cmp(&b.at));
     out.dedup();
     Ok(out)
 }
 
-/// The version `version` of `key` was written on top of, when one
-/// record names exactly one.
-pub fn parent_of(repo: &gix::Repository, key: &str, version: ObjectId) -> Result<Option<ObjectId>> {
-    Ok(ancestors(repo, key, version, 1)?.into_iter().next())
+/// The blob of the version `blob` of `key` was written on top of, when
+/// its version has exactly one parent.
+pub fn parent_of(repo: &gix::Repository, key: &str, blob: ObjectId) -> Result<Option<ObjectId>> {
+    Ok(ancestors(repo, key, blob, 1)?.into_iter().next())
 }
 
-/// The versions under `version` of `key`, nearest first, hop by hop while
-/// a record names exactly one parent; at most `max`, from one read of the
-/// key's lineage.
+/// The blobs of the versions under the version `blob` of `key` stands
+/// for, nearest first, hop by hop while a version has exactly one parent
+/// whose content is known; at most `max`, from one read of the key's
+/// lineage.
 pub fn ancestors(
     repo: &gix::Repository,
     key: &str,
-    version: ObjectId,
+    blob: ObjectId,
     max: usize,
 ) -> Result<Vec<ObjectId>> {
-    let links: Vec<(ObjectId, Vec<ObjectId>)> = lines_of(repo, key)?
-        .iter()
-        .filter_map(|line| parse(line))
-        .filter(|(k, _, _)| k == key)
-        .map(|(_, id, parents)| (id, parents))
-        .collect();
-    let mut out = Vec::new();
-    let mut at = version;
-    while out.len() < max {
-        let Some(parent) = links
-            .iter()
-            .filter(|(id, _)| *id == at)
-            .find_map(|(_, parents)| (parents.len() == 1).then(|| parents[0]))
-        else {
-            break;
-        };
-        if parent == version || out.contains(&parent) {
-            break;
-        }
-        out.push(parent);
-        at = parent;
-    }
-    Ok(out)
+    let mut graph = Graph::of_repo(repo, &[])?;
+    graph.ancestors(key, blob, max)
 }
 
 /// How two versions of one key stand in the version graph.
@@ -166,13 +278,11 @@ pub enum Relation {
     Behind,
     /// The second is an ancestor of the first.
     Ahead,
-    /// Neither is an ancestor of the other (or, after two rival
-    /// resolutions, each is of the other): diverged.
+    /// Neither is an ancestor of the other, or the graph cannot tell
+    /// (a blob no line records, a version of 0.3 whose parents were added
+    /// after the fact, a blob two versions hold): diverged, never a
+    /// fast-forward on a guess.
     Diverged,
-    /// The graph cannot tell: a version on the way was written by a
-    /// git-handoff that recorded no lineage. The caller falls back to what
-    /// the bases say, erring on the side of diverged.
-    Unknown,
 }
 
 /// The history index section a key's lineage lines are kept under: the
@@ -187,18 +297,136 @@ pub fn is_section(name: &str) -> bool {
     name.contains('\n')
 }
 
-/// The version graph of the notes histories at some tips: each key's
-/// lineage lines are read once, from the history index (one section of
-/// its file), when a question about that key first comes.
+/// One version in the graph of a key.
+#[derive(Debug, Clone)]
+struct Node {
+    /// Its content.
+    brief: ObjectId,
+    /// Its parents; `None` when unknown.
+    parents: Option<Vec<ObjectId>>,
+}
+
+/// The versions of one key.
+#[derive(Debug, Default)]
+struct KeyGraph {
+    nodes: HashMap<ObjectId, Node>,
+    /// Blob → the versions that stand for it.
+    by_blob: HashMap<ObjectId, Vec<ObjectId>>,
+}
+
+impl KeyGraph {
+    /// The graph of `key` from its lineage lines: every sound line of this
+    /// version, and the lines of 0.3 that cannot have re-parented one.
+    fn from_records(kind: gix::hash::Kind, key: &str, records: Vec<Record>) -> KeyGraph {
+        let mut graph = KeyGraph::default();
+        let mut legacy: HashMap<ObjectId, HashSet<Vec<ObjectId>>> = HashMap::new();
+        for r in records {
+            if r.key != key || r.version.kind() != kind || !r.is_sound() {
+                continue;
+            }
+            if r.legacy {
+                let mut parents = r.parents;
+                parents.sort();
+                parents.dedup();
+                legacy.entry(r.brief).or_default().insert(parents);
+                continue;
+            }
+            graph.add(r.version, r.brief, Some(r.parents));
+            if let Some(alias) = r.alias {
+                graph.stands_for(alias, r.version);
+            }
+        }
+        for (blob, sets) in legacy {
+            let parents = (sets.len() == 1).then(|| {
+                let set = sets.into_iter().next().expect("one");
+                set.iter().map(|p| unrecorded(kind, key, *p)).collect()
+            });
+            graph.add(unrecorded(kind, key, blob), blob, parents);
+        }
+        for versions in graph.by_blob.values_mut() {
+            versions.sort();
+            versions.dedup();
+        }
+        graph
+    }
+
+    fn add(&mut self, version: ObjectId, brief: ObjectId, parents: Option<Vec<ObjectId>>) {
+        self.nodes.entry(version).or_insert(Node { brief, parents });
+        self.stands_for(brief, version);
+    }
+
+    fn stands_for(&mut self, blob: ObjectId, version: ObjectId) {
+        self.by_blob.entry(blob).or_default().push(version);
+    }
+
+    /// Whether `target` is `from` or one of its ancestors.
+    fn reaches(&self, from: ObjectId, target: ObjectId) -> bool {
+        let mut queue = VecDeque::from([from]);
+        let mut seen = HashSet::from([from]);
+        while let Some(id) = queue.pop_front() {
+            if id == target {
+                return true;
+            }
+            if seen.len() > WALK_LIMIT {
+                return false;
+            }
+            let Some(Node {
+                parents: Some(ps), ..
+            }) = self.nodes.get(&id)
+            else {
+                continue;
+            };
+            for p in ps {
+                if seen.insert(*p) {
+                    queue.push_back(*p);
+                }
+            }
+        }
+        false
+    }
+
+    /// The versions `blob` stands for: of those recorded with it, the ones
+    /// no other descends from (one, unless the blob is ambiguous); a blob
+    /// no line records stands for a version of its own.
+    fn versions_of(&self, kind: gix::hash::Kind, key: &str, blob: ObjectId) -> Vec<ObjectId> {
+        let Some(all) = self.by_blob.get(&blob) else {
+            return vec![unrecorded(kind, key, blob)];
+        };
+        all.iter()
+            .filter(|c| !all.iter().any(|d| d != *c && self.reaches(*d, **c)))
+            .copied()
+            .collect()
+    }
+
+    /// How the versions `a` stands for stand to those of `b`.
+    fn relation(&self, a: &[ObjectId], b: &[ObjectId]) -> Relation {
+        let below = |xs: &[ObjectId], y: &[ObjectId]| {
+            y.len() == 1 && xs.iter().all(|x| self.reaches(y[0], *x))
+        };
+        if a.len() == 1 && a == b {
+            Relation::Same
+        } else if below(a, b) {
+            Relation::Behind
+        } else if below(b, a) {
+            Relation::Ahead
+        } else {
+            Relation::Diverged
+        }
+    }
+}
+
+/// The version graph of the checked notes histories at some tips: each
+/// key's lineage lines are read once, from the history index (one section
+/// of its file), when a question about that key first comes.
 pub struct Graph {
     repo: gix::Repository,
     tips: Vec<ObjectId>,
-    /// Key → version → its parents (absent: no lineage recorded).
-    keys: HashMap<String, HashMap<ObjectId, Vec<ObjectId>>>,
+    keys: HashMap<String, KeyGraph>,
 }
 
 impl Graph {
-    /// The graph of the notes histories at `tips` (local and remotes').
+    /// The graph of the notes histories at `tips`: the local one and
+    /// remotes' once validated, never a staged copy as such.
     pub fn new(repo: &gix::Repository, tips: &[ObjectId]) -> Graph {
         let mut unique = tips.to_vec();
         unique.sort();
@@ -210,93 +438,86 @@ impl Graph {
         }
     }
 
-    /// The graph of every notes history this repository holds, and the
-    /// extra tips given (a remote's history as just fetched).
+    /// The graph of every checked notes history this repository holds (the
+    /// local one, the remotes' as last validated), and the extra tips given
+    /// (checked ones only: the local history before a fetch merged).
     pub fn of_repo(repo: &gix::Repository, extra: &[ObjectId]) -> Result<Graph> {
         let mut tips = crate::store::history::notes_tips(repo)?;
         tips.extend_from_slice(extra);
         Ok(Graph::new(repo, &tips))
     }
 
-    /// How `a` stands to `b`, both versions of `key`.
+    /// How the version blob `a` of `key` stands for stands to `b`'s.
     pub fn relation(&mut self, key: &str, a: ObjectId, b: ObjectId) -> Result<Relation> {
         if a == b {
             return Ok(Relation::Same);
         }
-        let parents = self.parents(key)?;
-        let (a_below_b, b_complete) = reaches(parents, b, a);
-        let (b_below_a, a_complete) = reaches(parents, a, b);
-        Ok(match (a_below_b, b_below_a) {
-            (true, false) => Relation::Behind,
-            (false, true) => Relation::Ahead,
-            (true, true) => Relation::Diverged,
-            (false, false) if a_complete && b_complete => Relation::Diverged,
-            (false, false) => Relation::Unknown,
-        })
+        let kind = self.repo.object_hash();
+        let graph = self.key(key)?;
+        let (va, vb) = (
+            graph.versions_of(kind, key, a),
+            graph.versions_of(kind, key, b),
+        );
+        Ok(graph.relation(&va, &vb))
     }
 
-    /// Whether lineage is recorded for `version` of `key`.
-    pub fn is_recorded(&mut self, key: &str, version: ObjectId) -> Result<bool> {
-        Ok(self.parents(key)?.contains_key(&version))
+    /// The versions blob `blob` of `key` stands for: what a version
+    /// written over it names as its parents.
+    pub fn versions_of(&mut self, key: &str, blob: ObjectId) -> Result<Vec<ObjectId>> {
+        let kind = self.repo.object_hash();
+        Ok(self.key(key)?.versions_of(kind, key, blob))
     }
 
-    /// Every version of `key` with recorded lineage, and its parents: the
-    /// union of its lineage lines in every history.
-    fn parents(&mut self, key: &str) -> Result<&HashMap<ObjectId, Vec<ObjectId>>> {
+    /// Whether a line records a version holding `blob` of `key`.
+    pub fn is_recorded(&mut self, key: &str, blob: ObjectId) -> Result<bool> {
+        Ok(self.key(key)?.by_blob.contains_key(&blob))
+    }
+
+    /// The blobs of the versions under the one `blob` of `key` stands for,
+    /// nearest first, while each has exactly one parent; at most `max`.
+    pub fn ancestors(&mut self, key: &str, blob: ObjectId, max: usize) -> Result<Vec<ObjectId>> {
+        let kind = self.repo.object_hash();
+        let graph = self.key(key)?;
+        let mut at = match graph.versions_of(kind, key, blob)[..] {
+            [one] => one,
+            _ => return Ok(Vec::new()),
+        };
+        let mut out = Vec::new();
+        let mut seen = HashSet::from([at]);
+        while out.len() < max {
+            let Some(Node {
+                parents: Some(ps), ..
+            }) = graph.nodes.get(&at)
+            else {
+                break;
+            };
+            let [parent] = ps[..] else { break };
+            let Some(node) = graph.nodes.get(&parent) else {
+                break;
+            };
+            if !seen.insert(parent) {
+                break;
+            }
+            out.push(node.brief);
+            at = parent;
+        }
+        Ok(out)
+    }
+
+    /// The graph of `key`, read when first asked for.
+    fn key(&mut self, key: &str) -> Result<&KeyGraph> {
         if !self.keys.contains_key(key) {
-            let mut map: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
+            let mut records = Vec::new();
             if !self.tips.is_empty() {
                 let entries =
                     crate::store::history_index::entries_of(&self.repo, &self.tips, &section(key))?;
-                for entry in entries {
-                    if let Some((k, id, parents)) = parse(&entry.line)
-                        && k == key
-                        && id == entry.id
-                    {
-                        map.entry(id).or_default().extend(parents);
-                    }
-                }
+                records.extend(entries.iter().filter_map(|e| parse_record(&e.line)));
             }
-            for parents in map.values_mut() {
-                parents.sort();
-                parents.dedup();
-            }
-            self.keys.insert(key.to_string(), map);
+            let graph = KeyGraph::from_records(self.repo.object_hash(), key, records);
+            self.keys.insert(key.to_string(), graph);
         }
         Ok(&self.keys[key])
     }
-}
-
-/// Whether `target` is an ancestor of `from` (or is it), and whether the
-/// walk saw every ancestor's lineage (no unrecorded version, no limit
-/// reached) when it is not.
-fn reaches(
-    parents: &HashMap<ObjectId, Vec<ObjectId>>,
-    from: ObjectId,
-    target: ObjectId,
-) -> (bool, bool) {
-    let mut queue = VecDeque::from([from]);
-    let mut seen = HashSet::from([from]);
-    let mut complete = true;
-    while let Some(id) = queue.pop_front() {
-        if id == target {
-            return (true, true);
-        }
-        if seen.len() > WALK_LIMIT {
-            return (false, false);
-        }
-        match parents.get(&id) {
-            Some(ps) => {
-                for p in ps {
-                    if seen.insert(*p) {
-                        queue.push_back(*p);
-                    }
-                }
-            }
-            None => complete = false,
-        }
-    }
-    (false, complete)
 }
 
 /// The commit a stored version annotates: the full `head_sha` of the
@@ -321,17 +542,125 @@ pub fn head_of(repo: &gix::Repository, id: ObjectId) -> Option<ObjectId> {
 mod tests {
     use super::*;
 
+    const SHA1: gix::hash::Kind = gix::hash::Kind::Sha1;
+
+    fn blob(n: u8) -> ObjectId {
+        ObjectId::from_bytes_or_panic(&[n; 20])
+    }
+
+    fn rec(line: &str) -> Record {
+        parse_record(line.as_bytes()).expect("a lineage line")
+    }
+
+    /// The record of a version of `k` with content `b` over `parents`.
+    fn version(b: u8, parents: &[ObjectId]) -> (Record, ObjectId) {
+        let (text, id) = line(SHA1, "k", blob(b), parents, &Written::default());
+        (rec(&text), id)
+    }
+
+    fn graph(records: &[&Record]) -> KeyGraph {
+        KeyGraph::from_records(SHA1, "k", records.iter().map(|r| (*r).clone()).collect())
+    }
+
+    fn relation(g: &KeyGraph, a: u8, b: u8) -> Relation {
+        g.relation(
+            &g.versions_of(SHA1, "k", blob(a)),
+            &g.versions_of(SHA1, "k", blob(b)),
+        )
+    }
+
     #[test]
     fn lines_read_back_and_nothing_else_reads_as_one() {
-        let (v, p) = (
-            ObjectId::from_bytes_or_panic(&[1; 20]),
-            ObjectId::from_bytes_or_panic(&[2; 20]),
+        let (r, id) = version(1, &[blob(2), blob(2)]);
+        assert_eq!(
+            (r.version, r.brief, r.parents.clone()),
+            (id, blob(1), vec![blob(2)])
         );
-        let line = line("feat-x", v, &[p, p], &Written::default());
-        assert_eq!(parse(line.as_bytes()), Some(("feat-x".into(), v, vec![p])));
+        assert!(r.is_sound() && !r.legacy);
         assert_eq!(parse(br#"{"schema_version":"1","key":"k"}"#), None);
         assert_eq!(parse(br#"{"lineage":"zz","key":"k","parents":[]}"#), None);
         let extra = br#"{"lineage":"0101010101010101010101010101010101010101","key":"k","parents":[],"x":1}"#;
         assert_eq!(parse(extra), None);
+    }
+
+    #[test]
+    fn a_line_cannot_reparent_an_existing_version() {
+        let (a, va) = version(1, &[]);
+        let (b, vb) = version(2, &[va]);
+        // A forged line: B's id, with A's version... re-parented on B.
+        let forged = rec(&format!(
+            r#"{{"lineage":"{va}","key":"k","brief":"{}","parents":["{vb}"]}}"#,
+            blob(1)
+        ));
+        assert!(!forged.is_sound());
+        let g = graph(&[&a, &b, &forged]);
+        assert_eq!(relation(&g, 1, 2), Relation::Behind);
+        assert_eq!(relation(&g, 2, 1), Relation::Ahead);
+    }
+
+    #[test]
+    fn writing_an_older_content_again_makes_a_new_version_not_a_cycle() {
+        let (x1, vx1) = version(1, &[]);
+        let (y, vy) = version(2, &[vx1]);
+        let (x2, vx2) = version(1, &[vy]);
+        assert_ne!(vx1, vx2);
+        let (z, _) = version(3, &[vy]);
+        let g = graph(&[&x1, &y, &x2, &z]);
+        // X stands for its newest version, which Z does not descend from.
+        assert_eq!(g.versions_of(SHA1, "k", blob(1)), vec![vx2]);
+        assert_eq!(relation(&g, 1, 3), Relation::Diverged);
+        assert_eq!(relation(&g, 3, 1), Relation::Diverged);
+        assert_eq!(relation(&g, 2, 1), Relation::Behind);
+    }
+
+    #[test]
+    fn rival_resolutions_stay_diverged_after_another_write() {
+        let (base, v0) = version(9, &[]);
+        let (a, va) = version(1, &[v0]);
+        let (b, vb) = version(2, &[v0]);
+        let (m1, vm1) = version(1, &[va, vb]);
+        let (m2, _) = version(2, &[va, vb]);
+        let (c, _) = version(3, &[vm1]);
+        let g = graph(&[&base, &a, &b, &m1, &m2, &c]);
+        assert_eq!(relation(&g, 1, 2), Relation::Diverged);
+        assert_eq!(relation(&g, 2, 3), Relation::Diverged);
+        assert_eq!(relation(&g, 1, 3), Relation::Behind);
+    }
+
+    #[test]
+    fn a_blob_two_unrelated_versions_hold_is_diverged_from_everything() {
+        let (a, va) = version(1, &[]);
+        let (b, vb) = version(2, &[va]);
+        let (c, _) = version(3, &[vb]);
+        let (c2, _) = version(3, &[va]);
+        let g = graph(&[&a, &b, &c, &c2]);
+        assert_eq!(g.versions_of(SHA1, "k", blob(3)).len(), 2);
+        assert_eq!(relation(&g, 1, 3), Relation::Diverged);
+        assert_eq!(relation(&g, 2, 3), Relation::Diverged);
+        // A blob no line records: diverged, never a guess.
+        assert_eq!(relation(&g, 1, 7), Relation::Diverged);
+    }
+
+    #[test]
+    fn lines_of_0_3_are_believed_only_with_one_parent_set() {
+        let legacy = |v: u8, p: u8| {
+            rec(&format!(
+                r#"{{"lineage":"{}","key":"k","parents":["{}"]}}"#,
+                blob(v),
+                blob(p)
+            ))
+        };
+        let (b_over_a, c_over_b) = (legacy(2, 1), legacy(3, 2));
+        let g = graph(&[&b_over_a, &c_over_b]);
+        assert_eq!(relation(&g, 1, 3), Relation::Behind);
+        // A 0.3 resolve (or re-import) added a second parent set to B.
+        let resolved = legacy(2, 4);
+        let g = graph(&[&b_over_a, &c_over_b, &resolved]);
+        assert_eq!(relation(&g, 1, 3), Relation::Diverged);
+        assert_eq!(relation(&g, 2, 3), Relation::Behind);
+        // A version of this release written over a 0.3 one.
+        let (d, _) = version(5, &[unrecorded(SHA1, "k", blob(3))]);
+        let g = graph(&[&b_over_a, &c_over_b, &d]);
+        assert_eq!(relation(&g, 1, 5), Relation::Behind);
     }
 }

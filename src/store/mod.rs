@@ -254,7 +254,7 @@ pub fn write(
 ) -> Result<Written, StoreError> {
     refuse_unwritable(repo, updates)?;
     let blobs = write_blobs(repo, updates)?;
-    let annotated = annotations(repo, updates, &blobs);
+    let annotated = annotations(repo, updates, &blobs)?;
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -363,28 +363,43 @@ fn write_blobs(repo: &gix::Repository, updates: &[Update]) -> anyhow::Result<Vec
 
 /// The history lines to add: each brief with a full head id, as compact
 /// JSON on the note of that commit, followed by its lineage line (the
-/// version it replaced here, if any, as its parent).
+/// versions the brief it replaced here stands for, as its parents). A
+/// brief written again exactly as stored makes no version.
 fn annotations(
     repo: &gix::Repository,
     updates: &[Update],
     blobs: &[ObjectId],
-) -> Vec<(ObjectId, String)> {
+) -> anyhow::Result<Vec<(ObjectId, String)>> {
     let by = written_now(repo);
-    updates
-        .iter()
-        .zip(blobs)
-        .filter_map(|(u, blob)| {
-            let sha = u.brief.state.head_sha.as_deref()?;
-            let id = ObjectId::from_hex(sha.as_bytes()).ok()?;
-            let parents: Vec<ObjectId> = u.expected.into_iter().collect();
-            let lines = format!(
-                "{}\n{}",
-                u.brief.to_compact_json(),
-                lineage::line(&u.brief.key, *blob, &parents, &by)
-            );
-            (sha.len() == id.kind().len_in_hex()).then_some((id, lines))
-        })
-        .collect()
+    let mut graph: Option<lineage::Graph> = None;
+    let mut out = Vec::new();
+    for (u, blob) in updates.iter().zip(blobs) {
+        if u.expected == Some(*blob) {
+            continue;
+        }
+        let Some(sha) = u.brief.state.head_sha.as_deref() else {
+            continue;
+        };
+        let Ok(id) = ObjectId::from_hex(sha.as_bytes()) else {
+            continue;
+        };
+        if sha.len() != id.kind().len_in_hex() {
+            continue;
+        }
+        let parents = match u.expected {
+            Some(expected) => {
+                if graph.is_none() {
+                    graph = Some(lineage::Graph::of_repo(repo, &[])?);
+                }
+                let graph = graph.as_mut().expect("just made");
+                graph.versions_of(&u.brief.key, expected)?
+            }
+            None => Vec::new(),
+        };
+        let (record, _) = lineage::line(repo.object_hash(), &u.brief.key, *blob, &parents, &by);
+        out.push((id, format!("{}\n{record}", u.brief.to_compact_json())));
+    }
+    Ok(out)
 }
 
 /// Who writes now: the clock (`GIT_HANDOFF_NOW` when set) and the agent
@@ -398,26 +413,26 @@ fn written_now(repo: &gix::Repository) -> lineage::Written {
     }
 }
 
-/// Record in the history that `version` of `key` (a stored brief, whose
-/// head is `head`) was written on top of `parents` as well: what
-/// `resolve` adds, so that the other side fast-forwards to the version
-/// kept. Only the notes history moves (compare-and-swap, retried when
-/// another writer moved it).
-pub fn record_lineage(
+/// Record in the history a new version of `key` holding the stored brief
+/// `brief` (whose head is `head`) on top of `parents` (versions): what
+/// `resolve` adds — a merge version with both sides as parents, so that
+/// the other side fast-forwards to it — and what a brief sanitized in
+/// place adds. Only the notes history moves (compare-and-swap, retried
+/// when another writer moved it). Returns the version's id.
+pub fn record_version(
     repo: &gix::Repository,
     key: &str,
-    (version, head): (ObjectId, ObjectId),
+    (brief, head): (ObjectId, ObjectId),
     parents: &[ObjectId],
     reflog: &str,
-) -> anyhow::Result<()> {
-    let annotated = [(
-        head,
-        lineage::line(key, version, parents, &written_now(repo)),
-    )];
+) -> anyhow::Result<ObjectId> {
+    let (line, version) =
+        lineage::line(repo.object_hash(), key, brief, parents, &written_now(repo));
+    let annotated = [(head, line)];
     for attempt in 1..=NOTES_RETRIES {
         let edit = again_after_gc(|| notes_edit(repo, &annotated, reflog))?;
         match refs::commit(repo, vec![edit]) {
-            Ok(_) => return Ok(()),
+            Ok(_) => return Ok(version),
             Err(err) if attempt < NOTES_RETRIES && err.is_conflict() => {
                 std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 3));
             }
@@ -939,24 +954,19 @@ fn rewrite_tree(
 }
 
 /// Replace `key`'s brief with `brief` (compare-and-swap against
-/// `expected`) without recording a history version: for sanitizing a stored
-/// brief in place, not for new versions.
+/// `expected`): a brief sanitized in place (`redact`). It is a new version
+/// like any other — its history line and its version on top of the one it
+/// replaces — so teammates fast-forward to it.
 pub fn replace(
     repo: &gix::Repository,
     brief: &Brief,
     expected: ObjectId,
     reflog: &str,
 ) -> Result<ObjectId, StoreError> {
-    let id = repo
-        .write_blob(brief.to_pretty_json().as_bytes())
-        .context("cannot write the brief blob")?
-        .detach();
-    let edit = refs::update(ref_name(&brief.key), id, Some(expected), reflog);
-    edit_racing(
-        repo,
-        vec![edit],
-        std::slice::from_ref(&brief.key),
-        vec![ref_name(&brief.key)],
-    )?;
-    Ok(id)
+    let update = Update {
+        expected: Some(expected),
+        brief: brief.clone(),
+    };
+    let written = write(repo, std::slice::from_ref(&update), reflog)?;
+    Ok(written.ids[0].1)
 }

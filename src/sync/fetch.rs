@@ -709,7 +709,7 @@ fn by_graph(
         Relation::Ahead if b == Some(l) => Some((Status::RolledBack, Action::SetBase(r))),
         Relation::Ahead => Some((Status::Ahead, Action::SetBase(r))),
         Relation::Diverged => Some((Status::Diverged, Action::Nothing)),
-        Relation::Same | Relation::Unknown => None,
+        Relation::Same => None,
     })
 }
 

@@ -181,7 +181,7 @@ fn plan(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<O
     if !ahead && notes.is_none() {
         return Ok(None);
     }
-    let (keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
+    let (keys, sends) = plan_keys(repo, &sides, selected, options)?;
     if sends.is_empty() && notes.is_none() {
         return Ok(None);
     }

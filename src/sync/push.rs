@@ -385,7 +385,6 @@ fn plan_batches<'r>(
 /// by blob id, is not scanned again).
 pub(super) fn plan_keys(
     repo: &gix::Repository,
-    remote: &str,
     sides: &Sides,
     selected: Vec<String>,
     options: &PushOptions,
@@ -414,7 +413,7 @@ pub(super) fn plan_keys(
             },
             (None, b, Some(r)) if b != Some(r) => only_there(repo, &key, r, options),
             sides_of_key => {
-                let relation = relation(repo, remote, &mut graph, &key, sides_of_key)?;
+                let relation = relation(repo, &mut graph, &key, sides_of_key)?;
                 plan(
                     sides_of_key,
                     relation,
@@ -473,7 +472,6 @@ pub(super) fn plan_keys(
 /// exist and differ; the graph is read once per push, when first needed.
 fn relation(
     repo: &gix::Repository,
-    remote: &str,
     graph: &mut Option<Graph>,
     key: &str,
     (l, _, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
@@ -485,11 +483,9 @@ fn relation(
         return Ok(None);
     }
     if graph.is_none() {
-        let staged = crate::store::history::peel(repo, &remotes::staged_notes_ref(remote))?;
-        *graph = Some(Graph::of_repo(
-            repo,
-            &staged.into_iter().collect::<Vec<_>>(),
-        )?);
+        // The checked histories only: the local one and the remote's as
+        // fetch validated it (`notes_tips`), never the staged copy.
+        *graph = Some(Graph::of_repo(repo, &[])?);
     }
     let graph = graph.as_mut().expect("just made");
     Ok(Some(graph.relation(key, l, r)?))
@@ -839,7 +835,7 @@ fn fetch_first(
     };
     let mut selected = selected_keys(&sides, remote, options)?;
     selected.retain(|key| !settled.contains(key));
-    let (mut keys, sends) = plan_keys(repo, remote, &sides, selected, options)?;
+    let (mut keys, sends) = plan_keys(repo, &sides, selected, options)?;
     let (notes_to_push, mut history) = plan_history(repo, remote)?;
     let mut notes = notes_to_push.map(|tip| NotesSend { tip, lease: None });
     if let Some(NotesMerge::Held { theirs, .. }) = fetch_report.as_ref().map(|r| r.history) {

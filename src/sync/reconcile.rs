@@ -288,13 +288,5 @@ mod tests {
             p(b, a, a, Relation::Behind),
             Plan::Hold(_, Held::Stale)
         ));
-        // Only what the graph cannot place falls back to the bases.
-        assert_eq!(
-            p(b, a, a, Relation::Unknown),
-            Plan::Send {
-                lease: a,
-                new: b.unwrap()
-            }
-        );
     }
 }

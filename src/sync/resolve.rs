@@ -6,9 +6,9 @@ use serde::Serialize;
 
 use super::VersionInfo;
 use super::refs::{Sides, info, is_brief, previous, set, transaction};
+use crate::store;
 use crate::store::lineage::{self, Graph, Relation};
 use crate::store::remotes::{self, base_ref};
-use crate::store::{self, history};
 
 /// How to end a divergence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -74,16 +74,11 @@ pub fn resolve(
     let _lock = super::lock::hold(repo, remote)?;
     let sides = Sides::read(repo, remote)?;
     let (l, b, r) = sides.get(key);
+    // The graph of the checked histories only (the local one, the remote's
+    // as fetch validated it), never the staged copy as such.
+    let mut graph = Graph::of_repo(repo, &[])?;
     let diverged = match (l, r) {
-        (Some(l), Some(r)) if l != r => {
-            let staged = history::peel(repo, &remotes::staged_notes_ref(remote))?;
-            let mut graph = Graph::of_repo(repo, &staged.into_iter().collect::<Vec<_>>())?;
-            match graph.relation(key, l, r)? {
-                Relation::Diverged => true,
-                Relation::Unknown => b.is_none_or(|b| b != l && b != r),
-                _ => false,
-            }
-        }
+        (Some(l), Some(r)) if l != r => graph.relation(key, l, r)? == Relation::Diverged,
         _ => false,
     };
     if !diverged {
@@ -103,15 +98,17 @@ pub fn resolve(
         .into());
     }
     let message = format!("handoff: resolve {key} with {remote}");
-    // The version kept is recorded on top of the other side's first, so
+    // The version kept is recorded as a merge of both sides first, so
     // that the other side fast-forwards to it (a resolve killed after this
     // line is settled by the next fetch or push the same way).
-    let (kept, other) = match resolution {
-        Resolution::KeepLocal => (l, r),
-        Resolution::TakeRemote => (r, l),
+    let kept = match resolution {
+        Resolution::KeepLocal => l,
+        Resolution::TakeRemote => r,
     };
     if let Some(head) = lineage::head_of(repo, kept) {
-        store::record_lineage(repo, key, (kept, head), &[other], &message)?;
+        let mut parents = graph.versions_of(key, l)?;
+        parents.extend(graph.versions_of(key, r)?);
+        store::record_version(repo, key, (kept, head), &parents, &message)?;
     }
     let base_name = base_ref(remote, key);
     // The brief before the base (refs are committed in order): a resolve

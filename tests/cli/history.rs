@@ -403,7 +403,7 @@ fn a_tampered_or_truncated_index_is_detected_and_rebuilt() {
     let file = &files[0];
     let original = std::fs::read(file).unwrap();
     let text = String::from_utf8_lossy(&original).into_owned();
-    assert!(text.starts_with("git-handoff history index 3\n"), "{text}");
+    assert!(text.starts_with("git-handoff history index 4\n"), "{text}");
 
     let edited = text.replacen("\"done_when\":\"first\"", "\"done_when\":\"FORGE\"", 1);
     let tampered: Vec<(&str, Vec<u8>)> = vec![

@@ -269,10 +269,26 @@ fn the_version_graph_and_staging_work_in_sha256() {
         assert_eq!(t.brief_id(&t.b, "k").as_deref(), Some(vb.as_str()));
     }
     let lineage = t.sb.git(&t.b, &["log", "--notes=handoffs", "--format=%N"]);
+    // Each version is named by a 64-digit id that binds its brief and its
+    // parents: vb's parent is v1's version, not v1's blob.
+    let version_of = |blob: &str| {
+        let line = lineage
+            .lines()
+            .find(|l| l.contains(&format!("\"brief\":\"{blob}\"")))
+            .unwrap_or_else(|| panic!("no lineage line for {blob}: {lineage}"));
+        line[12..76].to_string()
+    };
+    let (v1_version, vb_version) = (version_of(&v1), version_of(&vb));
     assert!(
-        lineage.contains(&format!("\"parents\":[\"{v1}\"]")),
+        v1_version.bytes().all(|b| b.is_ascii_hexdigit()),
         "{lineage}"
     );
+    assert_ne!(v1_version, v1);
+    assert!(
+        lineage.contains(&format!("\"parents\":[\"{v1_version}\"]")),
+        "{lineage}"
+    );
+    assert_ne!(vb_version, v1_version);
     t.run(&t.b, &["resolve", "k", "--keep-local"]).success();
     t.run(&t.b, &["push"]).success();
     assert_eq!(t.remote_id("k").as_deref(), Some(vb.as_str()));

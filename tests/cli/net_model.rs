@@ -249,19 +249,33 @@ impl Run<'_> {
     }
 }
 
+impl<'a> Run<'a> {
+    /// A run in `repo`, with nothing written yet.
+    fn new(sb: &'a Sandbox, repo: &'a Path, fixture: &'a str, seed: u64) -> Run<'a> {
+        Run {
+            sb,
+            repo,
+            fixture,
+            person: None,
+            day: 0,
+            log: Vec::new(),
+            seed,
+        }
+    }
+}
+
+fn fixture() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/draft-claude.jsonl"),
+    )
+    .unwrap()
+}
+
 fn run_seed(fixture: &str, seed: u64, steps: usize) {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     sb.commit(&repo, "src/auth.rs", "pub fn verify() {}\n", "auth");
-    let mut run = Run {
-        sb: &sb,
-        repo: &repo,
-        fixture,
-        person: None,
-        day: 0,
-        log: Vec::new(),
-        seed,
-    };
+    let mut run = Run::new(&sb, &repo, fixture, seed);
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     for _ in 0..steps {
         let step = match rng.below(6) {
@@ -278,10 +292,7 @@ fn run_seed(fixture: &str, seed: u64, steps: usize) {
 
 #[test]
 fn a_persons_brief_survives_every_automatic_path() {
-    let fixture = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/draft-claude.jsonl"),
-    )
-    .unwrap();
+    let fixture = fixture();
     let seeds: Vec<u64> = match std::env::var("GIT_HANDOFF_NET_SEED") {
         Ok(seed) => vec![seed.parse().expect("a number")],
         Err(_) => (0..40).collect(),
@@ -289,4 +300,50 @@ fn a_persons_brief_survives_every_automatic_path() {
     for seed in seeds {
         run_seed(&fixture, seed, 8);
     }
+}
+
+/// Issue 55 item 7: however long a chain of drafts grows (no person's
+/// write between), each keeps the person's version.
+#[test]
+fn a_long_chain_of_drafts_keeps_the_persons_brief() {
+    let (sb, fixture) = (Sandbox::new(), fixture());
+    let repo = sb.repo("app");
+    let mut run = Run::new(&sb, &repo, &fixture, 0);
+    run.apply(Step::Write);
+    for _ in 0..20 {
+        run.apply(Step::Session {
+            worked: true,
+            compacts: false,
+        });
+    }
+}
+
+/// Issue 55 item 6: Ada's session ends over her brief (a draft) and she
+/// pushes; Bob fetches and his session ends: his draft keeps Ada's next
+/// step and decisions, read from the history (her version's blob never
+/// reached his clone).
+#[test]
+fn a_teammates_draft_keeps_the_persons_brief() {
+    let (t, fixture) = (team(), fixture());
+    let mut ada = Run::new(&t.sb, &t.a, &fixture, 0);
+    ada.apply(Step::Write);
+    ada.apply(Step::Session {
+        worked: true,
+        compacts: false,
+    });
+    let person = ada.person.take().expect("Ada wrote");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let missing = t.sb.git_out(&t.b, &["cat-file", "-e", &person.id]);
+    assert!(
+        !missing.status.success(),
+        "the test needs Ada's blob absent"
+    );
+    let mut bob = Run::new(&t.sb, &t.b, &fixture, 0);
+    bob.person = Some(person);
+    bob.day = ada.day;
+    bob.apply(Step::Session {
+        worked: true,
+        compacts: false,
+    });
 }

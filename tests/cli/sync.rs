@@ -1575,14 +1575,6 @@ fn init_check_names_bases_of_an_earlier_version_and_init_moves_them() {
 // Issue 20: the incremental gate and the history index.
 
 impl Team {
-    /// Append `line` to the history note of HEAD in `dir` with plain git.
-    fn append_note(&self, dir: &Path, line: &str) {
-        self.sb.git(
-            dir,
-            &["notes", "--ref=handoffs", "append", "-m", line, "HEAD"],
-        );
-    }
-
     fn gate_cache(&self, dir: &Path) -> PathBuf {
         dir.join(".git/handoff-gate.cache")
     }

@@ -330,8 +330,13 @@ fn net(input: &Value) -> Result<Option<String>> {
             Some((stored.id, serde_json::from_slice::<Value>(&stored.data)?))
         } else {
             // An earlier draft (PreCompact's, say): this one goes over the
-            // person's version that one went over, not from scratch.
-            person_under(&repo, &key, stored.id)?
+            // person's version that one went over, not from scratch; with
+            // nothing else to go on, over that draft, which carries the
+            // person's fields.
+            match person_under(&repo, &key, stored.id)? {
+                Some(person) => Some(person),
+                None => Some((stored.id, serde_json::from_slice::<Value>(&stored.data)?)),
+            }
         };
     }
     // `write` works in the current directory's repository.
@@ -349,8 +354,9 @@ fn net(input: &Value) -> Result<Option<String>> {
 }
 
 /// How far back through drafts over drafts the person's version is looked
-/// for.
-const DRAFTS_DEEP: usize = 16;
+/// for: any chain a history can hold (the walk reads one key's lineage
+/// once, whatever its length).
+const DRAFTS_DEEP: usize = 100_000;
 
 /// The newest version under the AUTO draft `id` of `key` (following the
 /// version graph) that is not itself a draft: what a person wrote.
@@ -360,10 +366,12 @@ fn person_under(
     id: gix::ObjectId,
 ) -> Result<Option<(gix::ObjectId, Value)>> {
     for parent in store::lineage::ancestors(repo, key, id, DRAFTS_DEEP)? {
-        let Ok(blob) = repo.find_blob(parent) else {
+        // Read from the history when the blob never reached this clone (a
+        // teammate's version, fetched as their history line).
+        let Some(stored) = store::history::stored_form(repo, key, parent)? else {
             return Ok(None);
         };
-        let value: Value = serde_json::from_slice(&blob.data)?;
+        let value: Value = serde_json::from_str(&stored)?;
         if value.get("mode").and_then(Value::as_str) != Some(draft::MODE) {
             return Ok(Some((parent, value)));
         }

@@ -2,7 +2,7 @@
 //! without reading any other key's:
 //!
 //! ```text
-//! git-handoff history index 3
+//! git-handoff history index 4
 //! <tip> <tip> …                                   the tips it covers
 //! <dir len> <dir digest> <commits len> <commits digest> <sections len>
 //! <offset> <len> <digest> <key as JSON>           one per key, sorted (the directory)
@@ -27,7 +27,7 @@ use gix::bstr::ByteSlice;
 use super::{Entry, Index};
 
 /// The file's first line; another first line discards the file.
-const HEADER: &str = "git-handoff history index 3\n";
+const HEADER: &str = "git-handoff history index 4\n";
 
 fn tips_line(tips: &[ObjectId]) -> String {
     let hex: Vec<String> = tips.iter().map(|t| t.to_string()).collect();

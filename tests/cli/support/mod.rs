@@ -646,6 +646,15 @@ impl Team {
         (bare, url)
     }
 
+    /// Append `line` to the history note of HEAD in `dir` with plain git,
+    /// as any teammate can.
+    pub fn append_note(&self, dir: &Path, line: &str) {
+        self.sb.git(
+            dir,
+            &["notes", "--ref=handoffs", "append", "-m", line, "HEAD"],
+        );
+    }
+
     /// Another clone of the team's remote, at `name`.
     pub fn clone_as(&self, name: &str) -> PathBuf {
         let root = self.sb.dir.path().to_path_buf();

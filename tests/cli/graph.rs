@@ -1,0 +1,250 @@
+//! The version graph holds by construction (issue 55): a version's id
+//! binds its content and its parents, so no line can re-parent a version,
+//! an older content written again is a new version, and only checked
+//! histories feed the graph. Each test is a case that replaced or lost a
+//! teammate's brief, or died, before.
+
+use std::path::Path;
+
+use crate::support::*;
+
+const T1: &str = "2026-11-30T09:00:00Z";
+const T2: &str = "2026-11-30T10:00:00Z";
+const T3: &str = "2026-11-30T11:00:00Z";
+const T4: &str = "2026-11-30T12:00:00Z";
+
+impl Team {
+    fn brief(&self, dir: &Path, key: &str) -> Option<String> {
+        self.id(dir, &format!("refs/handoffs/{key}"))
+    }
+
+    /// A writes v1 and pushes, B fetches it; then A writes a2 and pushes,
+    /// B writes b2 over v1 and fetches: diverged. The ids of a2 and b2.
+    fn diverged(&self) -> (String, String) {
+        self.write(&self.a, "k", T1, "v1");
+        self.run(&self.a, &["push"]).success();
+        self.run(&self.b, &["fetch"]).success();
+        let a2 = self.write(&self.a, "k", T2, "a2");
+        self.run(&self.a, &["push"]).success();
+        let b2 = self.write(&self.b, "k", T3, "b2");
+        let out = self.run(&self.b, &["fetch"]).code(1);
+        assert_stdout_has(&out, "  diverged: k (local ");
+        (a2, b2)
+    }
+
+    /// The version id the lineage line recording blob `blob` names, in
+    /// `dir`'s history.
+    fn version_of(&self, dir: &Path, blob: &str) -> String {
+        let notes = self
+            .sb
+            .git(dir, &["log", "--notes=handoffs", "--format=%N"]);
+        let line = lineage_lines(&notes)
+            .into_iter()
+            .find(|l| l.contains(&format!("\"brief\":\"{blob}\"")))
+            .unwrap_or_else(|| panic!("no lineage line for {blob}: {notes}"))
+            .to_string();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        v["lineage"].as_str().unwrap().to_string()
+    }
+}
+
+/// Item 1: `import --force` of an older content X over Y is a new version
+/// on top of Y, not X made Y's descendant and ancestor at once: a
+/// teammate's Z, written on Y meanwhile, does not fast-forward it away.
+#[test]
+fn an_older_content_imported_again_is_a_new_version_not_a_cycle() {
+    let t = team();
+    let x = t.write(&t.a, "k", T1, "x");
+    t.run(&t.a, &["push"]).success();
+    let folder = t.sb.path("old");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("k.json"),
+        t.sb.git(&t.a, &["cat-file", "-p", &x]),
+    )
+    .unwrap();
+    let y = t.write(&t.a, "k", T2, "y");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(t.brief(&t.b, "k"), Some(y.clone()));
+
+    t.run(&t.a, &["import", folder.to_str().unwrap(), "--force"])
+        .success();
+    assert_eq!(t.brief(&t.a, "k"), Some(x.clone()));
+    let z = t.write(&t.b, "k", T3, "z");
+    t.run(&t.b, &["push"]).success();
+    for _ in 0..2 {
+        let out = t.run(&t.a, &["fetch"]).code(1);
+        assert_stdout_has(&out, "  diverged: k (local ");
+        assert_eq!(t.brief(&t.a, "k"), Some(x.clone()), "X was kept");
+    }
+    // The re-import is a version of its own, on top of Y's.
+    let notes = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
+    let x_lines: Vec<&str> = lineage_lines(&notes)
+        .into_iter()
+        .filter(|l| l.contains(&format!("\"brief\":\"{x}\"")))
+        .collect();
+    assert_eq!(x_lines.len(), 2, "{notes}");
+    assert!(
+        x_lines.iter().any(|l| l.contains(&t.version_of(&t.a, &y))),
+        "{notes}"
+    );
+    assert_eq!(t.remote_id("k"), Some(z));
+}
+
+/// Item 2: two clones resolve one divergence in opposite ways, through
+/// two remotes; one more write on one side must not fast-forward the
+/// other side's resolution away.
+#[test]
+fn rival_resolutions_stay_diverged_after_another_write() {
+    let t = team();
+    let (_, backup_url) = t.second_remote("backup");
+    t.sb.git(&t.b, &["remote", "add", "backup", &backup_url]);
+    t.write(&t.a, "k", T1, "v1");
+    t.run(&t.a, &["push", "origin"]).success();
+    t.run(&t.a, &["push", "backup"]).success();
+    t.run(&t.b, &["fetch", "origin"]).success();
+    t.run(&t.b, &["fetch", "backup"]).success();
+    let a2 = t.write(&t.a, "k", T2, "a2");
+    t.run(&t.a, &["push", "origin"]).success();
+    let b2 = t.write(&t.b, "k", T3, "b2");
+    t.run(&t.b, &["push", "backup"]).success();
+
+    // A meets B's version through backup and keeps its own; B meets A's
+    // through origin and keeps its own.
+    t.run(&t.a, &["fetch", "backup"]).code(1);
+    t.run(
+        &t.a,
+        &["resolve", "k", "--keep-local", "--remote", "backup"],
+    )
+    .success();
+    t.run(&t.a, &["push", "backup"]).success();
+    t.run(&t.b, &["fetch", "origin"]).code(1);
+    t.run(
+        &t.b,
+        &["resolve", "k", "--keep-local", "--remote", "origin"],
+    )
+    .success();
+    t.run(&t.b, &["push", "origin"]).success();
+    assert_eq!(t.remote_id("k"), Some(b2.clone()));
+
+    // Diverged at first, as the docs say ...
+    t.run(&t.a, &["fetch", "origin"]).code(1);
+    assert_eq!(t.brief(&t.a, "k"), Some(a2.clone()));
+    // ... and after one more write on A's side too.
+    let a3 = t.write(&t.a, "k", T4, "a3");
+    t.run(&t.a, &["push", "backup"]).success();
+    for _ in 0..2 {
+        let out = t.run(&t.b, &["fetch", "backup"]).code(1);
+        assert_stdout_has(&out, "  diverged: k (local ");
+        assert_eq!(t.brief(&t.b, "k"), Some(b2.clone()));
+    }
+    let out = t.run(&t.a, &["fetch", "origin"]).code(1);
+    assert_stdout_has(&out, "  diverged: k (local ");
+    assert_eq!(t.brief(&t.a, "k"), Some(a3));
+}
+
+/// Item 3: a lineage line appended with plain `git notes append`, naming
+/// a teammate's version as the parent of theirs, cannot make a version
+/// they never held fast-forward it — in the format of 0.3 or this one.
+#[test]
+fn a_forged_lineage_line_fast_forwards_nothing() {
+    let t = team();
+    let (a2, b2) = t.diverged();
+    let a2_version = t.version_of(&t.a, &a2);
+    t.run(&t.b, &["push"]).code(1);
+    let b2_version = t.version_of(&t.b, &b2);
+    t.sb.git(
+        &t.a,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/handoffs:refs/notes/handoffs",
+        ],
+    );
+    for forged in [
+        format!(r#"{{"lineage":"{a2}","key":"k","parents":["{b2}"]}}"#),
+        format!(
+            r#"{{"lineage":"{a2_version}","key":"k","brief":"{a2}","parents":["{b2_version}"]}}"#
+        ),
+    ] {
+        t.append_note(&t.a, &forged);
+    }
+    t.sb.git(
+        &t.a,
+        &["push", "-q", "--force", "origin", "refs/notes/handoffs"],
+    );
+    for _ in 0..2 {
+        let out = t.run(&t.b, &["fetch"]).code(1);
+        assert_stdout_has(&out, "  diverged: k (local ");
+        assert_eq!(t.brief(&t.b, "k"), Some(b2.clone()));
+    }
+    let out = t.run(&t.b, &["push"]).code(1);
+    assert_stdout_has(&out, "diverged, not pushed: k (");
+    assert_eq!(t.remote_id("k"), Some(a2));
+}
+
+/// Items 4 and 5: a remote history that is no notes history (a blob, or a
+/// commit whose tree holds a plain file) is never read: resolve and push
+/// of a diverged key work, and push sends none of it back.
+#[test]
+fn an_unchecked_remote_history_feeds_nothing() {
+    for junk in ["blob", "tree"] {
+        let t = team();
+        let (_, b2) = t.diverged();
+        let blob = t.sb.git_stdin(
+            &t.bare,
+            &["hash-object", "-w", "--stdin"],
+            "not a notes history\n",
+        );
+        let bad = if junk == "blob" {
+            blob
+        } else {
+            let tree = t.sb.git_stdin(
+                &t.bare,
+                &["mktree"],
+                format!("100644 blob {blob}\tREADME\n"),
+            );
+            t.sb.git(&t.bare, &["commit-tree", &tree, "-m", "not notes"])
+                .trim()
+                .to_string()
+        };
+        t.sb.git(&t.bare, &["update-ref", "refs/notes/handoffs", &bad]);
+        let out = t.run(&t.b, &["fetch"]).code(1);
+        assert_stdout_has(&out, "history: ignored");
+        assert_stdout_has(&out, "  diverged: k (local ");
+        t.run(&t.b, &["resolve", "k", "--keep-local"]).success();
+        let out = t.run(&t.b, &["push"]);
+        let code = out.get_output().status.code();
+        assert_ne!(code, Some(128), "{junk}: {}", stderr(&out));
+        assert_eq!(t.remote_id("k"), Some(b2.clone()), "{junk}");
+        let merged = t.sb.git_out(
+            &t.b,
+            &["merge-base", "--is-ancestor", &bad, "refs/notes/handoffs"],
+        );
+        assert!(!merged.status.success(), "{junk}: the junk was merged in");
+    }
+}
+
+/// Item 13: `redact` stores its sanitized brief as a new version on top
+/// of the one it replaced, so a teammate fast-forwards to it.
+#[test]
+fn a_redacted_brief_is_a_version_in_the_graph() {
+    let t = team();
+    let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let leaked = t.write(&t.a, "k", T1, &format!("deploy with {token}"));
+    t.run(&t.a, &["redact"]).success();
+    let clean = t.brief(&t.a, "k").unwrap();
+    assert_ne!(clean, leaked);
+    let notes = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
+    let line = lineage_lines(&notes)
+        .into_iter()
+        .find(|l| l.contains(&format!("\"brief\":\"{clean}\"")))
+        .unwrap_or_else(|| panic!("redact recorded no version: {notes}"));
+    assert!(line.contains(&t.version_of(&t.a, &leaked)), "{line}");
+    t.run(&t.a, &["redact", "--history"]).success();
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(t.brief(&t.b, "k"), Some(clean));
+}
