@@ -343,44 +343,58 @@ fn json_example(text: &str) -> Option<Linted> {
     }
 }
 
+/// A fenced code block of a doc: its language, the lint rules marked for
+/// it, and its lines with their numbers.
+struct Block<'a> {
+    lang: String,
+    expect: Vec<String>,
+    lines: Vec<(usize, &'a str)>,
+}
+
+/// The brief examples of one code block.
+fn block_examples(block: &Block) -> Vec<LintExample> {
+    let example = |line, what| LintExample {
+        line,
+        expect: block.expect.clone(),
+        what,
+    };
+    let start = block.lines.first().map_or(0, |l| l.0);
+    match block.lang.as_str() {
+        "json" => {
+            let body: Vec<&str> = block.lines.iter().map(|l| l.1).collect();
+            json_example(&body.join("\n"))
+                .map(|what| example(start, what))
+                .into_iter()
+                .collect()
+        }
+        "text" | "markdown" => Vec::new(),
+        _ => shell_commands(&block.lines)
+            .into_iter()
+            .filter_map(|(line, command)| write_example(&command).map(|w| example(line, w)))
+            .collect(),
+    }
+}
+
 /// Every brief, plan and `git handoff write` example in the code blocks of
 /// a doc (```text blocks excepted), in order.
 fn lint_examples(text: &str) -> Vec<LintExample> {
     let mut out = Vec::new();
     let mut expect: Vec<String> = Vec::new();
-    let mut block: Option<(String, Vec<String>, Vec<(usize, &str)>)> = None;
+    let mut block: Option<Block> = None;
     for (i, line) in text.lines().enumerate() {
-        if let Some((lang, marked, lines)) = &mut block {
-            if !line.starts_with("```") {
-                lines.push((i + 1, line));
-                continue;
+        if let Some(open) = &mut block {
+            if line.starts_with("```") {
+                out.extend(block_examples(open));
+                block = None;
+            } else {
+                open.lines.push((i + 1, line));
             }
-            let start = lines.first().map_or(i, |l| l.0);
-            if lang == "json" {
-                let body: Vec<&str> = lines.iter().map(|l| l.1).collect();
-                if let Some(what) = json_example(&body.join("\n")) {
-                    let expect = marked.clone();
-                    out.push(LintExample {
-                        line: start,
-                        expect,
-                        what,
-                    });
-                }
-            } else if lang != "text" && lang != "markdown" {
-                for (line, command) in shell_commands(lines) {
-                    if let Some(what) = write_example(&command) {
-                        let expect = marked.clone();
-                        out.push(LintExample { line, expect, what });
-                    }
-                }
-            }
-            block = None;
         } else if let Some(lang) = line.strip_prefix("```") {
-            block = Some((
-                lang.trim().to_string(),
-                std::mem::take(&mut expect),
-                Vec::new(),
-            ));
+            block = Some(Block {
+                lang: lang.trim().to_string(),
+                expect: std::mem::take(&mut expect),
+                lines: Vec::new(),
+            });
         } else if let Some(rules) = line
             .strip_prefix("<!-- lint: expect ")
             .and_then(|r| r.strip_suffix(" -->"))
@@ -728,4 +742,38 @@ fn the_reference_has_every_command_and_flag() {
     }
     assert!(commands.len() >= 30, "only {} commands", commands.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 57: the README stays a front door (at most 300 lines, its first
+/// code block the install-and-tour command and the test command) and the
+/// guide a guide (at most 500 lines; the reference and development.md
+/// hold the rest).
+#[test]
+fn the_readme_and_the_guide_keep_their_size() {
+    let read = |name: &str| std::fs::read_to_string(Path::new(ROOT).join(name)).unwrap();
+    let readme = read("README.md");
+    let guide = read("docs/guide.md");
+    assert!(
+        readme.lines().count() <= 300,
+        "README.md: {} lines",
+        readme.lines().count()
+    );
+    assert!(
+        guide.lines().count() <= 500,
+        "docs/guide.md: {} lines",
+        guide.lines().count()
+    );
+    let first = readme.split("```").nth(1).unwrap();
+    let commands: Vec<&str> = first
+        .lines()
+        .skip(1)
+        .map(|l| l.split('#').next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "cargo install --locked --path . && git handoff demo",
+            "cargo test --locked"
+        ]
+    );
 }
