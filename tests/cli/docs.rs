@@ -261,3 +261,519 @@ fn the_doc_checker_catches_a_missing_command_or_flag() {
     assert_eq!(examples[0].expected, "a b\n");
     assert_eq!(run(&examples), ["a b\n", "", ""]);
 }
+
+/// The files of the project the docs' examples are about, which their
+/// pointers name: the walkthrough's `auth.rs`, the flags example's and the
+/// split plan's `src/auth.rs` and `DESIGN.md`.
+const EXAMPLE_TREE: &[(&str, &str)] = &[
+    ("auth.rs", "pub fn verify() {}\n"),
+    (
+        "src/auth.rs",
+        "pub fn verify(exp: u64, now: u64) -> bool {\n    now <= exp\n}\n",
+    ),
+    ("DESIGN.md", "# Design\n\nTokens are JWT.\n"),
+];
+
+/// What a brief example of the docs is, to lint.
+#[derive(Debug, PartialEq)]
+enum Linted {
+    /// A (partial) brief: `git handoff lint -F -`.
+    Brief(String),
+    /// A split plan: `git handoff split --plan -` (the proposal lints).
+    Plan(String),
+    /// `git handoff write` with these arguments, and stdin when the JSON
+    /// is echoed into it.
+    Write(Vec<String>, Option<String>),
+}
+
+/// One brief example, where it is, and the lint rules it is documented to
+/// draw (an `<!-- lint: expect RULE, … -->` line right above its block):
+/// none for every example that is not marked.
+struct LintExample {
+    line: usize,
+    expect: Vec<String>,
+    what: Linted,
+}
+
+/// The lines of a shell block joined into commands: a line ending in `\`
+/// or inside an open single quote goes on; `$ ` prompts dropped.
+fn shell_commands(lines: &[(usize, &str)]) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut open = false;
+    for &(n, line) in lines {
+        let line = line.strip_prefix("$ ").unwrap_or(line);
+        if open {
+            let last = out.last_mut().unwrap();
+            last.1.push('\n');
+            last.1.push_str(line);
+        } else {
+            out.push((n, line.to_string()));
+        }
+        let text = &out.last().unwrap().1;
+        open = text.ends_with('\\') || text.matches('\'').count() % 2 == 1;
+    }
+    out
+}
+
+/// The `git handoff write` of a shell command, with the JSON an `echo '…'`
+/// pipes into it.
+fn write_example(command: &str) -> Option<Linted> {
+    let at = command.find("git handoff write")?;
+    let stdin = command[..at]
+        .split_once("echo '")
+        .and_then(|(_, rest)| rest.split_once('\''))
+        .map(|(json, _)| json.to_string());
+    let args = words(&command[at + "git handoff write".len()..]);
+    Some(Linted::Write(args, stdin))
+}
+
+/// A JSON block that is a brief or a plan (other JSON, such as settings,
+/// is not).
+fn json_example(text: &str) -> Option<Linted> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    if value.get("threads").is_some() {
+        Some(Linted::Plan(text.to_string()))
+    } else if ["resume", "state", "files_read_first"]
+        .iter()
+        .any(|k| value.get(k).is_some())
+    {
+        Some(Linted::Brief(text.to_string()))
+    } else {
+        None
+    }
+}
+
+/// A fenced code block of a doc: its language, the lint rules marked for
+/// it, and its lines with their numbers.
+struct Block<'a> {
+    lang: String,
+    expect: Vec<String>,
+    lines: Vec<(usize, &'a str)>,
+}
+
+/// The brief examples of one code block.
+fn block_examples(block: &Block) -> Vec<LintExample> {
+    let example = |line, what| LintExample {
+        line,
+        expect: block.expect.clone(),
+        what,
+    };
+    let start = block.lines.first().map_or(0, |l| l.0);
+    match block.lang.as_str() {
+        "json" => {
+            let body: Vec<&str> = block.lines.iter().map(|l| l.1).collect();
+            json_example(&body.join("\n"))
+                .map(|what| example(start, what))
+                .into_iter()
+                .collect()
+        }
+        "text" | "markdown" => Vec::new(),
+        _ => shell_commands(&block.lines)
+            .into_iter()
+            .filter_map(|(line, command)| write_example(&command).map(|w| example(line, w)))
+            .collect(),
+    }
+}
+
+/// Every brief, plan and `git handoff write` example in the code blocks of
+/// a doc (```text blocks excepted), in order.
+fn lint_examples(text: &str) -> Vec<LintExample> {
+    let mut out = Vec::new();
+    let mut expect: Vec<String> = Vec::new();
+    let mut block: Option<Block> = None;
+    for (i, line) in text.lines().enumerate() {
+        if let Some(open) = &mut block {
+            if line.starts_with("```") {
+                out.extend(block_examples(open));
+                block = None;
+            } else {
+                open.lines.push((i + 1, line));
+            }
+        } else if let Some(lang) = line.strip_prefix("```") {
+            block = Some(Block {
+                lang: lang.trim().to_string(),
+                expect: std::mem::take(&mut expect),
+                lines: Vec::new(),
+            });
+        } else if let Some(rules) = line
+            .strip_prefix("<!-- lint: expect ")
+            .and_then(|r| r.strip_suffix(" -->"))
+        {
+            expect = rules.split(',').map(|r| r.trim().to_string()).collect();
+        } else if !line.trim().is_empty() {
+            expect.clear();
+        }
+    }
+    out
+}
+
+/// The rules of the lint warnings in a command's output
+/// (`warning: [key] path: rule: …`, `lint`'s without `[key] `), sorted.
+fn lint_rules(output: &str) -> Vec<String> {
+    let finding = |l: &str| -> Option<String> {
+        let l = l.strip_prefix("warning: ")?;
+        let l = l
+            .strip_prefix('[')
+            .map_or(Some(l), |r| r.split_once("] ").map(|p| p.1))?;
+        let mut parts = l.split(": ");
+        let (path, rule) = (parts.next()?, parts.next()?);
+        let is_rule = !rule.is_empty() && rule.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+        (!path.contains(' ') && is_rule).then(|| rule.to_string())
+    };
+    let mut rules: Vec<String> = output.lines().filter_map(finding).collect();
+    rules.sort();
+    rules.dedup();
+    rules
+}
+
+/// Run one example in `dir`: the lint rules it draws, or why it failed.
+fn lint_example(sb: &Sandbox, dir: &Path, what: &Linted) -> Result<Vec<String>, String> {
+    let (args, stdin): (Vec<String>, Option<&str>) = match what {
+        Linted::Brief(json) => (vec!["lint".into(), "-F".into(), "-".into()], Some(json)),
+        Linted::Plan(json) => (
+            vec!["split".into(), "--plan".into(), "-".into()],
+            Some(json),
+        ),
+        Linted::Write(args, stdin) => {
+            let mut all = vec!["write".to_string()];
+            all.extend(args.iter().cloned());
+            (all, stdin.as_deref())
+        }
+    };
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = sb.handoff_with(dir, &args, stdin);
+    let output = out.get_output();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() {
+        Ok(lint_rules(&text))
+    } else {
+        Err(format!("exit {:?}:\n{text}", output.status.code()))
+    }
+}
+
+/// Issue 57: the docs teach the method, so their examples follow it. Every
+/// brief and plan (```json blocks), every `git handoff write` in a code
+/// block (its flags, or the JSON echoed into it) draws no lint finding —
+/// run in order, per file, in a repository holding the files the examples
+/// name. An example marked `<!-- lint: expect RULE -->` (the README's
+/// deliberate dangling pointer) runs in an empty repository, as its text
+/// says, and must draw exactly the rules it names.
+#[test]
+fn every_brief_example_in_the_docs_passes_lint() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let examples = lint_examples(&text);
+        if examples.is_empty() {
+            continue;
+        }
+        let name = file.strip_prefix(ROOT).unwrap().display().to_string();
+        let sb = Sandbox::new();
+        let project = sb.repo("app");
+        for (path, content) in EXAMPLE_TREE {
+            sb.commit(&project, path, content, path);
+        }
+        let scratch = sb.repo("scratch");
+        for example in &examples {
+            checked += 1;
+            let dir = if example.expect.is_empty() {
+                &project
+            } else {
+                &scratch
+            };
+            match lint_example(&sb, dir, &example.what) {
+                Ok(rules) if rules == example.expect => {}
+                Ok(rules) => failures.push(format!(
+                    "{name}:{}: draws lint {rules:?}, documented {:?}",
+                    example.line, example.expect
+                )),
+                Err(why) => failures.push(format!("{name}:{}: {why}", example.line)),
+            }
+        }
+    }
+    assert!(checked >= 6, "only {checked} brief examples in the docs");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The example finder finds what it must: a brief and a plan in JSON
+/// blocks (not other JSON), a write's flags over continued lines, the JSON
+/// echoed into a write, a marked example's rules, and nothing in a ```text
+/// block.
+#[test]
+fn the_lint_example_finder_finds_every_kind() {
+    let doc = "```json\n{\"resume\": {}}\n```\n\
+               ```json\n{\"why\": \"w\", \"threads\": []}\n```\n\
+               ```json\n{\"hooks\": {}}\n```\n\
+               <!-- lint: expect dangling-pointer -->\n\
+               ```sh\n$ git handoff write --done-when \"a b\" \\\n  --decision \"x — y\"  # note\n\
+               echo '{\"resume\":\n {}}' | git handoff write -F -\n```\n\
+               ```text\ngit handoff write --done-when x\n```\n";
+    let found = lint_examples(doc);
+    let what: Vec<&Linted> = found.iter().map(|e| &e.what).collect();
+    assert_eq!(
+        what,
+        [
+            &Linted::Brief("{\"resume\": {}}".into()),
+            &Linted::Plan("{\"why\": \"w\", \"threads\": []}".into()),
+            &Linted::Write(
+                ["--done-when", "a b", "--decision", "x — y"]
+                    .map(String::from)
+                    .to_vec(),
+                None
+            ),
+            &Linted::Write(
+                ["-F", "-"].map(String::from).to_vec(),
+                Some("{\"resume\":\n {}}".into())
+            ),
+        ]
+    );
+    assert!(found[..2].iter().all(|e| e.expect.is_empty()));
+    assert_eq!(found[2].expect, ["dangling-pointer"]);
+    assert_eq!(found[3].expect, ["dangling-pointer"]);
+}
+
+/// Issue 57: the tour shows the method, so its brief draws no lint
+/// finding (its decision gives its why).
+#[test]
+fn the_demo_draws_no_lint_finding() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let dir = sb.path("demo");
+    let out = sb
+        .handoff(&repo, &["demo", dir.to_str().unwrap()])
+        .success();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(lint_rules(&text), Vec::<String>::new(), "{text}");
+}
+
+/// The anchor GitHub gives a heading: lowercased, every character but a
+/// letter, a digit, `-`, `_` and a space dropped, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a markdown file's headings (outside code blocks), a
+/// repeated one as GitHub numbers it (`-1`, `-2`).
+fn anchors(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        let Some(heading) = line.trim_start_matches('#').strip_prefix(' ') else {
+            continue;
+        };
+        if in_block || !line.starts_with('#') {
+            continue;
+        }
+        let base = anchor(heading);
+        let n = out
+            .iter()
+            .filter(|a| {
+                a.as_str() == base
+                    || a.strip_prefix(&format!("{base}-"))
+                        .is_some_and(|r| r.parse::<u32>().is_ok())
+            })
+            .count();
+        out.push(if n == 0 { base } else { format!("{base}-{n}") });
+    }
+    out
+}
+
+/// The targets of a markdown file's inline links `[text](target)`, with
+/// the line each is on (code spans and blocks left out).
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            continue;
+        }
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        for (at, _) in prose.match_indices("](") {
+            let rest = &prose[at + 2..];
+            if let Some(end) = rest.find(')') {
+                out.push((i + 1, rest[..end].to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The project's markdown: README, ARCHITECTURE, CHANGELOG, docs/,
+/// bench/ and contrib/.
+fn markdown_files() -> Vec<PathBuf> {
+    let root = Path::new(ROOT);
+    let mut files = doc_files();
+    for name in ["ARCHITECTURE.md", "CHANGELOG.md"] {
+        files.push(root.join(name));
+    }
+    for dir in ["bench", "contrib"] {
+        files.extend(
+            walk(&root.join(dir), &["node_modules"])
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "md")),
+        );
+    }
+    files
+}
+
+/// Issue 57: the docs were split by reader and sections moved between
+/// files; every relative link, and every `#anchor` in one, still leads to
+/// a file and a heading that exist.
+#[test]
+fn every_link_in_the_docs_leads_somewhere() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in markdown_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file.strip_prefix(ROOT).unwrap().display().to_string();
+        for (line, target) in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") || target.contains('<') {
+                continue;
+            }
+            checked += 1;
+            let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let linked = if path.is_empty() {
+                file.clone()
+            } else {
+                file.parent().unwrap().join(path)
+            };
+            if !linked.exists() {
+                failures.push(format!("{name}:{line}: {target}: no such file"));
+                continue;
+            }
+            if fragment.is_empty() || linked.is_dir() {
+                continue;
+            }
+            let headings = anchors(&std::fs::read_to_string(&linked).unwrap_or_default());
+            if !headings.iter().any(|a| a == fragment) {
+                failures.push(format!("{name}:{line}: {target}: no heading #{fragment}"));
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} links checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The anchor rules are GitHub's, on the headings these docs have.
+#[test]
+fn anchors_are_computed_as_github_does() {
+    let doc = "# Guide\n## write, write --update or recover\n### `git handoff fork list`\n\
+               ```\n## not a heading\n```\n## Fork mode: side tasks in their own session\n\
+               ## Usage\n## Usage\n#no-space\n";
+    assert_eq!(
+        anchors(doc),
+        [
+            "guide",
+            "write-write---update-or-recover",
+            "git-handoff-fork-list",
+            "fork-mode-side-tasks-in-their-own-session",
+            "usage",
+            "usage-1",
+        ]
+    );
+    assert_eq!(
+        links("see [a](b.md#c), `[x](y)` and [d](#e)\n```\n[f](g)\n```\n"),
+        [(1, "b.md#c".to_string()), (1, "#e".to_string())]
+    );
+}
+
+/// The commands under `cmd` (hidden ones and `help` left out) that the
+/// reference must have, each with its words after `git handoff`.
+fn documented_commands(cmd: &clap::Command, path: &[String]) -> Vec<(String, clap::Command)> {
+    let mut out = Vec::new();
+    for sub in cmd.get_subcommands() {
+        if sub.is_hide_set() || sub.get_name() == "help" {
+            continue;
+        }
+        let mut words = path.to_vec();
+        words.push(sub.get_name().to_string());
+        out.push((words.join(" "), sub.clone()));
+        out.extend(documented_commands(sub, &words));
+    }
+    out
+}
+
+/// Issue 57: docs/reference.md has a section for every command and
+/// subcommand, and names every flag of it there, so the reference cannot
+/// fall behind the command line.
+#[test]
+fn the_reference_has_every_command_and_flag() {
+    let mut root = <git_handoff::Cli as clap::CommandFactory>::command();
+    root.build();
+    let text = std::fs::read_to_string(Path::new(ROOT).join("docs/reference.md")).unwrap();
+    let mut failures = Vec::new();
+    let commands = documented_commands(&root, &[]);
+    for (words, cmd) in &commands {
+        let heading = format!("\n### `git handoff {words}`\n");
+        let Some(at) = text.find(&heading) else {
+            failures.push(format!("no section `git handoff {words}`"));
+            continue;
+        };
+        let body = &text[at + heading.len()..];
+        let section = &body[..body.find("\n### ").unwrap_or(body.len())];
+        for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+            let Some(long) = arg.get_long() else { continue };
+            if !["help", "version"].contains(&long)
+                && !section.contains(&format!("`--{long}"))
+                && !section.contains(&format!(" --{long}"))
+            {
+                failures.push(format!("`git handoff {words}`: --{long} missing"));
+            }
+        }
+    }
+    assert!(commands.len() >= 30, "only {} commands", commands.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 57: the README stays a front door (at most 300 lines, its first
+/// code block the install-and-tour command and the test command) and the
+/// guide a guide (at most 500 lines; the reference and development.md
+/// hold the rest).
+#[test]
+fn the_readme_and_the_guide_keep_their_size() {
+    let read = |name: &str| std::fs::read_to_string(Path::new(ROOT).join(name)).unwrap();
+    let readme = read("README.md");
+    let guide = read("docs/guide.md");
+    assert!(
+        readme.lines().count() <= 300,
+        "README.md: {} lines",
+        readme.lines().count()
+    );
+    assert!(
+        guide.lines().count() <= 500,
+        "docs/guide.md: {} lines",
+        guide.lines().count()
+    );
+    let first = readme.split("```").nth(1).unwrap();
+    let commands: Vec<&str> = first
+        .lines()
+        .skip(1)
+        .map(|l| l.split('#').next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "cargo install --locked --path . && git handoff demo",
+            "cargo test --locked"
+        ]
+    );
+}
