@@ -7,6 +7,7 @@
 
 pub mod keys;
 pub mod lint;
+pub mod merge;
 pub mod paths;
 pub mod redact;
 

@@ -504,6 +504,42 @@ impl Graph {
         Ok(out)
     }
 
+    /// The blob of the merge base of the versions blobs `a` and `b` of
+    /// `key` stand for: a common ancestor no other common ancestor
+    /// descends from (the first by id when several do), whose content is
+    /// known. `None` when they share none.
+    pub fn merge_base(&mut self, key: &str, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>> {
+        let kind = self.repo.object_hash();
+        let graph = self.key(key)?;
+        let below = |blob: ObjectId| -> HashSet<ObjectId> {
+            let mut seen: HashSet<ObjectId> = HashSet::new();
+            let mut queue: VecDeque<ObjectId> = graph.versions_of(kind, key, blob).into();
+            while let Some(id) = queue.pop_front() {
+                if seen.len() > WALK_LIMIT || !seen.insert(id) {
+                    continue;
+                }
+                if let Some(Node {
+                    parents: Some(ps), ..
+                }) = graph.nodes.get(&id)
+                {
+                    queue.extend(ps.iter().copied());
+                }
+            }
+            seen
+        };
+        let (under_a, under_b) = (below(a), below(b));
+        let mut common: Vec<ObjectId> = under_a
+            .intersection(&under_b)
+            .copied()
+            .filter(|id| graph.nodes.contains_key(id))
+            .collect();
+        common.sort();
+        let best = common
+            .iter()
+            .find(|c| !common.iter().any(|d| d != *c && graph.reaches(*d, **c)));
+        Ok(best.map(|id| graph.nodes[id].brief))
+    }
+
     /// The graph of `key`, read when first asked for.
     fn key(&mut self, key: &str) -> Result<&KeyGraph> {
         if !self.keys.contains_key(key) {

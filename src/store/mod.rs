@@ -252,9 +252,31 @@ pub fn write(
     updates: &[Update],
     reflog: &str,
 ) -> Result<Written, StoreError> {
+    write_versions(repo, updates, None, reflog)
+}
+
+/// Store the merge of a diverged key: `update` replaces the local brief it
+/// expects, and its version has the versions of both that brief and
+/// `other` (the remote's) as parents, so that both sides fast-forward to
+/// it.
+pub fn write_merge(
+    repo: &gix::Repository,
+    update: &Update,
+    other: ObjectId,
+    reflog: &str,
+) -> Result<Written, StoreError> {
+    write_versions(repo, std::slice::from_ref(update), Some(other), reflog)
+}
+
+fn write_versions(
+    repo: &gix::Repository,
+    updates: &[Update],
+    merged_with: Option<ObjectId>,
+    reflog: &str,
+) -> Result<Written, StoreError> {
     refuse_unwritable(repo, updates)?;
     let blobs = write_blobs(repo, updates)?;
-    let annotated = annotations(repo, updates, &blobs)?;
+    let annotated = annotations(repo, updates, &blobs, merged_with)?;
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -369,6 +391,7 @@ fn annotations(
     repo: &gix::Repository,
     updates: &[Update],
     blobs: &[ObjectId],
+    merged_with: Option<ObjectId>,
 ) -> anyhow::Result<Vec<(ObjectId, String)>> {
     let by = written_now(repo);
     let mut graph: Option<lineage::Graph> = None;
@@ -386,16 +409,14 @@ fn annotations(
         if sha.len() != id.kind().len_in_hex() {
             continue;
         }
-        let parents = match u.expected {
-            Some(expected) => {
-                if graph.is_none() {
-                    graph = Some(lineage::Graph::of_repo(repo, &[])?);
-                }
-                let graph = graph.as_mut().expect("just made");
-                graph.versions_of(&u.brief.key, expected)?
+        let mut parents = Vec::new();
+        for replaced in u.expected.into_iter().chain(merged_with) {
+            if graph.is_none() {
+                graph = Some(lineage::Graph::of_repo(repo, &[])?);
             }
-            None => Vec::new(),
-        };
+            let graph = graph.as_mut().expect("just made");
+            parents.extend(graph.versions_of(&u.brief.key, replaced)?);
+        }
         let (record, _) = lineage::line(repo.object_hash(), &u.brief.key, *blob, &parents, &by);
         out.push((id, format!("{}\n{record}", u.brief.to_compact_json())));
     }

@@ -32,6 +32,7 @@ mod git;
 mod held;
 mod lineage;
 pub mod lock;
+pub mod merge;
 mod notes;
 mod optimistic;
 mod outgoing;

@@ -248,3 +248,141 @@ fn a_redacted_brief_is_a_version_in_the_graph() {
     t.run(&t.b, &["fetch"]).success();
     assert_eq!(t.brief(&t.b, "k"), Some(clean));
 }
+
+impl Team {
+    /// `git handoff write KEY --update ARGS…` in `dir` at the clock `now`.
+    fn update(&self, dir: &Path, key: &str, now: &str, args: &[&str]) {
+        let mut all = vec!["write", key, "--update", "--no-lint"];
+        all.extend_from_slice(args);
+        self.sb
+            .handoff_env(dir, &[("GIT_HANDOFF_NOW", now)], &all, None)
+            .success();
+    }
+
+    /// The brief `key` holds in `dir`, as JSON.
+    fn brief_json(&self, dir: &Path, key: &str) -> serde_json::Value {
+        json(
+            &self
+                .sb
+                .git(dir, &["cat-file", "-p", &format!("refs/handoffs/{key}")]),
+        )
+    }
+
+    /// Ann (A) and Ben (B) both update one brief: Ann changes the next step
+    /// and adds a rejected path, Ben adds a decision and a risk and pushes
+    /// first. Ann's fetch says diverged.
+    fn two_updates(&self) {
+        self.write(&self.a, "k", T1, "v1");
+        self.run(&self.a, &["push"]).success();
+        self.run(&self.b, &["fetch"]).success();
+        self.update(
+            &self.b,
+            "k",
+            T2,
+            &[
+                "--decision",
+                "retry with backoff — the API rate-limits",
+                "--risk",
+                "the cache may be stale",
+            ],
+        );
+        self.run(&self.b, &["push"]).success();
+        self.update(
+            &self.a,
+            "k",
+            T3,
+            &[
+                "--resume-by",
+                "add jitter to the retry",
+                "--rejected",
+                "a fixed sleep (thundering herd)",
+            ],
+        );
+        self.run(&self.a, &["push"]).code(1);
+        let out = self.run(&self.a, &["fetch"]).code(1);
+        assert_stdout_has(&out, "  diverged: k (local ");
+    }
+}
+
+/// Item 8: two people who updated one brief settle it with fetch,
+/// `resolve --merge`, push — nothing retyped — and the teammate's next
+/// fetch fast-forwards to the merge.
+#[test]
+fn two_updates_to_one_brief_merge_field_by_field() {
+    let t = team();
+    t.two_updates();
+    let out = t.run(&t.a, &["resolve", "k", "--merge"]).success();
+    assert_stdout_has(&out, "Merged 'k': local ");
+    let merged = t.brief_json(&t.a, "k");
+    assert_eq!(merged["resume"]["resume_by"], "add jitter to the retry");
+    assert_eq!(
+        merged["state"]["decisions"],
+        serde_json::json!(["retry with backoff — the API rate-limits"])
+    );
+    assert_eq!(
+        merged["state"]["rejected_paths"],
+        serde_json::json!(["a fixed sleep (thundering herd)"])
+    );
+    assert_eq!(
+        merged["state"]["open_risks"],
+        serde_json::json!(["the cache may be stale"])
+    );
+    t.run(&t.a, &["push"]).success();
+    let merged_id = t.brief(&t.a, "k");
+    assert_eq!(t.remote_id("k"), merged_id);
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(&out, "k (");
+    assert_eq!(t.brief(&t.b, "k"), merged_id);
+}
+
+/// A field both changed differently is a conflict: without `--edit`, exit 1
+/// naming each field and both values, nothing changed; `--json` lists them;
+/// with `--edit`, git's conflict markers round-trip through the editor.
+#[test]
+fn a_conflicting_field_is_listed_or_settled_in_the_editor() {
+    let t = team();
+    t.two_updates();
+    // Ben's side changes the next step too (after Ann's fetch: fetch again).
+    t.update(&t.b, "k", T4, &["--resume-by", "switch to the bulk API"]);
+    t.run(&t.b, &["push"]).success();
+    t.run(&t.a, &["fetch"]).code(1);
+    let before = t.refs(&t.a);
+    let out = t.run(&t.a, &["resolve", "k", "--merge"]).code(1);
+    assert_stdout_has(&out, "  resume.resume_by\n");
+    assert_stdout_has(&out, ": \"add jitter to the retry\"\n");
+    assert_stdout_has(&out, ": \"switch to the bulk API\"\n");
+    assert_eq!(t.refs(&t.a), before, "nothing changed");
+    let out = t.run(&t.a, &["resolve", "k", "--merge", "--json"]).code(1);
+    let v = json(&stdout(&out));
+    assert_eq!(v["conflicts"][0]["path"], "resume.resume_by");
+    assert_eq!(v["conflicts"][0]["theirs"], "switch to the bulk API");
+
+    // The editor sees git's markers; it keeps both, in one sentence.
+    let script = t.sb.path("settle.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ngrep -q '^<<<<<<< local (' \"$1\" && grep -q '^>>>>>>> origin (' \"$1\" || exit 1\n\
+         printf 'resume.resume_by:\\n\"switch to the bulk API, with jitter\"\\n' > \"$1\"\n",
+    )
+    .unwrap();
+    let editor = format!("sh {}", script.display());
+    t.sb.handoff_env(
+        &t.a,
+        &[("GIT_EDITOR", &editor)],
+        &["resolve", "k", "--merge", "--edit"],
+        None,
+    )
+    .success();
+    let merged = t.brief_json(&t.a, "k");
+    assert_eq!(
+        merged["resume"]["resume_by"],
+        "switch to the bulk API, with jitter"
+    );
+    assert_eq!(
+        merged["state"]["rejected_paths"],
+        serde_json::json!(["a fixed sleep (thundering herd)"])
+    );
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(t.brief(&t.b, "k"), t.brief(&t.a, "k"));
+}
