@@ -386,3 +386,29 @@ fn a_conflicting_field_is_listed_or_settled_in_the_editor() {
     t.run(&t.b, &["fetch"]).success();
     assert_eq!(t.brief(&t.b, "k"), t.brief(&t.a, "k"));
 }
+
+/// `redact --history` keeps every version's place in the graph: a
+/// teammate who fetches and pushes after the rewrite (their old lines
+/// coming back through the union merge) sees no key diverge.
+#[test]
+fn redact_history_keeps_the_graph_for_teammates() {
+    let t = team();
+    t.write(&t.a, "k", T1, "v1");
+    t.write(&t.a, "other", T1, "o1");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    t.write(&t.a, "k", T2, &format!("deploy with {token}"));
+    t.run(&t.a, &["redact", "--history"]).success();
+    t.run(&t.a, &["push"]).success();
+    for _ in 0..2 {
+        let out = t.run(&t.b, &["fetch"]).success();
+        assert!(!stdout(&out).contains("diverged"), "{}", stdout(&out));
+        t.run(&t.b, &["push"]).success();
+        let out = t.run(&t.a, &["fetch"]).success();
+        assert!(!stdout(&out).contains("diverged"), "{}", stdout(&out));
+    }
+    assert_eq!(t.brief(&t.b, "k"), t.brief(&t.a, "k"));
+    let notes = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
+    assert!(!notes.contains(token), "the secret came back");
+}
