@@ -20,7 +20,8 @@
 //! | `lock` | one lock per remote: fetch, push and resolve never interleave |
 //! | `lineage` | whether one version is an older one of another's line |
 //! | `outgoing` | pinning many creates for one glob refspec |
-//! | `resolve` | ending a divergence |
+//! | `resolve` | ending a divergence by keeping one side |
+//! | `merge` | `resolve --merge`: three ways against the merge base |
 //! | `held` | after `redact --history`: what holds a secret, held alone |
 //! | `staged` | taking what a plain `git fetch` staged, no network |
 //! | `gate`, `gate_cache` | the one secret gate for what leaves and enters |
