@@ -304,6 +304,21 @@ struct Node {
     brief: ObjectId,
     /// Its parents; `None` when unknown.
     parents: Option<Vec<ObjectId>>,
+    /// Who wrote its line, and when.
+    written: Written,
+}
+
+/// A version of a key as the graph knows it, for drawing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionNode {
+    /// The version id.
+    pub id: ObjectId,
+    /// Its brief's blob.
+    pub brief: ObjectId,
+    /// Its parents (empty: a first version, or parents unknown).
+    pub parents: Vec<ObjectId>,
+    /// Who wrote it, and when.
+    pub written: Written,
 }
 
 /// The versions of one key.
@@ -320,6 +335,7 @@ impl KeyGraph {
     fn from_records(kind: gix::hash::Kind, key: &str, records: Vec<Record>) -> KeyGraph {
         let mut graph = KeyGraph::default();
         let mut legacy: HashMap<ObjectId, HashSet<Vec<ObjectId>>> = HashMap::new();
+        let mut legacy_written: HashMap<ObjectId, Written> = HashMap::new();
         for r in records {
             if r.key != key || r.version.kind() != kind || !r.is_sound() {
                 continue;
@@ -329,19 +345,32 @@ impl KeyGraph {
                 parents.sort();
                 parents.dedup();
                 legacy.entry(r.brief).or_default().insert(parents);
+                legacy_written.entry(r.brief).or_insert(r.written);
                 continue;
             }
-            graph.add(r.version, r.brief, Some(r.parents));
+            graph.add(r.version, r.brief, Some(r.parents), r.written);
             if let Some(alias) = r.alias {
                 graph.stands_for(alias, r.version);
             }
         }
+        // A 0.3 line speaks only of a blob this version never recorded (so
+        // a line of 0.3's shape cannot touch a version of this one); its
+        // parent is what that blob stands for here.
+        let explicit: HashSet<ObjectId> = graph.by_blob.keys().copied().collect();
+        let stands = |graph: &KeyGraph, p: ObjectId| match explicit.contains(&p) {
+            true => graph.versions_of(kind, key, p),
+            false => vec![unrecorded(kind, key, p)],
+        };
         for (blob, sets) in legacy {
+            if explicit.contains(&blob) {
+                continue;
+            }
             let parents = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
-                set.iter().map(|p| unrecorded(kind, key, *p)).collect()
+                set.iter().flat_map(|p| stands(&graph, *p)).collect()
             });
-            graph.add(unrecorded(kind, key, blob), blob, parents);
+            let written = legacy_written.remove(&blob).unwrap_or_default();
+            graph.add(unrecorded(kind, key, blob), blob, parents, written);
         }
         for versions in graph.by_blob.values_mut() {
             versions.sort();
@@ -350,8 +379,18 @@ impl KeyGraph {
         graph
     }
 
-    fn add(&mut self, version: ObjectId, brief: ObjectId, parents: Option<Vec<ObjectId>>) {
-        self.nodes.entry(version).or_insert(Node { brief, parents });
+    fn add(
+        &mut self,
+        version: ObjectId,
+        brief: ObjectId,
+        parents: Option<Vec<ObjectId>>,
+        written: Written,
+    ) {
+        self.nodes.entry(version).or_insert(Node {
+            brief,
+            parents,
+            written,
+        });
         self.stands_for(brief, version);
     }
 
@@ -403,14 +442,14 @@ impl KeyGraph {
         let below = |xs: &[ObjectId], y: &[ObjectId]| {
             y.len() == 1 && xs.iter().all(|x| self.reaches(y[0], *x))
         };
-        if a.len() == 1 && a == b {
-            Relation::Same
-        } else if below(a, b) {
-            Relation::Behind
-        } else if below(b, a) {
-            Relation::Ahead
-        } else {
-            Relation::Diverged
+        // Each below the other only through a cycle of 0.3 lines (which
+        // a forger can write for blobs this version never recorded):
+        // diverged.
+        match (a.len() == 1 && a == b, below(a, b), below(b, a)) {
+            (true, _, _) => Relation::Same,
+            (false, true, false) => Relation::Behind,
+            (false, false, true) => Relation::Ahead,
+            _ => Relation::Diverged,
         }
     }
 }
@@ -538,6 +577,21 @@ impl Graph {
             .iter()
             .find(|c| !common.iter().any(|d| d != *c && graph.reaches(*d, **c)));
         Ok(best.map(|id| graph.nodes[id].brief))
+    }
+
+    /// Every version of `key` the graph records.
+    pub fn nodes(&mut self, key: &str) -> Result<Vec<VersionNode>> {
+        let graph = self.key(key)?;
+        Ok(graph
+            .nodes
+            .iter()
+            .map(|(id, node)| VersionNode {
+                id: *id,
+                brief: node.brief,
+                parents: node.parents.clone().unwrap_or_default(),
+                written: node.written.clone(),
+            })
+            .collect())
     }
 
     /// The graph of `key`, read when first asked for.
@@ -695,8 +749,23 @@ mod tests {
         assert_eq!(relation(&g, 1, 3), Relation::Diverged);
         assert_eq!(relation(&g, 2, 3), Relation::Behind);
         // A version of this release written over a 0.3 one.
-        let (d, _) = version(5, &[unrecorded(SHA1, "k", blob(3))]);
+        let (d, vd) = version(5, &[unrecorded(SHA1, "k", blob(3))]);
         let g = graph(&[&b_over_a, &c_over_b, &d]);
         assert_eq!(relation(&g, 1, 5), Relation::Behind);
+        // A 0.3 clone writes over it in turn.
+        let e_over_d = legacy(6, 5);
+        let g = graph(&[&b_over_a, &c_over_b, &d, &e_over_d]);
+        assert_eq!(relation(&g, 5, 6), Relation::Behind);
+        assert_eq!(relation(&g, 1, 6), Relation::Behind);
+        // A cycle of 0.3 lines (forged: 0.3 never wrote one) is diverged.
+        let (x_over_y, y_over_x) = (legacy(8, 9), legacy(9, 8));
+        let g = graph(&[&x_over_y, &y_over_x]);
+        assert_eq!(relation(&g, 8, 9), Relation::Diverged);
+        // A line of 0.3's shape about a version of this one is not read:
+        // it cannot re-parent D on E.
+        let forged = legacy(5, 6);
+        let g = graph(&[&b_over_a, &c_over_b, &d, &e_over_d, &forged]);
+        assert_eq!(g.versions_of(SHA1, "k", blob(5)), vec![vd]);
+        assert_eq!(relation(&g, 5, 6), Relation::Behind);
     }
 }

@@ -412,3 +412,42 @@ fn redact_history_keeps_the_graph_for_teammates() {
     let notes = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
     assert!(!notes.contains(token), "the secret came back");
 }
+
+/// `log KEY --graph` draws the versions as `git log --graph` draws
+/// commits: the merge with both lines under it, the remote's tip and the
+/// local brief marked.
+#[test]
+fn log_graph_draws_the_divergence_and_the_merge() {
+    let t = team();
+    t.two_updates();
+    let out = t.run(&t.a, &["log", "k", "--graph"]).success();
+    let text = stdout(&out);
+    assert!(text.contains("(origin)"), "{text}");
+    assert!(text.contains("(current)"), "{text}");
+    assert!(text.contains("|/"), "{text}");
+    t.run(&t.a, &["resolve", "k", "--merge"]).success();
+    let out = t.run(&t.a, &["log", "k", "--graph"]).success();
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("*  ") && lines[0].contains(" merge"), "{text}");
+    assert!(lines[0].ends_with("(current)"), "{text}");
+    assert_eq!(lines[1], "|\\", "{text}");
+    assert!(lines.iter().any(|l| l.starts_with("* |  ")), "{text}");
+    assert!(lines.iter().any(|l| l.starts_with("| *  ")), "{text}");
+    assert!(lines.contains(&"|/"), "{text}");
+    assert_eq!(lines.iter().filter(|l| l.contains('*')).count(), 4, "{text}");
+}
+
+/// Writing exactly the stored content again makes no version: no history
+/// line, no lineage line.
+#[test]
+fn writing_the_stored_content_again_makes_no_version() {
+    let t = team();
+    let first = t.write(&t.a, "k", T1, "v1");
+    let before = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
+    let again = t.write(&t.a, "k", T1, "v1");
+    assert_eq!(first, again);
+    let after = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
+    assert_eq!(lineage_lines(&before), lineage_lines(&after));
+    assert_eq!(lineage_lines(&after).len(), 1, "{after}");
+}

@@ -56,7 +56,12 @@ enum Step {
     Push(usize),
     Fetch(usize),
     GitFetch(usize),
-    Resolve(usize, usize, bool),
+    /// Resolve: 0 keep local, 1 take remote, 2 merge.
+    Resolve(usize, usize, u8),
+    /// Append lineage lines with plain git that would re-parent the local
+    /// version on the remote's (0.3's format and this one's): they must
+    /// change nothing.
+    Forge(usize, usize),
     Drop(usize, usize),
     Prune(usize),
     Restore(usize, usize),
@@ -67,13 +72,14 @@ enum Step {
 
 fn step(rng: &mut Rng) -> Step {
     let (c, k) = (rng.below(3), rng.below(KEYS.len()));
-    match rng.below(23) {
+    match rng.below(24) {
         0..=4 => Step::Write(c, k),
         5..=6 => Step::Update(c, k),
         7..=10 => Step::Push(c),
         11..=13 => Step::Fetch(c),
         14 => Step::GitFetch(c),
-        15..=16 => Step::Resolve(c, k, rng.below(2) == 0),
+        15..=16 => Step::Resolve(c, k, rng.below(3) as u8),
+        23 => Step::Forge(c, k),
         17..=18 => Step::Drop(c, k),
         19 => Step::Prune(c),
         20 => Step::Restore(c, k),
@@ -335,21 +341,54 @@ impl Run<'_> {
         }
     }
 
-    fn resolve(&mut self, c: usize, k: usize, keep: bool) {
+    fn resolve(&mut self, c: usize, k: usize, mode: u8) {
         let key = KEYS[k];
         let (l, r) = (self.brief(c, key), self.remote_staged(c, key));
-        let flag = if keep {
-            "--keep-local"
-        } else {
-            "--take-remote"
-        };
+        let flag = ["--keep-local", "--take-remote", "--merge"][mode as usize];
         let out = self.handoff(c, &["resolve", key, flag]);
         if out.status.success()
             && let (Some(l), Some(r)) = (l, r)
         {
-            // The kept version is on top of the other side's.
-            let (kept, other) = if keep { (l, r) } else { (r, l) };
-            self.model.parents.entry(kept).or_default().insert(other);
+            // The version kept, or the merge, is on top of both sides.
+            let now = self.brief(c, key).expect("resolved");
+            self.model.add(key, &now, Some(&l));
+            self.model.add(key, &now, Some(&r));
+        }
+    }
+
+    /// The version id the lineage line of blob `blob` names in clone `c`.
+    fn version_id(&self, c: usize, blob: &str) -> Option<String> {
+        let notes =
+            self.t
+                .sb
+                .git(&self.clones[c], &["log", "--notes=handoffs", "--format=%N"]);
+        let line = lineage_lines(&notes)
+            .into_iter()
+            .find(|l| l.contains(&format!("\"brief\":\"{blob}\"")))?
+            .to_string();
+        let v: serde_json::Value = serde_json::from_str(&line).ok()?;
+        Some(v["lineage"].as_str()?.to_string())
+    }
+
+    fn forge(&mut self, c: usize, k: usize) {
+        let key = KEYS[k];
+        let (Some(l), Some(r)) = (self.brief(c, key), self.remote_staged(c, key)) else {
+            return;
+        };
+        if l == r {
+            return;
+        }
+        let mut lines = vec![format!(r#"{{"lineage":"{l}","key":"{key}","parents":["{r}"]}}"#)];
+        if let (Some(vl), Some(vr)) = (self.version_id(c, &l), self.version_id(c, &r)) {
+            lines.push(format!(
+                r#"{{"lineage":"{vl}","key":"{key}","brief":"{l}","parents":["{vr}"]}}"#
+            ));
+        }
+        for line in lines {
+            self.t.sb.git(
+                &self.clones[c],
+                &["notes", "--ref=handoffs", "append", "-m", &line, "HEAD"],
+            );
         }
     }
 
@@ -380,7 +419,8 @@ impl Run<'_> {
                     &self.values(c),
                 );
             }
-            Step::Resolve(c, k, keep) => self.resolve(c, k, keep),
+            Step::Resolve(c, k, mode) => self.resolve(c, k, mode),
+            Step::Forge(c, k) => self.forge(c, k),
             Step::Drop(c, k) => {
                 if self.brief(c, KEYS[k]).is_some() {
                     drop(self.handoff(c, &["drop", KEYS[k]]));

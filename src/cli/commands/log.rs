@@ -18,6 +18,9 @@ use crate::store::history::{self, Log};
 pub struct Args {
     /// The brief's key (default: this session's key, else the current branch's)
     pub key: Option<String>,
+    /// Draw the version graph, as `git log --graph` draws commits
+    #[arg(long, conflicts_with = "json")]
+    pub graph: bool,
     /// Print a JSON array instead of text
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
     pub format: Format,
@@ -107,6 +110,9 @@ pub fn text(rows: &[Row]) -> String {
 
 /// Read the history and render it.
 pub fn run(args: Args) -> Result<Output> {
+    if args.graph {
+        return graph(&args);
+    }
     let rows = compute(&args)?;
     Ok(Output::report(args.format, &rows, |rows| text(rows).into()))
 }
@@ -135,4 +141,74 @@ fn compute(args: &Args) -> Result<Vec<Row>> {
         );
     }
     Ok(rows(&log))
+}
+
+/// `--graph`: every version the graph records, drawn with its parents;
+/// the local brief and each remote's last fetched value marked, AUTO
+/// drafts and merges named.
+fn graph(args: &Args) -> Result<Output> {
+    use crate::cli::render::graph::{Row as GraphRow, draw};
+    let repo = crate::cli::staged::open()?;
+    let key = match &args.key {
+        Some(k) => checked_key(k)?,
+        None => crate::cli::commands::keyless_key_here(&repo)?,
+    };
+    let log = history::log(&repo, &key)?;
+    let mut graph = store::lineage::Graph::of_repo(&repo, &[])?;
+    let nodes = graph.nodes(&key)?;
+    if nodes.is_empty() {
+        crate::refuse!(
+            "no version of '{key}' in the version graph ({}); `git handoff log {}` lists the versions",
+            store::NOTES_REF,
+            crate::support::escape::shell_quote(&key)
+        );
+    }
+    let mut marks: std::collections::HashMap<gix::ObjectId, Vec<String>> = Default::default();
+    if let Some(current) = log.current {
+        for v in graph.versions_of(&key, current)? {
+            marks.entry(v).or_default().push("current".into());
+        }
+    }
+    for (remote, tip) in &log.remote_tips {
+        for v in graph.versions_of(&key, *tip)? {
+            marks.entry(v).or_default().push(remote.clone());
+        }
+    }
+    let by_blob: std::collections::HashMap<_, _> = log.versions.iter().map(|v| (v.id, v)).collect();
+    let rows = nodes
+        .into_iter()
+        .map(|n| {
+            let version = by_blob.get(&n.brief);
+            let when = n
+                .written
+                .at
+                .clone()
+                .or_else(|| version.map(|v| v.brief.timestamp.clone()))
+                .unwrap_or_default();
+            let mut text = format!("{} {when}", n.brief.to_hex_with_len(7));
+            if let Some(v) = version {
+                text.push_str(&format!(" {}", v.brief.mode));
+            }
+            if n.parents.len() > 1 {
+                text.push_str(" merge");
+            }
+            if let Some(session) = &n.written.session {
+                text.push_str(&format!(" session {session}"));
+            }
+            if let Some(v) = version {
+                let done = v.brief.resume.done_when.lines().next().unwrap_or("");
+                text.push_str(&format!("  {done}"));
+            }
+            if let Some(m) = marks.get(&n.id) {
+                text.push_str(&format!("  ({})", m.join(", ")));
+            }
+            GraphRow {
+                id: n.id,
+                parents: n.parents,
+                when,
+                text,
+            }
+        })
+        .collect();
+    Ok(Output::human(draw(rows).join("\n") + "\n"))
 }

@@ -4,6 +4,7 @@
 //! share are here.
 
 mod color;
+pub mod graph;
 mod list;
 mod notes;
 mod reread;
