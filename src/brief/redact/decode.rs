@@ -75,20 +75,17 @@ pub(super) fn decode(text: &str) -> Option<Decoded> {
 /// a byte outside ASCII or two quotes in a row.
 fn worth_decoding(bytes: &[u8]) -> bool {
     let quote = |b: u8| b == b'\'' || b == b'"';
-    bytes.iter().enumerate().any(|(i, &b)| {
-        b == b'\\'
-            || b == b'%'
-            || b >= 0x80
-            || (quote(b) && bytes.get(i + 1).is_some_and(|&n| quote(n)))
-    })
+    bytes.iter().any(|&b| b == b'\\' || b == b'%' || b >= 0x80)
+        || bytes.windows(2).any(|w| quote(w[0]) && quote(w[1]))
 }
 
-/// One decoding pass, or `None` when it changes nothing.
+/// One decoding pass, or `None` when it changes nothing (then nothing
+/// was copied: the copy starts at the first change).
 fn pass(text: &str) -> Option<Decoded> {
     let b = text.as_bytes();
     let mut out = Out {
-        text: String::with_capacity(text.len()),
-        map: Vec::with_capacity(text.len() + 1),
+        text: String::new(),
+        map: Vec::new(),
         changed: false,
     };
     let mut at = 0;
@@ -104,14 +101,18 @@ fn pass(text: &str) -> Option<Decoded> {
             None => out.copy(text, at),
         };
     }
+    if !out.changed {
+        return None;
+    }
     out.map.push(text.len());
-    out.changed.then_some(Decoded {
+    Some(Decoded {
         text: out.text,
         map: out.map,
     })
 }
 
-/// The decoded text being built.
+/// The decoded text being built: empty until the first change, then
+/// the original up to it, and the rest as it is decoded.
 struct Out {
     text: String,
     map: Vec<usize>,
@@ -119,10 +120,24 @@ struct Out {
 }
 
 impl Out {
+    /// The piece of `text` at `at` changes: from here on the decoded
+    /// text is built (on the first change, from a copy of what came
+    /// before, each byte mapped to itself).
+    fn change(&mut self, text: &str, at: usize) {
+        if !self.changed {
+            self.changed = true;
+            self.text.reserve(text.len());
+            self.text.push_str(&text[..at]);
+            self.map.reserve(text.len() + 1);
+            self.map.extend(0..at);
+        }
+    }
+
     /// Append `c`, produced by the piece of the original starting at
-    /// `from` (nothing when it is invisible).
+    /// `from` (nothing when it is invisible; nothing before the first
+    /// change, which copies what came before).
     fn push(&mut self, c: char, from: usize) {
-        if invisible(c) {
+        if invisible(c) || !self.changed {
             return;
         }
         let before = self.text.len();
@@ -134,9 +149,17 @@ impl Out {
     /// Copy the character at `at` as it is (or drop it, invisible);
     /// where the next one starts.
     fn copy(&mut self, text: &str, at: usize) -> usize {
+        let b = text.as_bytes()[at];
+        if b.is_ascii() {
+            if self.changed {
+                self.text.push(char::from(b));
+                self.map.push(at);
+            }
+            return at + 1;
+        }
         let c = text[at..].chars().next().expect("a character boundary");
         if invisible(c) {
-            self.changed = true;
+            self.change(text, at);
         }
         self.push(c, at);
         at + c.len_utf8()
@@ -154,17 +177,17 @@ impl Out {
             b'r' => ('\r', at + 2),
             b't' => ('\t', at + 2),
             b'\n' => {
-                self.changed = true;
+                self.change(text, at);
                 return Some(at + 2);
             }
             b'\r' if b.get(at + 2) == Some(&b'\n') => {
-                self.changed = true;
+                self.change(text, at);
                 return Some(at + 3);
             }
             _ if n.is_ascii_punctuation() || n == b' ' => (char::from(n), at + 2),
             _ => return None,
         };
-        self.changed = true;
+        self.change(text, at);
         self.push(c, at);
         Some(end)
     }
@@ -193,7 +216,7 @@ impl Out {
             }
         };
         let c = char::from_u32(code)?;
-        self.changed = true;
+        self.change(text, at);
         self.push(c, at);
         Some(end)
     }
@@ -229,7 +252,7 @@ impl Out {
             *slot = byte(i)?;
         }
         let c = std::str::from_utf8(&seq[..len]).ok()?.chars().next()?;
-        self.changed = true;
+        self.change(text, at);
         self.push(c, at);
         Some(at + len * step)
     }
@@ -242,13 +265,18 @@ impl Out {
             .find(|&i| !matches!(b[i], b'\'' | b'"'))
             .unwrap_or(b.len());
         let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-        let joins = end - at >= 2
-            && self.text.as_bytes().last().is_some_and(|&c| word(c))
-            && b.get(end).is_some_and(|&c| word(c));
+        // What stands before, decoded (the original, before any change).
+        let before = if self.changed {
+            self.text.as_bytes().last().copied()
+        } else {
+            at.checked_sub(1).map(|i| b[i])
+        };
+        let joins =
+            end - at >= 2 && before.is_some_and(word) && b.get(end).is_some_and(|&c| word(c));
         if !joins {
             return None;
         }
-        self.changed = true;
+        self.change(text, at);
         Some(end)
     }
 }
@@ -308,6 +336,8 @@ mod tests {
             ("password%3Dabc%20d", "password=abc d"),
             ("caf%C3%A9", "café"),
             ("gh''p_ 'ab'\"cd\"", "ghp_ 'abcd\""),
+            // The first change after text copied as it is.
+            (r"naïve — gh''p_ \u00e9", "naïve — ghp_ é"),
             ("a\\\nb", "ab"),
             ("gh\u{200B}p_\u{00AD}x\u{FEFF}\u{202E}y", "ghp_xy"),
             (r"gh\u200bp_", "ghp_"),
