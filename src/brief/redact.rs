@@ -1425,7 +1425,9 @@ fn check(name: &str, secret: &str, text: &str, start: usize, end: usize) -> bool
 /// Rust (`a::b`), a revision (`HEAD~3`), a flag nor a placeholder (one
 /// character four times in a row: `4b1dXXXX…`); and either lower
 /// case, capitals and digits together (`Xy7kQ2vP9zLm`,
-/// `Tr0ub4dor-Horse-77`), or 12 or more letters and digits (two of each
+/// `Tr0ub4dor-Horse-77`; not a ticket id or slug whose every piece
+/// between separators is all letters or all digits, `PROJ-123-login`),
+/// or 12 or more letters and digits (two of each
 /// at least) with no separator and 3 bits of entropy a character (a
 /// generated key in one case). A word, a name in lower case with dashes
 /// (`git-handoff`, `fix-auth-42`) or a version is none.
@@ -1451,7 +1453,12 @@ fn secret_looking(value: &str) -> bool {
         count(u8::is_ascii_uppercase),
         count(u8::is_ascii_digit),
     );
-    let mixed = lower > 0 && upper > 0 && digits > 0;
+    // A ticket id or a slug (`PROJ-123-login`, `Release-2024`): every
+    // piece between separators all letters or all digits.
+    let slug = v.split(|c: char| !c.is_ascii_alphanumeric()).all(|piece| {
+        piece.bytes().all(|b| b.is_ascii_alphabetic()) || piece.bytes().all(|b| b.is_ascii_digit())
+    });
+    let mixed = lower > 0 && upper > 0 && digits > 0 && !slug;
     let generated = n >= 12
         && digits >= 2
         && lower + upper >= 2
@@ -2398,6 +2405,8 @@ mod tests {
             "mkdir -p build/Release2024",
             "the key is in src/Auth2Flow.rs",
             "the config key is Settings2.json",
+            "the brief's key is 'PROJ-123-login'",
+            "the token is Release-2024",
             "ls -a ~/projects",
             "the key is config.signingKey",
             "50% done, C:\\Users\\dev\\new, \\d+ matched",

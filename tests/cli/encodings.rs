@@ -313,6 +313,7 @@ fn ordinary_briefs_the_docs_and_the_demo_show_no_redaction() {
         "Tr0ub4dor",
         "9fK2mQ7xLp4Wz8Rt",
         "7f3a9c2e1b8d4f6a0c5e",
+        "parseV2Header",
     ];
     for file in &files {
         let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
