@@ -17,6 +17,13 @@
 //! Every kind can be switched off with
 //! `git config handoff.redact.<kind> false`.
 //!
+//! Every text is read as written and, when it holds an encoding, as a
+//! reader would decode it ([`decode`]: JSON and shell escapes,
+//! percent-encoding, invisible characters); a finding on the decoded copy
+//! removes the original span that produced it, escapes and all. Every
+//! entry point below ([`redact`], [`scan`], [`find_in_line`], …) reads
+//! through it, so write, the gate and `redact --history` do alike.
+//!
 //! What is removed is the whole secret-bearing span: the rule's secret
 //! widened to the token it is part of ([`widen`]), never a piece of it;
 //! the findings of every rule are taken on the original text and
@@ -1807,7 +1814,9 @@ pub fn find_in_json(value: &Value, options: Options) -> Counts {
 }
 
 /// The secrets in one line of a history note: a JSON object string by
-/// string ([`find_in_json`]), anything else as text.
+/// string ([`find_in_json`]), anything else (a JSON array, a string, any
+/// text) as text, read through the decoder like every text (its `\u`
+/// escapes too).
 pub fn find_in_line(line: &[u8], options: Options) -> Counts {
     // A repeated field would hide all but its last value from the parsed
     // reading: such a line is read as the raw text it is.
