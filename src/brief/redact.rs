@@ -17,6 +17,13 @@
 //! Every kind can be switched off with
 //! `git config handoff.redact.<kind> false`.
 //!
+//! Every text is read as written and, when it holds an encoding, as a
+//! reader would decode it ([`decode`]: JSON and shell escapes,
+//! percent-encoding, invisible characters); a finding on the decoded copy
+//! removes the original span that produced it, escapes and all. Every
+//! entry point below ([`redact`], [`scan`], [`find_in_line`], …) reads
+//! through it, so write, the gate and `redact --history` do alike.
+//!
 //! What is removed is the whole secret-bearing span: the rule's secret
 //! widened to the token it is part of ([`widen`]), never a piece of it;
 //! the findings of every rule are taken on the original text and
@@ -37,6 +44,7 @@ use regex_automata::{Input, meta};
 use serde::Deserialize;
 use serde_json::Value;
 
+mod decode;
 mod window;
 use window::Windows;
 
@@ -716,9 +724,37 @@ impl<'t> Lines<'t> {
     }
 }
 
-/// Every finding of every enabled rule in `text`, on the original text.
+/// Every finding of every enabled rule in `text`, on the original text:
+/// the rules run on the text as written and, when it holds an encoding
+/// ([`decode`]), on the decoded copy too, whose findings are mapped back
+/// to the original spans that produced them (escapes and all). A finding
+/// of either reading is removed, so decoding never loses one.
 fn findings(text: &str, options: Options) -> Vec<Span> {
-    findings_in(text, options, true)
+    let mut spans = findings_in(text, options, true);
+    if let Some(decoded) = decode::decode(text) {
+        spans.extend(
+            findings_in(&decoded.text, options, true)
+                .into_iter()
+                .map(|span| {
+                    let at = decoded.original(span.start..span.end);
+                    Span {
+                        start: at.start,
+                        end: at.end,
+                        rule: span.rule,
+                    }
+                })
+                .filter(|span| span.end > span.start),
+        );
+    }
+    spans
+}
+
+/// What changes the engine's verdicts besides the rule files (the
+/// decoder, the validators): cached verdicts are keyed by it as well as
+/// by [`rules_digest`]. Bump it whenever a change to the code may find
+/// what it did not find before.
+pub fn engine_version() -> &'static str {
+    "decode-1 prose-1"
 }
 
 /// [`findings`], with each rule whose pattern allows it searched only in
@@ -1370,6 +1406,7 @@ fn check(name: &str, secret: &str, text: &str, start: usize, end: usize) -> bool
             let v = secret.trim_matches(|c| c == '"' || c == '\'');
             v.len() >= 4 && !is_reference(v)
         }
+        "secret_looking" => secret_looking(secret),
         "ipv4" => ipv4_like(secret, text, start, before, after),
         "ipv6" => {
             let groups = secret.split(':').filter(|g| !g.is_empty()).count();
@@ -1387,6 +1424,65 @@ fn check(name: &str, secret: &str, text: &str, start: usize, end: usize) -> bool
         }
         _ => true,
     }
+}
+
+/// A value that reads as a secret where prose or a flag hands one over
+/// (`the admin pass is …`, `redis-cli -a …`): 8 to 200 characters, not a
+/// reference (`$PW`, `{{x}}`, `config.db_password`), a URL, a path in
+/// Rust (`a::b`), a revision (`HEAD~3`), a flag nor a placeholder (one
+/// character four times in a row: `4b1dXXXX…`); and either lower
+/// case, capitals and digits together (`Xy7kQ2vP9zLm`,
+/// `Tr0ub4dor-Horse-77`; not a ticket id or slug whose every piece
+/// between separators is all letters or all digits, `PROJ-123-login`),
+/// or 12 or more letters and digits (two of each
+/// at least) with no separator and 3 bits of entropy a character (a
+/// generated key in one case). A word, a name in lower case with dashes
+/// (`git-handoff`, `fix-auth-42`) or a version is none.
+fn secret_looking(value: &str) -> bool {
+    let v = value.trim_matches(|c| matches!(c, '"' | '\'' | '`'));
+    let n = v.chars().count();
+    if !(8..=200).contains(&n)
+        || is_reference(v)
+        || v.contains("://")
+        || v.contains("::")
+        || v.starts_with("HEAD")
+        || v.starts_with('-')
+        || v.as_bytes()
+            .windows(4)
+            .any(|w| w.iter().all(|&b| b == w[0]))
+        || path_like(v)
+    {
+        return false;
+    }
+    let count = |f: fn(&u8) -> bool| v.bytes().filter(f).count();
+    let (lower, upper, digits) = (
+        count(u8::is_ascii_lowercase),
+        count(u8::is_ascii_uppercase),
+        count(u8::is_ascii_digit),
+    );
+    // A ticket id or a slug (`PROJ-123-login`, `Release-2024`): every
+    // piece between separators all letters or all digits.
+    let slug = v.split(|c: char| !c.is_ascii_alphanumeric()).all(|piece| {
+        piece.bytes().all(|b| b.is_ascii_alphabetic()) || piece.bytes().all(|b| b.is_ascii_digit())
+    });
+    let mixed = lower > 0 && upper > 0 && digits > 0 && !slug;
+    let generated = n >= 12
+        && digits >= 2
+        && lower + upper >= 2
+        && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && entropy(v) >= 3.0;
+    mixed || generated
+}
+
+/// A path rather than a secret: segments between `/` one of which is a
+/// lower-case word of three letters or more (`build/Release2024`,
+/// `src/Auth2.rs`), or a name ending in a short extension after a dot.
+fn path_like(v: &str) -> bool {
+    let word = |s: &str| s.len() >= 3 && s.bytes().all(|b| b.is_ascii_lowercase());
+    let extension = v.rsplit_once('.').is_some_and(|(_, ext)| {
+        (1..=4).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_lowercase())
+    });
+    (v.contains('/') && v.split('/').any(word)) || extension
 }
 
 /// A token written by hand for an example rather than generated: three
@@ -1718,7 +1814,9 @@ pub fn find_in_json(value: &Value, options: Options) -> Counts {
 }
 
 /// The secrets in one line of a history note: a JSON object string by
-/// string ([`find_in_json`]), anything else as text.
+/// string ([`find_in_json`]), anything else (a JSON array, a string, any
+/// text) as text, read through the decoder like every text (its `\u`
+/// escapes too).
 pub fn find_in_line(line: &[u8], options: Options) -> Counts {
     // A repeated field would hide all but its last value from the parsed
     // reading: such a line is read as the raw text it is.
@@ -2178,5 +2276,152 @@ mod tests {
             "1 secret redacted (1 stripe_key)"
         );
         assert_eq!(summary(&Counts::new()), None);
+    }
+
+    /// Issue 56, items 3–5: a secret behind an encoding (escaped JSON in
+    /// a shell command, `\u` escapes, percent-encoding, invisible
+    /// characters inside a token, an escape inside an escape) is found on
+    /// the decoded reading and removed where it is written, escapes and
+    /// all; what is around it stays as written, and a second pass finds
+    /// nothing more.
+    #[test]
+    fn secrets_behind_encodings_are_removed_where_they_are_written() {
+        let body = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+        let cases: Vec<(String, &str)> = vec![
+            (
+                r#"curl -d "{\"password\":\"Tr0ub4dor3xyzq\"}" https://api"#.into(),
+                r#"curl -d "{\"password\":\"[REDACTED:secret_assignment]\"}" https://api"#,
+            ),
+            (
+                r#"curl -d "{\"api_key\":\"9f8e7d6c5b4aQWERTY12\"}""#.into(),
+                r#"curl -d "{\"api_key\":\"[REDACTED:secret_assignment]\"}""#,
+            ),
+            (
+                r#"curl -d "{\"token\":\"Zx81_kqP0mnB72vTq9\"}""#.into(),
+                r#"curl -d "{\"token\":\"[REDACTED:secret_assignment]\"}""#,
+            ),
+            (
+                r#"curl -d "{\"client_secret\":\"Zx81_kqP0mnB72vTq9\"}""#.into(),
+                r#"curl -d "{\"client_secret\":\"[REDACTED:secret_assignment]\"}""#,
+            ),
+            (
+                format!(r#"["deploy with \u0067hp_{body}"]"#),
+                r#"["deploy with [REDACTED:github_token]"]"#,
+            ),
+            (
+                format!(r#"["deploy with \\u0067hp_{body}"]"#),
+                r#"["deploy with [REDACTED:github_token]"]"#,
+            ),
+            (
+                format!("use ghp_{}\u{200B}{} now", &body[..18], &body[18..]),
+                "use [REDACTED:github_token] now",
+            ),
+            (
+                format!("use ghp_{}\u{00AD}{} now", &body[..18], &body[18..]),
+                "use [REDACTED:github_token] now",
+            ),
+            (
+                format!(
+                    "use \u{FEFF}gh\u{202E}p_{}\u{2060}{}",
+                    &body[..9],
+                    &body[9..]
+                ),
+                "use \u{FEFF}[REDACTED:github_token]",
+            ),
+            (
+                format!(r"printf $'\x67hp_{body}'"),
+                "printf $'[REDACTED:github_token]'",
+            ),
+            (
+                format!("deploy%20with%20%67hp_{body}&x=1"),
+                "deploy%20with%20[REDACTED:github_token]&x=1",
+            ),
+        ];
+        for (text, want) in &cases {
+            let (out, counts) = redact(text, Options::default());
+            assert_eq!(&out, want, "{text:?}: {counts:?}");
+            assert_eq!(counts.values().sum::<usize>(), 1, "{text:?}: {counts:?}");
+            assert_eq!(redact(&out, Options::default()).0, out, "twice: {text:?}");
+            assert_eq!(scan(text, Options::default()), counts, "{text:?}");
+        }
+        // The same in a history line that is not a JSON object.
+        let line = format!(r#"["deploy with \u0067hp_{body}"]"#);
+        assert_eq!(
+            find_in_line(line.as_bytes(), Options::default()).get("github_token"),
+            Some(&1)
+        );
+    }
+
+    /// Issue 56, item 6: secrets handed over in prose or on a command
+    /// line are caught by what the value looks like, not one pattern per
+    /// sentence.
+    #[test]
+    fn secrets_in_prose_are_caught_by_example() {
+        for (text, secret) in [
+            ("the admin pass is Xy7kQ2vP9zLm", "Xy7kQ2vP9zLm"),
+            ("the deploy key is 9fK2mQ7xLp4Wz8Rt", "9fK2mQ7xLp4Wz8Rt"),
+            ("redis-cli -a Xy7kQ2vP9zLm ping", "Xy7kQ2vP9zLm"),
+            (
+                "az login -u ops@example.com -p Xy7kQ2vP9zLm",
+                "Xy7kQ2vP9zLm",
+            ),
+            (
+                "the password for the staging db is Tr0ub4dor-Horse-77",
+                "Tr0ub4dor-Horse-77",
+            ),
+            ("mysql -uroot -pXy7kQ2vP9zLm", "Xy7kQ2vP9zLm"),
+            ("psql -h db -p Xy7kQ2vP9zLm", "Xy7kQ2vP9zLm"),
+            (
+                "the signing key was 7f3a9c2e1b8d4f6a0c5e",
+                "7f3a9c2e1b8d4f6a0c5e",
+            ),
+            ("curl -u alice:Xy7kQ2vP9zLm https://x", "Xy7kQ2vP9zLm"),
+            ("the admin pass is Xy7kQ2vP9zLm.", "Xy7kQ2vP9zLm"),
+        ] {
+            let (out, counts) = redact(text, Options::default());
+            assert!(!out.contains(secret), "{text:?} became {out:?}");
+            assert!(!counts.is_empty(), "{text:?}");
+        }
+        // What stands after the value stays.
+        assert_eq!(
+            redact_text("the admin pass is Xy7kQ2vP9zLm.").0,
+            "the admin pass is [REDACTED:secret_assignment]."
+        );
+    }
+
+    /// Issue 56, item 6: the words of those rules in ordinary text, and
+    /// values that are names, versions, revisions or placeholders, pass
+    /// untouched.
+    #[test]
+    fn ordinary_text_with_the_same_words_passes() {
+        for text in [
+            "cargo test -p git-handoff",
+            "git log -p HEAD~3",
+            r#"{"key":"fix-auth-42","mode":"AUTO"}"#,
+            r#"{\"key\":\"fix-auth-42\"}"#,
+            "handoff.briefMaxLines",
+            "the password is kept in the vault",
+            "rotate the deploy key monthly",
+            "sort by key",
+            "pass the test suite",
+            "the key is fix-auth-42",
+            "the token is read from $GH_TOKEN",
+            "the password is ${DB_PASSWORD}",
+            "key = 4b1dXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+            "git push -u origin main",
+            "docker run -u 1000:1000 app",
+            "ssh -p 2222 deploy@host",
+            "mkdir -p build/Release2024",
+            "the key is in src/Auth2Flow.rs",
+            "the config key is Settings2.json",
+            "the brief's key is 'PROJ-123-login'",
+            "the token is Release-2024",
+            "ls -a ~/projects",
+            "the key is config.signingKey",
+            "50% done, C:\\Users\\dev\\new, \\d+ matched",
+        ] {
+            let (out, counts) = redact(text, Options::default());
+            assert_eq!(out, text, "{counts:?}");
+        }
     }
 }

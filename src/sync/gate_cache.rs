@@ -59,9 +59,10 @@ impl GateCache {
         // The rules' digest was computed when they were compiled in: the
         // stamp is a few dozen bytes to hash, not the rules' 280 KB.
         let stamp = format!(
-            "git-handoff {} gate, {options:?}\0{}\0",
+            "git-handoff {} gate, {options:?}\0{}\0{}\0",
             env!("CARGO_PKG_VERSION"),
-            crate::brief::redact::rules_digest()
+            crate::brief::redact::rules_digest(),
+            crate::brief::redact::engine_version()
         );
         let mut hasher = gix::hash::hasher(kind);
         hasher.update(stamp.as_bytes());

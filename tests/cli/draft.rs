@@ -361,7 +361,7 @@ fn the_draft_is_redacted_as_every_write() {
 }
 
 /// A hook's input, as Claude Code sends it.
-fn hook_input(event: &str, transcript: &str, repo: &Path) -> String {
+pub(crate) fn hook_input(event: &str, transcript: &str, repo: &Path) -> String {
     json!({
         "session_id": "5f1c2a7e", "transcript_path": transcript, "cwd": repo.display().to_string(),
         "hook_event_name": event, "trigger": "auto", "reason": "other",
@@ -371,7 +371,12 @@ fn hook_input(event: &str, transcript: &str, repo: &Path) -> String {
 
 /// `git handoff hook EVENT` with `input`, run from another directory (the
 /// input's `cwd` picks the repository), at `now`.
-fn hook(sb: &Sandbox, event: &str, input: &str, now: &str) -> assert_cmd::assert::Assert {
+pub(crate) fn hook(
+    sb: &Sandbox,
+    event: &str,
+    input: &str,
+    now: &str,
+) -> assert_cmd::assert::Assert {
     let elsewhere = sb.path("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     sb.handoff_env(

@@ -9,6 +9,7 @@ mod changed;
 mod concurrency;
 mod docs;
 mod draft;
+mod encodings;
 mod first_contact;
 mod fork;
 mod formats;

@@ -314,13 +314,15 @@ fn gitleaks_own_cases() {
     );
     eprintln!("altered:\n{}\n{}", altered.join("\n"), personal.join("\n"));
     assert!(tps.len() > 5000 && clean.len() > 300, "the corpus is whole");
+    // Issue 56: reading through encodings and catching prose keep
+    // recall whole and add no false positive past 1 %.
     assert!(
-        recall >= 0.995,
+        missed.is_empty(),
         "recall {recall:.4}; missed:\n{}",
         missed.join("\n")
     );
     assert!(pieces.is_empty(), "pieces left:\n{}", pieces.join("\n"));
-    assert!(fp_rate <= 0.02, "altered:\n{}", altered.join("\n"));
+    assert!(fp_rate <= 0.01, "altered:\n{}", altered.join("\n"));
 }
 
 /// Issue 48.5: secrets and personal data in prose, where the words

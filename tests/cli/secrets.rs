@@ -40,7 +40,7 @@ fn needle(kind: &str, sample: &str) -> String {
 
 /// Every object reachable from any ref or the reflogs, and every file in
 /// the worktree and the git dir, as text.
-fn everything(sb: &Sandbox, repo: &Path) -> String {
+pub(crate) fn everything(sb: &Sandbox, repo: &Path) -> String {
     let mut all = String::new();
     let objects = sb.git(repo, &["rev-list", "--all", "--reflog", "--objects"]);
     for line in objects.lines() {
@@ -497,7 +497,13 @@ fn printed_text_about_user_data_is_redacted() {
 
 /// A Claude Code transcript in `repo` whose session ran `command` (output
 /// `output`, exit 1) and whose last words are `words`.
-fn transcript_with(sb: &Sandbox, repo: &Path, command: &str, output: &str, words: &str) -> String {
+pub(crate) fn transcript_with(
+    sb: &Sandbox,
+    repo: &Path,
+    command: &str,
+    output: &str,
+    words: &str,
+) -> String {
     let dir = repo.display().to_string();
     let lines = [
         serde_json::json!({"type": "user", "uuid": "u1", "sessionId": "s", "cwd": dir, "timestamp": "2026-11-30T10:00:00.000Z",
