@@ -1,0 +1,131 @@
+//! The method, round 5 (issue 58): the last losses against the seed
+//! documents.
+
+use crate::support::*;
+
+/// Item 1: beside an 80-character key (the ladder's cap), `list` and a
+/// keyless `resume`'s listing cut the key with `…` and keep every row's
+/// age, branch, head and done-when, at 80 columns.
+#[test]
+fn item1_a_long_key_is_cut_never_the_facts() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let long = "k".repeat(80);
+    for key in [long.as_str(), "short"] {
+        sb.write_brief(
+            &repo,
+            Some(key),
+            ["cargo test auth passes", "r", "cargo test auth"],
+            &[],
+        )
+        .success();
+    }
+    let head = sb.git(&repo, &["rev-parse", "--short=7", "HEAD"]);
+    let check = |out: &str| {
+        let rows: Vec<&str> = out.lines().collect();
+        assert_eq!(rows.len(), 2, "{out}");
+        for row in rows {
+            assert!(row.chars().count() <= 80, "{row}");
+            assert!(row.contains(" main "), "{row}");
+            assert!(row.contains(head.trim()), "{row}");
+            assert!(row.contains("cargo test auth"), "{row}");
+        }
+        assert!(out.contains(&format!("{}…", "k".repeat(20))), "{out}");
+    };
+    let out = sb.handoff_env(&repo, &[("COLUMNS", "80")], &["list"], None);
+    check(&stdout(&out.success()));
+    // a new session with no key of its own: keyless resume lists them
+    sb.handoff_with(
+        &repo,
+        &["hook", "session-start"],
+        Some(r#"{"source":"startup"}"#),
+    )
+    .success();
+    let out = sb.handoff_env(&repo, &[("COLUMNS", "80")], &["resume"], None);
+    check(&stdout(&out.code(1)));
+}
+
+/// Item 2: an absolute file to read first outside the worktree is checked
+/// for existence as it is (`!! MISSING` when absent), and lint's
+/// dangling-pointer finding follows the same rule; an absolute path inside
+/// the worktree is never called outside it.
+#[test]
+fn item2_absolute_paths_are_checked_as_they_are() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.rs", "fn verify() {}\n", "auth");
+    let there = sb.path("config.yml");
+    std::fs::write(&there, "a: 1\n").unwrap();
+    let gone = sb.path("srv/app/config.yml");
+    let inside = repo.join("src/auth.rs");
+    let reads: Vec<String> = [&there, &gone, &inside]
+        .iter()
+        .map(|p| format!("{}=config", p.display()))
+        .collect();
+    let mut args = vec!["--no-lint"];
+    for r in &reads {
+        args.extend(["--read", r.as_str()]);
+    }
+    sb.write_brief(
+        &repo,
+        None,
+        ["cargo test auth passes", "r", "cargo test auth"],
+        &args,
+    )
+    .success();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains(&format!("!! MISSING: {}", gone.display())),
+        "{out}"
+    );
+    assert!(!out.contains("outside the worktree"), "{out}");
+    assert!(
+        !out.contains(&format!("MISSING: {}", there.display())),
+        "{out}"
+    );
+    let out = sb.handoff(&repo, &["lint"]).success();
+    let err = stderr(&out);
+    let dangling: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("dangling-pointer"))
+        .collect();
+    assert_eq!(dangling.len(), 1, "{err}");
+    assert!(dangling[0].contains("files_read_first[1].path"), "{err}");
+    assert!(
+        dangling[0].contains(&format!("'{}' does not exist", gone.display())),
+        "{err}"
+    );
+    assert!(!err.contains("outside the worktree"), "{err}");
+}
+
+/// Item 3: a next step that is a placeholder draws the placeholder
+/// finding (and fails `--strict`).
+#[test]
+fn item3_a_placeholder_next_step_is_a_finding() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    for step in ["TBD", "none", "n/a", "?", "todo."] {
+        let brief = serde_json::json!({"resume": {"done_when": "cargo test auth passes", "resume_by": step},
+            "state": {"next_acceptance_check": "cargo test auth", "rejected_paths": ["< (off by one)"]}});
+        let out = sb
+            .handoff_with(
+                &repo,
+                &["lint", "-F", "-", "--strict"],
+                Some(&brief.to_string()),
+            )
+            .code(1);
+        let err = stderr(&out);
+        assert!(
+            err.contains("resume.resume_by: placeholder"),
+            "{step}: {err}"
+        );
+    }
+    let brief = serde_json::json!({"resume": {"done_when": "cargo test auth passes", "resume_by": "rerun cargo test auth"},
+        "state": {"next_acceptance_check": "cargo test auth", "rejected_paths": ["< (off by one)"]}});
+    sb.handoff_with(
+        &repo,
+        &["lint", "-F", "-", "--strict"],
+        Some(&brief.to_string()),
+    )
+    .success();
+}
