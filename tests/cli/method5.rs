@@ -129,3 +129,47 @@ fn item3_a_placeholder_next_step_is_a_finding() {
     )
     .success();
 }
+
+/// Item 4: `handoff.briefMaxLines` may lower the 30-line ceiling, never
+/// lift it; the refusal says to re-decompose, never to raise the setting.
+#[test]
+fn item4_the_brief_ceiling_is_the_methods() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut args = vec!["--no-lint".to_string()];
+    for i in 0..60 {
+        args.extend(["--decision".into(), format!("decision {i} — because {i}")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    sb.write_brief(
+        &repo,
+        None,
+        ["cargo test auth passes", "r", "cargo test auth"],
+        &args,
+    )
+    .success();
+    sb.git(&repo, &["config", "handoff.briefMaxLines", "500"]);
+    let out = sb.handoff(&repo, &["brief"]).success();
+    assert!(stdout(&out).lines().count() <= 30, "{}", stdout(&out));
+    assert_stderr_has(&out, "ceiling of 30");
+    let long_task = (0..40)
+        .map(|i| format!("step {i}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out = sb.handoff(&repo, &["brief", "--task", &long_task]).code(1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("over the cap of 30") && err.contains("re-decompose"),
+        "{err}"
+    );
+    assert!(!err.contains("raise"), "{err}");
+    sb.git(&repo, &["config", "handoff.briefMaxLines", "12"]);
+    let out = sb.handoff(&repo, &["brief"]).success();
+    assert!(stdout(&out).lines().count() <= 12, "{}", stdout(&out));
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/configuration.md"
+    ))
+    .unwrap();
+    assert!(docs.contains("never lift it"), "docs/configuration.md");
+}
