@@ -173,3 +173,45 @@ fn item4_the_brief_ceiling_is_the_methods() {
     .unwrap();
     assert!(docs.contains("never lift it"), "docs/configuration.md");
 }
+
+/// Item 5: the shipped skill and agent instructions say that subagents
+/// never talk to each other, to name the synthesis act, and that the
+/// evaluator sets the pass mark with the loop stopping after two
+/// iterations without a score gain.
+#[test]
+fn item5_the_skill_teaches_orchestration_as_the_method() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let flat = |path: &str| {
+        std::fs::read_to_string(root.join(path))
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for path in [
+        "contrib/claude/skills/git-handoff/SKILL.md",
+        "contrib/codex/AGENTS.md",
+    ] {
+        let text = flat(path);
+        for needle in [
+            "Subagents never talk to each other",
+            "through you, the orchestrator",
+            "Name the synthesis act",
+            "(\"Combining the three reviews: …\")",
+            "means the decomposition was wrong",
+            "the evaluator sets the pass mark",
+            "≥ 4/5 on every axis",
+            "after two iterations without a score gain",
+        ] {
+            let hit = text.contains(needle)
+                || (needle == "through you, the orchestrator"
+                    && text.contains("every hand-over goes through the orchestrator"))
+                || text.to_lowercase().contains(&needle.to_lowercase());
+            assert!(hit, "{path}: {needle}");
+        }
+        assert!(
+            !text.contains("an iteration that changes nothing"),
+            "{path}"
+        );
+    }
+}
