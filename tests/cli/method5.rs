@@ -215,3 +215,30 @@ fn item5_the_skill_teaches_orchestration_as_the_method() {
         );
     }
 }
+
+/// Item 8: outside a repository `write` and `brief` fail as git does and
+/// say why the store is git-native; the docs say it too.
+#[test]
+fn item8_outside_a_repository_the_error_says_why() {
+    let sb = Sandbox::new();
+    let dir = sb.path("plain");
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [
+        write_args(None, ["cargo test passes", "r", "cargo test"], &[]),
+        vec!["brief", "--task", "fix it"],
+    ] {
+        let out = sb.handoff(&dir, &args).code(128);
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("fatal: not a git repository (or any of the parent directories)"),
+            "{err}"
+        );
+        assert!(err.contains("briefs live in git refs"), "{err}");
+        assert!(err.contains("`git init` one"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!dir.join("HANDOFF.json").exists());
+    }
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guide.md")).unwrap();
+    assert!(guide.contains("deliberate deviation from the method"));
+}
