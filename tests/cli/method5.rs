@@ -242,3 +242,57 @@ fn item8_outside_a_repository_the_error_says_why() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guide.md")).unwrap();
     assert!(guide.contains("deliberate deviation from the method"));
 }
+
+/// Item 9: the MCP `usage` tool takes the harness's window for the same
+/// session — recorded from the session-start hook's model or the status
+/// line's window size — and the model table only when the harness gave
+/// none.
+#[tokio::test]
+async fn item9_mcp_usage_takes_the_harness_window() {
+    use crate::mcp::{call, connect, text};
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let basic = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/transcript-basic.jsonl");
+    let transcript = |session: &str| {
+        let path = sb.path(&format!("{session}.jsonl"));
+        std::fs::copy(&basic, &path).unwrap();
+        path.display().to_string()
+    };
+    let (one_m, status, other) = (
+        transcript("sess-1m"),
+        transcript("sess-400k"),
+        transcript("sess-none"),
+    );
+    let start = serde_json::json!({"source": "startup", "session_id": "sess-1m",
+        "model": "claude-opus-4-6[1m]", "cwd": repo.display().to_string(), "transcript_path": one_m});
+    sb.handoff_with(&repo, &["hook", "session-start"], Some(&start.to_string()))
+        .success();
+    let line = serde_json::json!({"session_id": "sess-400k", "transcript_path": status,
+        "cwd": repo.display().to_string(), "context_window": {"context_window_size": 400_000}});
+    sb.handoff_with(&repo, &["usage", "--hook"], Some(&line.to_string()))
+        .success();
+    let client = connect(&sb, &repo, &[]).await;
+    for (path, expected) in [
+        (&one_m, "of 1M (from the harness;"),
+        (&status, "of 400k (from the harness;"),
+        (&other, "of 200k (guessed from the model;"),
+    ] {
+        let result = call(&client, "usage", serde_json::json!({"transcript": path})).await;
+        assert!(
+            text(&result).contains(expected),
+            "{path}: {}",
+            text(&result)
+        );
+    }
+    let result = call(&client, "usage", serde_json::json!({"transcript": one_m})).await;
+    let v = result.structured_content.expect("structured");
+    assert_eq!(
+        (v["window"].as_u64(), v["window_source"].as_str()),
+        (Some(1_000_000), Some("harness"))
+    );
+    client.cancel().await.unwrap();
+    // the CLI too, for the same session's transcript
+    let out = sb.handoff(&repo, &["usage", &status]);
+    assert!(stdout(&out.success()).contains("of 400k (from the harness;"));
+}

@@ -375,7 +375,7 @@ const SPECS: &[Spec] = &[
             (
                 "window",
                 "tokens",
-                "The context window in tokens (200000, \"200k\", \"1M\"); default: git config handoff.contextWindow, else what the transcript records, else by model",
+                "The context window in tokens (200000, \"200k\", \"1M\"); default: git config handoff.contextWindow, else the harness's own figure for the transcript's session, else what the transcript records, else by model",
             ),
         ],
         required: &[],
