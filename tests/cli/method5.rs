@@ -296,3 +296,56 @@ async fn item9_mcp_usage_takes_the_harness_window() {
     let out = sb.handoff(&repo, &["usage", &status]);
     assert!(stdout(&out.success()).contains("of 400k (from the harness;"));
 }
+
+/// The `/handoff [argument]` command routes every mode: no argument →
+/// WRITE, a key → WRITE to it, `read`/`resume` → READ, `recover`,
+/// `reground`, `split`; after a WRITE it shows what was stored and says
+/// `/clear` continues from it. (The loop itself runs in the Claude Code
+/// conformance suite.)
+#[test]
+fn item10_the_handoff_command_routes_every_mode() {
+    let sb = Sandbox::new();
+    let command = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/contrib/claude/commands/handoff.md"
+    ))
+    .unwrap();
+    assert!(command.starts_with("---\ndescription: "), "front matter");
+    assert!(
+        command.contains("argument-hint: \"[key | read | resume | recover | reground | split]\"")
+    );
+    assert!(command.contains("allowed-tools: Bash(git handoff:*)"));
+    assert!(command.contains("The argument is: `$ARGUMENTS`"));
+    let routes = [
+        ("| (none) | WRITE |", "`git handoff write …`"),
+        (
+            "| `read` or `resume` [KEY] | READ |",
+            "`git handoff resume [KEY]`",
+        ),
+        (
+            "| `recover` [KEY] | RECOVER |",
+            "`git handoff recover [KEY]`",
+        ),
+        (
+            "| `reground` [KEY] | REGROUND |",
+            "`git handoff reground [KEY]`",
+        ),
+        ("| `split` | SPLIT |", "`git handoff split --plan FILE`"),
+        (
+            "| any other word | WRITE to that key |",
+            "`git handoff write KEY …`",
+        ),
+    ];
+    for (row, run) in routes {
+        let line = command
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("no route {row}"));
+        assert!(line.contains(run), "{line}");
+        let sub = run.trim_matches('`').split(' ').nth(2).unwrap();
+        sb.handoff(sb.dir.path(), &[sub, "--help"]).success();
+    }
+    let flat = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("to see what was stored"), "{flat}");
+    assert!(flat.contains("`/clear` now continues from it"), "{flat}");
+}
