@@ -487,6 +487,19 @@ fn upper_first(text: &str) -> String {
 }
 
 impl Draft {
+    /// Whether the session left nothing open in its transcript: no failing
+    /// last test, no command that failed and was not rerun successfully,
+    /// no decision and no rejected approach stated. With a clean worktree
+    /// at its end (which git says, not the transcript) it was a trivial
+    /// session — the skill's typo fixed and committed — which needs no
+    /// hand-over.
+    pub fn left_nothing_open(&self) -> bool {
+        self.failure.is_none()
+            && self.tests.first().is_none_or(|t| t.result != "fail")
+            && self.decisions.is_empty()
+            && self.rejected.is_empty()
+    }
+
     /// The partial brief: mode `AUTO`, the resume fields, the transcript as
     /// the history pointer, the state lists and the files to read first;
     /// empty lists are left out. `write` fills in the rest.

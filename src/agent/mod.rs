@@ -9,3 +9,4 @@ pub mod fork;
 pub mod pipeline;
 pub mod summary;
 pub mod usage;
+pub mod window;

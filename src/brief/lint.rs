@@ -88,13 +88,13 @@ pub const RULES: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "dangling-pointer",
-        "a files_read_first / files_skip path exists neither in the worktree nor at HEAD, leaves the worktree, or its :lines range ends past the file's end",
+        "a files_read_first / files_skip path exists neither in the worktree nor at HEAD, leaves the worktree through `..` or a symlink, is an absolute path that does not exist, or its :lines range ends past the file's end",
         "{\"path\": \"src/auht.rs:1-900\"}",
         "{\"path\": \"src/auth.rs:1-90\"}",
     ),
     (
         "placeholder",
-        "an optional field holds a null-like placeholder (none, n/a, TBD, -) instead of being omitted",
+        "an optional field holds a null-like placeholder (none, n/a, TBD, -) instead of being omitted, or the next step (resume_by) is one",
         "\"open_risks\": [\"none\"]",
         "omit open_risks",
     ),
@@ -198,7 +198,14 @@ fn text_rules(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
                 format!("say what {name} does not; point at {name}:{n} if it matters"),
             ));
         }
-        if is_placeholder(text) && is_optional(field) {
+        if is_placeholder(text) && field == "resume.resume_by" {
+            out.push(Finding::new(
+                "placeholder",
+                field,
+                format!("'{}' is a placeholder, not a next step", text.trim()),
+                "name the first thing the next session does, e.g. 'rerun cargo test auth, then fix verify()'",
+            ));
+        } else if is_placeholder(text) && is_optional(field) {
             out.push(Finding::new(
                 "placeholder",
                 field,
@@ -304,6 +311,13 @@ fn over_long(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
 /// `dangling-pointer`: a file pointer that leads nowhere or outside.
 fn dangling_pointers(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
     if let Some(root) = &ctx.root {
+        // An absolute path inside the worktree it was written in, or this
+        // one, is the relative path it is (as resume checks it).
+        let written_in = brief
+            .pointer("/state/worktree/root")
+            .and_then(Value::as_str)
+            .map(Path::new);
+        let roots: Vec<&Path> = std::iter::once(root.as_path()).chain(written_in).collect();
         for list in ["files_read_first", "files_skip"] {
             let Some(items) = brief.get(list).and_then(Value::as_array) else {
                 continue;
@@ -312,7 +326,7 @@ fn dangling_pointers(brief: &Value, ctx: &Context, out: &mut Vec<Finding>) {
                 let Some(path) = item.get("path").and_then(Value::as_str) else {
                     continue;
                 };
-                if let Some(problem) = dangling(root, ctx.head_has, path) {
+                if let Some(problem) = dangling(&roots, ctx.head_has, path) {
                     out.push(Finding::new(
                         "dangling-pointer",
                         format!("{list}[{i}].path"),
@@ -622,7 +636,18 @@ fn copied_from<'a>(text: &str, files: &'a [(String, String)]) -> Option<&'a str>
     None
 }
 
-fn dangling(root: &Path, head_has: Option<HeadHas<'_>>, recorded: &str) -> Option<String> {
+fn dangling(roots: &[&Path], head_has: Option<HeadHas<'_>>, recorded: &str) -> Option<String> {
+    let root = roots[0];
+    let relative = crate::brief::paths::relative_to(roots, recorded);
+    let recorded = relative.as_ref();
+    match crate::brief::paths::absolute_exists(recorded) {
+        Some(true) => return None,
+        Some(false) => {
+            let path = crate::brief::paths::strip_lines(recorded);
+            return Some(format!("'{path}' does not exist"));
+        }
+        None => {}
+    }
     let path = crate::brief::paths::strip_lines(recorded);
     if crate::brief::paths::path_outside(path) {
         return Some(format!("'{recorded}' is outside the worktree"));

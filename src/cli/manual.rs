@@ -24,7 +24,7 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
     (
         "handoff.briefMaxLines",
         "30",
-        "line cap of `git handoff brief`",
+        "line cap of `git handoff brief`: may lower the method's ceiling of 30, never lift it",
     ),
     (
         "handoff.lockTimeout",

@@ -578,9 +578,11 @@ fn missing(
     };
     for pointer in &brief.files_read_first {
         let path = as_relative(brief, Some(&base), &pointer.path);
-        let check = match tip {
-            Some(tip) => pointer_at(repo, tip, &path),
-            None => resolve_pointer(&base, &path),
+        let check = match (crate::brief::paths::absolute_exists(&path), tip) {
+            (Some(true), _) => PointerCheck::Present,
+            (Some(false), _) => PointerCheck::Missing,
+            (None, Some(tip)) => pointer_at(repo, tip, &path),
+            (None, None) => resolve_pointer(&base, &path),
         };
         match check {
             PointerCheck::Present => {}
@@ -592,22 +594,14 @@ fn missing(
     }
 }
 
-/// A recorded path as the worktree-relative path it is: an absolute path
-/// inside the worktree the brief was written in (or `base`, the one it is
-/// checked in) is checked like the relative one, never called outside.
+/// A recorded path as the worktree-relative path it is
+/// ([`crate::brief::paths::relative_to`] the brief's worktree and `base`).
 fn as_relative<'p>(brief: &Brief, base: Option<&Path>, recorded: &'p str) -> Cow<'p, str> {
-    let path = Path::new(recorded);
-    if path.is_absolute() {
-        let roots = [Some(Path::new(&brief.state.worktree.root)), base];
-        for root in roots.into_iter().flatten() {
-            if let Ok(rest) = path.strip_prefix(root)
-                && let Some(rest) = rest.to_str().filter(|r| !r.is_empty())
-            {
-                return Cow::Owned(rest.to_string());
-            }
-        }
+    let root = Path::new(&brief.state.worktree.root);
+    match base {
+        Some(base) => crate::brief::paths::relative_to(&[root, base], recorded),
+        None => crate::brief::paths::relative_to(&[root], recorded),
     }
-    Cow::Borrowed(recorded)
 }
 
 /// Whether a file to read first exists in the tree of commit `tip`.

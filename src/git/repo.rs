@@ -56,6 +56,10 @@ pub fn open_at_for_reading(dir: &Path) -> Result<gix::Repository> {
     Ok(repo)
 }
 
+/// Why git-handoff needs a repository, and the way to one: the store is
+/// git-native on purpose (no file fallback outside a repository).
+const NO_REPOSITORY: &str = "briefs live in git refs (refs/handoffs/<key>, their history in git notes), so git-handoff needs a repository: run it inside one, or `git init` one";
+
 /// Why no repository could be opened at `dir`, in git's words: when git
 /// itself finds none, its own `fatal:` line (without the prefix); when git
 /// finds one (a layout gix cannot open), that it is a repository and why it
@@ -71,17 +75,14 @@ fn not_opened(dir: &Path, gix_error: &str) -> anyhow::Error {
         ),
         Ok(run) if run.stderr.contains("not a git repository") => {
             let reason = super::cmd::reason(&run.stderr);
-            anyhow!(
-                "{}; run git-handoff inside a repository, or `git init` one",
-                reason.trim_start_matches("fatal: ")
-            )
+            anyhow!("{}; {NO_REPOSITORY}", reason.trim_start_matches("fatal: "))
         }
         Ok(run) => anyhow!(
             "{}",
             super::cmd::reason(&run.stderr).trim_start_matches("fatal: ")
         ),
         Err(_) => anyhow!(
-            "not a git repository (or any of the parent directories): {}; run git-handoff inside a repository, or `git init` one",
+            "not a git repository (or any of the parent directories): {}; {NO_REPOSITORY}",
             dir.display()
         ),
     }

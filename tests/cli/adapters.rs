@@ -441,6 +441,7 @@ fn the_claude_plugin_matches_the_hand_copied_configs() {
     );
     for rel in [
         "commands/handoff-resume.md",
+        "commands/handoff.md",
         "skills/git-handoff/SKILL.md",
         "README.md",
         "LICENSE",

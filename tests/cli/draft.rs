@@ -926,3 +926,42 @@ fn a_second_draft_goes_over_the_persons_version_not_the_first_draft() {
         );
     }
 }
+
+/// Issue 58, item 7: a trivial session — it fixed a typo and committed it,
+/// leaving a clean worktree, no failing test and no decision or rejected
+/// approach in its transcript — gets no AUTO draft over the person's
+/// brief; the same session leaving an uncommitted change does.
+#[test]
+fn a_trivial_session_gets_no_draft_over_a_persons_brief() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.commit(&repo, "README.md", "A tpyo here.\n", "readme");
+    let before = careful_brief(&sb, &repo);
+    sb.commit(&repo, "README.md", "A typo here.\n", "Fix a typo");
+    let path = session_running(
+        &sb,
+        &repo,
+        "typo.jsonl",
+        &["sed -i s/tpyo/typo/ README.md && git commit -am 'Fix a typo'"],
+    );
+    for event in ["pre-compact", "session-end"] {
+        hook(
+            &sb,
+            event,
+            &hook_input("SessionEnd", &path, &repo),
+            "2026-11-30T10:01:00Z",
+        );
+        assert_eq!(stored(&sb, &repo, "main"), before, "{event}");
+    }
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("AUTO"), "{out}");
+    // Left uncommitted, the same work is not trivial: the net drafts it.
+    std::fs::write(repo.join("README.md"), "A typo here, and more.\n").unwrap();
+    hook(
+        &sb,
+        "session-end",
+        &hook_input("SessionEnd", &path, &repo),
+        "2026-11-30T10:01:00Z",
+    );
+    assert_eq!(stored(&sb, &repo, "main")["mode"], "AUTO");
+}

@@ -27,6 +27,7 @@ mod mcp_conformance;
 mod method;
 mod method3;
 mod method4;
+mod method5;
 mod model;
 mod narrative_merge;
 mod net_model;

@@ -703,7 +703,9 @@ fn the_skill_and_resume_command_teach_the_method_as_shipped() {
         "Sprint contract",
         "No self-grading",
         "at most 3 iterations by default and 5 as a hard limit",
-        "stop\n  on a stall",
+        // issue 58: the loop stops at the evaluator's pass mark or after
+        // two iterations without a score gain (no longer "on a stall")
+        "stop\n  at the pass mark, or after two iterations without a score gain",
         "Sequential when in doubt",
         "never run parallel stages on overlapping\n  files",
         "Synthesis is not concatenation",

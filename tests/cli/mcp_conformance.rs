@@ -44,41 +44,82 @@ fn undescribed(schema: &Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
+/// `write` embeds the partial brief's schema (issue 58: once — the shape
+/// `files_read_first` and `files_skip` share in `$defs`, the fields `write`
+/// fills in left out); `recover` and `lint` take the same shape and say so
+/// instead of repeating it.
 #[tokio::test]
 async fn the_tools_that_take_a_brief_embed_the_partial_brief_schema() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     let client = connect(&sb, &repo, &[]).await;
     let tools = client.list_all_tools().await.unwrap();
-    for name in ["write", "recover", "lint"] {
+    let write = tools.iter().find(|t| t.name == "write").unwrap();
+    let schema = Value::Object(write.input_schema.as_ref().clone());
+    let brief = schema["properties"]["brief"].clone();
+    assert_eq!(brief["type"], "object", "{brief}");
+    let mut missing = Vec::new();
+    undescribed(&brief, "brief", &mut missing);
+    undescribed(&schema["$defs"]["file"], "$defs.file", &mut missing);
+    assert!(missing.is_empty(), "write: no description for {missing:?}");
+    assert!(
+        brief["properties"]["resume"]["properties"]["done_when"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("verifiable"),
+        "{brief}"
+    );
+    // What `write -F` takes validates; what it refuses does not.
+    let with = |b: Value| json!({ "brief": b });
+    assert_eq!(errors(&schema, &with(example())), "");
+    for bad in [
+        json!({"bogus": 1}),
+        json!({"resume": {"done_when": ""}}),
+        json!({"files_read_first": [{"path": "a"}]}),
+        json!({"files_skip": [{"why": "a"}]}),
+    ] {
+        assert_ne!(errors(&schema, &with(bad.clone())), "", "write takes {bad}");
+    }
+    let required = &brief["properties"]["resume"]["required"];
+    assert_eq!(required, &json!(["done_when", "resume_by"]));
+    for name in ["recover", "lint"] {
         let tool = tools.iter().find(|t| t.name == name).unwrap();
-        let brief =
-            Value::Object(tool.input_schema.as_ref().clone())["properties"]["brief"].clone();
+        let brief = &tool.input_schema["properties"]["brief"];
         assert_eq!(brief["type"], "object", "{name}: {brief}");
-        let mut missing = Vec::new();
-        undescribed(&brief, "brief", &mut missing);
-        assert!(missing.is_empty(), "{name}: no description for {missing:?}");
         assert!(
-            brief["properties"]["resume"]["properties"]["done_when"]["description"]
+            brief["description"]
                 .as_str()
                 .unwrap()
-                .contains("verifiable"),
-            "{brief}"
+                .contains("the shape `write`'s `brief` describes"),
+            "{name}: {brief}"
         );
-        // What `write -F` takes validates; what it refuses does not.
-        assert_eq!(errors(&brief, &example()), "", "{name}");
-        for bad in [
-            json!({"bogus": 1}),
-            json!({"resume": {"done_when": ""}}),
-            json!({"files_read_first": [{"path": "a"}]}),
-        ] {
-            assert_ne!(errors(&brief, &bad), "", "{name} takes {bad}");
-        }
     }
-    // `write` requires the three fields; `lint` takes a partial brief.
-    let write = tools.iter().find(|t| t.name == "write").unwrap();
-    let required = &write.input_schema["properties"]["brief"]["properties"]["resume"]["required"];
-    assert_eq!(required, &json!(["done_when", "resume_by"]));
+    client.cancel().await.unwrap();
+}
+
+/// Issue 58: what the model receives for every tool (name, description
+/// and input schema, as Claude Code sends them) fits in 12 KB, all the
+/// opt-in tools served too; with the output schemas (all of `tools/list`)
+/// it is measured and printed.
+#[tokio::test]
+async fn the_tool_definitions_fit_in_12_kb() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let client = connect(&sb, &repo, &["--allow", "push,fetch,split,drop,prune"]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let model: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+        .collect();
+    let facing = serde_json::to_vec(&model).unwrap().len();
+    let listed = serde_json::to_vec(&json!({ "tools": tools }))
+        .unwrap()
+        .len();
+    eprintln!(
+        "tool definitions: {facing} bytes as the model receives them, {listed} bytes of tools/list with output schemas ({} tools)",
+        tools.len()
+    );
+    assert!(facing <= 12_000, "{facing} bytes");
     client.cancel().await.unwrap();
 }
 

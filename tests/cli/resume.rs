@@ -655,10 +655,14 @@ fn subagent_brief_shape_and_cap() {
         "{}",
         stderr(&out)
     );
+    // Issue 58: the setting may lower the method's ceiling, never lift it.
     sb.git(&repo, &["config", "handoff.briefMaxLines", "60"]);
     let out = stdout(&sb.handoff(&repo, &["brief", "big"]).success());
+    assert!(out.lines().count() <= 30, "{out}");
+    sb.git(&repo, &["config", "handoff.briefMaxLines", "20"]);
+    let out = stdout(&sb.handoff(&repo, &["brief", "big"]).success());
     assert!(
-        out.lines().count() <= 60 && out.lines().count() > 30,
+        out.lines().count() <= 20 && out.lines().count() > 15,
         "{out}"
     );
 }

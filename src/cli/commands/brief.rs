@@ -21,7 +21,8 @@ pub const DEFAULT_MAX_LINES: usize = 30;
 /// one without KEY) and the field flags, which add to it (--decision,
 /// --rejected, --read, -F a partial brief …); in a repository with no brief
 /// yet, from --task, --scope and the flags alone. It fits the cap
-/// (handoff.briefMaxLines, default 30) by construction: the lists keep the
+/// (30, the method's ceiling; handoff.briefMaxLines may lower it, never
+/// raise it) by construction: the lists keep the
 /// items most relevant to the task and scope, and one line `(+N more …)`
 /// stands for the rest. Only a task and scope too long for the cap on their
 /// own make it fail (exit 1): the subtask is too broad and should be
@@ -93,18 +94,33 @@ pub fn run(args: Args) -> Result<Output> {
         .iter()
         .map(|s| redacted(s, "the scope", options))
         .collect();
-    let cap = repo
-        .config_snapshot()
-        .integer("handoff.briefMaxLines")
-        .filter(|n| *n > 0)
-        .map(|n| n as usize)
-        .unwrap_or(DEFAULT_MAX_LINES);
+    let cap = line_cap(&repo);
     match render::subagent_text(&source, &task, &scope, cap) {
         Ok(text) => Ok(Output::human(text)),
         Err(lines) => crate::refuse!(
-            "the task, scope and return contract alone are {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it (a shorter --task and fewer --scope lines) or raise handoff.briefMaxLines"
+            "the task, scope and return contract alone are {lines} lines, over the cap of {cap}: the subtask is too broad; re-decompose it into narrower subtasks (a shorter --task and fewer --scope lines each)"
         ),
     }
+}
+
+/// The line cap: the method's ceiling of [`DEFAULT_MAX_LINES`], which
+/// `handoff.briefMaxLines` may lower and never lift (a value above it is
+/// named on stderr and ignored).
+fn line_cap(repo: &gix::Repository) -> usize {
+    let Some(set) = repo
+        .config_snapshot()
+        .integer("handoff.briefMaxLines")
+        .filter(|n| *n > 0)
+    else {
+        return DEFAULT_MAX_LINES;
+    };
+    if set as u64 > DEFAULT_MAX_LINES as u64 {
+        eprintln!(
+            "note: handoff.briefMaxLines={set} is above the method's ceiling of {DEFAULT_MAX_LINES} lines, which holds (the setting may only lower it)"
+        );
+        return DEFAULT_MAX_LINES;
+    }
+    set as usize
 }
 
 /// `--see-narrative`: the line naming the key's newest narrative entry,

@@ -282,8 +282,10 @@ fn prefixed(out: Output, line: &str) -> Output {
 /// (edited a file or ran a command that did more than look; reading a
 /// brief is not work), the brief is not one this session wrote (by the
 /// history's record of the session), no brief was written for that key
-/// since the session started (an AUTO draft does not count) and none
-/// after its last turn. Over a brief someone wrote, the draft is built on
+/// since the session started (an AUTO draft does not count), none
+/// after its last turn, and the session was not trivial ([`trivial`]: a
+/// clean worktree at its end, no failing last test, no decision or
+/// rejected approach in its transcript) when a brief is stored. Over a brief someone wrote, the draft is built on
 /// top of it ([`draft::over`]), never in its place. `handoff.autoDraft
 /// false` turns it off. The key stored, or `None`; never fails.
 pub fn safety_net(input: Option<&Value>) -> Option<String> {
@@ -316,6 +318,9 @@ fn net(input: &Value) -> Result<Option<String>> {
     }
     let key = target_key(&repo, None)?;
     let stored = store::read(&repo, &key)?;
+    if stored.is_some() && trivial(&repo, &draft)? {
+        return Ok(None);
+    }
     let session_id = input.get("session_id").and_then(Value::as_str);
     let mut over = None;
     if let Some(stored) = &stored {
@@ -351,6 +356,20 @@ fn net(input: &Value) -> Result<Option<String>> {
     };
     store_partial(partial, None, stored.map(|s| s.id), Format::Json)?;
     Ok(Some(key))
+}
+
+/// Whether the session was trivial: nothing left open in its transcript
+/// ([`draft::Draft::left_nothing_open`]) and a clean worktree at its end
+/// (the narrative, git-handoff's own log, aside). The safety net stores
+/// no draft of it over a brief: that brief is still the state of the work.
+fn trivial(repo: &gix::Repository, draft: &draft::Draft) -> Result<bool> {
+    if !draft.left_nothing_open() {
+        return Ok(false);
+    }
+    let narrative = crate::narrative::tree_path(repo);
+    Ok(repo::changed_files(repo)?
+        .iter()
+        .all(|path| Some(path) == narrative.as_ref()))
 }
 
 /// How far back through drafts over drafts the person's version is looked

@@ -90,6 +90,11 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
         .ok()
         .flatten();
     export_session(session);
+    // The window the harness states (a 1M model), for the same session's
+    // later `usage` without hook input (the MCP tool).
+    if let (Some(window), Some(session)) = (crate::agent::window::stated(input), session) {
+        let _ = crate::agent::window::record(repo.git_dir(), session, window);
+    }
     let key = keyless_key_here(&repo).ok()?;
     let own = match store::read(&repo, &key).ok()? {
         Some(s) => Some(s),

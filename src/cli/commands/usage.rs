@@ -7,6 +7,7 @@ use anyhow::{Result, anyhow};
 use serde_json::Value;
 
 use crate::agent::usage::{self, Meter, WindowSource};
+use crate::agent::window;
 use crate::cli::{Format, Output, render};
 use crate::git::repo;
 
@@ -15,8 +16,9 @@ use crate::git::repo;
 /// Reads the transcript (JSON lines: Claude Code's, or Codex CLI's session
 /// file) and divides the input tokens of the most recent assistant message
 /// (input + cache read + cache creation) by the context window: --window,
-/// else git config handoff.contextWindow, else the window the transcript
-/// records (Codex), else by model (1,000,000 for 1M-context variants, else
+/// else git config handoff.contextWindow, else the harness's own figure
+/// (its hook input, or what it stated earlier in the same session), else the
+/// window the transcript records (Codex), else by model (1,000,000 for 1M-context variants, else
 /// 200,000). Over handoff.threshold percent (default 40) it says it is time
 /// to hand off. A transcript that records no token counts is an error.
 #[derive(Debug, clap::Args)]
@@ -130,13 +132,7 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
             })?,
             WindowSource::Config,
         )),
-        // What the harness says of its own window (Claude Code's
-        // status-line input) beats any guess from the model's id.
-        (None, None) => hook
-            .and_then(|h| h.pointer("/context_window/context_window_size"))
-            .and_then(Value::as_u64)
-            .filter(|n| *n > 0)
-            .map(|n| (n, WindowSource::Harness)),
+        (None, None) => harness_window(repo.as_ref(), hook, &transcript),
     };
     let sample = usage::last_sample(&transcript)?;
     if sample.is_none() && !usage::is_claude_transcript(&transcript) {
@@ -146,6 +142,37 @@ fn measure(args: &Args, hook: Option<&Value>) -> Result<Meter> {
         ));
     }
     Ok(usage::meter(sample, window, threshold, &transcript))
+}
+
+/// What the harness says of its own window, which beats any guess from the
+/// model's id: its hook input's (Claude Code's status line gives the size,
+/// its session start the model), recorded for the session it names; without
+/// hook input, what was recorded for the same session (the transcript's
+/// file stem: Claude Code names a transcript by its session's id).
+fn harness_window(
+    repo: Option<&gix::Repository>,
+    hook: Option<&Value>,
+    transcript: &Path,
+) -> Option<(u64, WindowSource)> {
+    let git_dir = repo.map(|r| r.git_dir());
+    let window = match hook {
+        Some(hook) => {
+            let stated = window::stated(hook)?;
+            if let (Some(dir), Some(session)) =
+                (git_dir, hook.get("session_id").and_then(Value::as_str))
+            {
+                // A record that cannot be kept costs only the next guess.
+                let _ = window::record(dir, session, stated);
+            }
+            stated
+        }
+        // A Claude Code transcript is named by its session's id.
+        None => {
+            let session = transcript.file_stem().and_then(|s| s.to_str())?;
+            window::recorded(git_dir?, &[session])?
+        }
+    };
+    Some((window, WindowSource::Harness))
 }
 
 /// The newest transcript of a session started in this worktree's root or

@@ -22,6 +22,7 @@ pub fn definition(name: &str) -> Tool {
         let mut schema = match *kind {
             "string[]" => json!({"type": "array", "items": {"type": "string"}}),
             "brief" => partial_brief(),
+            "brief-ref" => json!({"type": "object"}),
             "tokens" => json!({"type": ["integer", "string"]}),
             kind => json!({ "type": kind }),
         };
@@ -30,6 +31,12 @@ pub fn definition(name: &str) -> Tool {
     }
     let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
+    if let Some(brief) = properties.get_mut("brief") {
+        // A shape the brief uses twice is described once.
+        if let Some(defs) = shared_defs(brief) {
+            schema.insert("$defs".into(), defs);
+        }
+    }
     schema.insert("properties".into(), Value::Object(properties));
     schema.insert("required".into(), json!(spec.required));
     schema.insert("additionalProperties".into(), json!(false));
@@ -153,8 +160,43 @@ fn partial_brief() -> Value {
     inline_refs(&mut schema, &definitions);
     let typed = serde_json::to_value(schemars::schema_for!(Brief)).expect("a schema serializes");
     describe(&mut schema, &typed, &typed);
+    for pointer in FILLED {
+        let (parent, field) = pointer.rsplit_once('/').expect("a pointer");
+        if let Some(Value::Object(fields)) = schema.pointer_mut(&format!("{parent}/properties")) {
+            fields.remove(field);
+        }
+    }
     schema
 }
+
+/// The item shape `files_read_first` and `files_skip` share, moved out of
+/// `brief` into the input schema's `$defs` (both refer to it), when `brief`
+/// has them.
+fn shared_defs(brief: &mut Value) -> Option<Value> {
+    let file = brief.pointer("/properties/files_read_first/items")?.clone();
+    for list in ["files_read_first", "files_skip"] {
+        if let Some(items) = brief.pointer_mut(&format!("/properties/{list}/items")) {
+            *items = json!({"$ref": "#/$defs/file"});
+        }
+    }
+    Some(json!({ "file": file }))
+}
+
+/// The fields of a brief `write` fills in or records from git, whatever is
+/// given: left out of the schema a tool describes (the model need not
+/// spend its context on them), still taken if given. Each is the pointer of
+/// the object that holds it in [`crate::brief::partial_schema`], then its
+/// name.
+const FILLED: &[&str] = &[
+    "/schema_version",
+    "/key",
+    "/timestamp",
+    "/mode",
+    "/properties/state/branch",
+    "/properties/state/worktree",
+    "/properties/state/head_sha",
+    "/properties/state/diff_summary",
+];
 
 /// Replace every `{"$ref": "#/definitions/NAME"}` in `node` by the
 /// definition itself.
@@ -237,17 +279,17 @@ const WRITE_KEY: (&str, &str, &str) = (
 const PARTIAL: (&str, &str, &str) = (
     "brief",
     "brief",
-    "A partial brief, as `write -F` takes it: resume.done_when, resume.resume_by and state.next_acceptance_check are required; state.decisions, state.rejected_paths, files_read_first and the rest as the method says. schema_version, key, timestamp and mode are filled in when absent; the git state (state.branch, state.worktree, state.head_sha, state.diff_summary) is always recorded from git, whatever is given",
+    "A partial brief, as `write -F` takes it: resume.done_when, resume.resume_by and state.next_acceptance_check are required; state.decisions, state.rejected_paths, files_read_first and the rest as the method says. schema_version, key, timestamp, mode and the git state (state.branch, state.worktree, state.head_sha, state.diff_summary) are filled in by `write`: leave them out",
 );
 const CORRECTIONS: (&str, &str, &str) = (
     "brief",
-    "brief",
-    "Corrections and additions, a partial brief: its fields replace the stored brief's (lists too); the git state is recorded from git",
+    "brief-ref",
+    "Corrections and additions, a partial brief of the shape `write`'s `brief` describes: its fields replace the stored brief's (lists too); the git state is recorded from git",
 );
 const TO_LINT: (&str, &str, &str) = (
     "brief",
-    "brief",
-    "A brief to check instead of a stored one; a partial brief is fine",
+    "brief-ref",
+    "A brief to check instead of a stored one, of the shape `write`'s `brief` describes; a partial brief is fine",
 );
 const REMOTE: (&str, &str, &str) = (
     "remote",
@@ -375,7 +417,7 @@ const SPECS: &[Spec] = &[
             (
                 "window",
                 "tokens",
-                "The context window in tokens (200000, \"200k\", \"1M\"); default: git config handoff.contextWindow, else what the transcript records, else by model",
+                "The context window in tokens (200000, \"200k\", \"1M\"); default: git config handoff.contextWindow, else the harness's figure, else the transcript's, else by model",
             ),
         ],
         required: &[],

@@ -86,14 +86,19 @@ fn list_lines(rows: &[ListRow], line_width: usize) -> String {
         })
         .collect();
     let width = |f: &dyn Fn(&ListRow) -> usize| rows.iter().map(f).max().unwrap_or(0);
-    let kw = width(&|r| r.key.chars().count());
     let aw = ages.iter().map(|a| a.len()).max().unwrap_or(0);
-    let bw = width(&|r| r.branch.as_deref().map_or(1, |b| b.chars().count()));
+    let (kw, bw) = columns(
+        width(&|r| r.key.chars().count()),
+        aw,
+        width(&|r| r.branch.as_deref().map_or(1, |b| b.chars().count())),
+        line_width,
+    );
     let mut out = String::with_capacity(rows.len() * (kw + aw + bw + 60));
     for (r, age) in rows.iter().zip(&ages) {
         let start = out.len();
         let marker = if r.current { '*' } else { ' ' };
-        let branch = r.branch.as_deref().unwrap_or("-");
+        let key = cut_cell(&r.key, kw);
+        let branch = cut_cell(r.branch.as_deref().unwrap_or("-"), bw);
         let head = r
             .head_sha
             .as_deref()
@@ -103,12 +108,12 @@ fn list_lines(rows: &[ListRow], line_width: usize) -> String {
         let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
         out.push(marker);
         out.push(' ');
-        out.push_str(&r.key);
-        pad(&mut out, kw.saturating_sub(r.key.chars().count()) + 2);
+        out.push_str(&key);
+        pad(&mut out, kw.saturating_sub(key.chars().count()) + 2);
         pad(&mut out, aw.saturating_sub(age.len()));
         out.push_str(age);
         out.push_str("  ");
-        out.push_str(branch);
+        out.push_str(&branch);
         pad(&mut out, bw.saturating_sub(branch.chars().count()) + 2);
         out.push_str(head);
         pad(&mut out, 7usize.saturating_sub(head.chars().count()) + 2);
@@ -128,6 +133,35 @@ fn list_lines(rows: &[ListRow], line_width: usize) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The widths of the key and branch columns in a line of `line_width`:
+/// what the rows need, unless that leaves the facts after them (age, branch,
+/// head and [`DONE_WHEN_ROOM`] characters of done-when) no room; then the
+/// key column gives way first, down to [`MIN_CELL`], and the branch column
+/// is held to a quarter of the line. A long key is cut, never the facts.
+fn columns(key: usize, age: usize, branch: usize, line_width: usize) -> (usize, usize) {
+    let branch = branch.min((line_width / 4).max(MIN_CELL));
+    // marker and space, two spaces after key, age and branch, head and two.
+    let fixed = 2 + 2 + age + 2 + branch + 2 + 7 + 2 + DONE_WHEN_ROOM;
+    let key = key.min(line_width.saturating_sub(fixed).max(MIN_CELL));
+    (key, branch)
+}
+
+/// The narrowest a cut key or branch column gets.
+const MIN_CELL: usize = 12;
+
+/// The characters of done-when a row keeps room for before its key is cut.
+const DONE_WHEN_ROOM: usize = 16;
+
+/// `text` in at most `width` characters, the last one `…` when cut.
+fn cut_cell(text: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    if text.chars().count() <= width {
+        return text.into();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut.into()
 }
 
 /// Cut the line that begins at `start` to `width` characters, the last one

@@ -141,6 +141,69 @@ def startup_context_tools_and_results(w):
     check("# Resume" in third, "startup: the resume tool's render did not reach the model")
 
 
+def tool_definitions_fit_in_12_kb(w):
+    """Issue 58: every tool the plugin's server offers, loaded through
+    ToolSearch, reaches the model as name, description and input schema in
+    at most 12 KB (measured as the request carries them)."""
+    names = ["resume", "reground", "brief", "list", "show", "log", "write", "recover", "lint",
+             "validate", "usage"]
+    reqs, _, _ = w.session("tool-sizes", [
+        {"tool": "ToolSearch", "input": {"query": "select:" + ",".join(TOOL + n for n in names)}},
+        {"text": "loaded"},
+    ], ["ToolSearch"])
+    check(len(reqs) >= 2, f"tool-sizes: {len(reqs)} model calls")
+    tools = [t for t in reqs[1]["tools"] if t["name"].startswith(TOOL)]
+    check(sorted(t["name"][len(TOOL):] for t in tools) == sorted(names),
+          f"tool-sizes: the model got {[t['name'] for t in tools]}")
+    size = len(json.dumps([{k: t.get(k) for k in ("name", "description", "input_schema")} for t in tools],
+                          separators=(",", ":"), ensure_ascii=False).encode())
+    print(f"  tool definitions as the model receives them: {size} bytes ({len(tools)} tools)")
+    check(size <= 12_000, f"tool-sizes: {size} bytes of tool definitions")
+
+
+def handoff_command_writes_then_clear_continues(w):
+    """`/handoff` with no argument WRITEs (the key by the ladder), shows
+    what was stored and says `/clear` continues from it; after `/clear`
+    the brief is in the new context."""
+    reqs, lines, _ = w.session("handoff-write", [
+        {"tool": "Bash", "input": {"command": "git handoff write --done-when 'make test passes' --resume-by 'fix verify()' --next-check 'make test' --decision 'use <= not < — the expiry second is valid' --rejected 'a global clock mock — tests share state' --no-lint", "description": "hand off"}},
+        {"tool": "Bash", "input": {"command": "git handoff resume main", "description": "show it"}},
+        {"text": "Stored as 'main'. `/clear` now continues from it."},
+    ], ["Bash(git handoff:*)"], prompt="/git-handoff:handoff")
+    first = json.dumps(reqs[0], ensure_ascii=False)
+    check("The argument is: ``" in first and "| (none) | WRITE |" in first,
+          "handoff-write: the /handoff command's text did not reach the model")
+    check("`/clear` now continues from it" in first, "handoff-write: the command does not say /clear continues")
+    check(w.brief() is not None, "handoff-write: no brief stored")
+    brief = json.loads(w.git("cat-file", "-p", "refs/handoffs/main"))
+    check(brief["mode"] == "WRITE", f"handoff-write: mode {brief['mode']}")
+    check(len(reqs) >= 3 and "# Resume — main" in json.dumps(reqs[2], ensure_ascii=False),
+          "handoff-write: what was stored was not shown")
+    sid = next(l["session_id"] for l in lines if l.get("type") == "system" and l.get("session_id"))
+    w.session("handoff-clear", [{"text": "ok"}], ["Read"], prompt="/clear", args=["--resume", sid])
+    reqs, _, _ = w.session("handoff-next", [{"text": "ok"}], ["Read"], prompt="next", args=["--continue"])
+    text = json.dumps(reqs[0], ensure_ascii=False) if reqs else ""
+    check("# Resumed (auto, on /clear) — main" in text and "Next step: fix verify()" in text,
+          "handoff-write: after /clear the brief is not in the new context")
+
+
+def handoff_command_routes_each_keyword(w):
+    """`/handoff KEYWORD` reaches the model with its argument and the
+    route for it."""
+    routes = {"read": "| `read` or `resume` [KEY] | READ |", "resume": "| `read` or `resume` [KEY] | READ |",
+              "recover": "| `recover` [KEY] | RECOVER |", "reground": "| `reground` [KEY] | REGROUND |",
+              "split": "| `split` | SPLIT |", "feat-jwt": "| any other word | WRITE to that key |"}
+    for word, route in routes.items():
+        reqs, _, _ = w.session(f"handoff-{word}", [{"text": "ok"}], ["Read"], prompt=f"/git-handoff:handoff {word}")
+        first = json.dumps(reqs[0], ensure_ascii=False) if reqs else ""
+        check(f"The argument is: `{word}`" in first and route in first,
+              f"handoff {word}: the model did not get the argument and its route")
+    out = subprocess.run([w.claude, "plugin", "validate", PLUGIN], cwd=w.repo, env=w.env,
+                         capture_output=True, text=True, timeout=120)
+    check(out.returncode == 0 and "commands: git-handoff:handoff" in out.stdout,
+          f"claude plugin validate: {out.stdout[-300:]}{out.stderr[-300:]}")
+
+
 def look_only_session_keeps_the_brief(w):
     before = write_brief(w)
     w.session("look", [
@@ -242,6 +305,9 @@ def installed_from_the_marketplace(w):
 SCENARIOS = [
     installed_from_the_marketplace,
     startup_context_tools_and_results,
+    tool_definitions_fit_in_12_kb,
+    handoff_command_writes_then_clear_continues,
+    handoff_command_routes_each_keyword,
     session_start_on_each_source,
     sticky_key_across_bash_and_mcp,
     look_only_session_keeps_the_brief,
