@@ -46,7 +46,8 @@ pub fn run(args: Args) -> Result<Output> {
     let remote = match &args.remote {
         Some(r) if remotes::is_remote(&repo, r) => remotes::checked_remote(&repo, r)?,
         Some(r) => crate::refuse!(
-            "'{r}' is not a remote of this repository; name the remote first (`git handoff push origin {r}`); `git remote -v` lists the remotes"
+            "'{r}' is not a remote of this repository; name the remote first (`git handoff push origin {}`); `git remote -v` lists the remotes",
+            crate::support::escape::shell_quote(r)
         ),
         None => remotes::default_remote(&repo)?,
     };

@@ -51,7 +51,10 @@ pub fn both(args: Args) -> Result<(Output, Output)> {
 fn compute(args: &Args) -> Result<std::result::Result<Brief, Vec<ListRow>>> {
     Ok(Ok(match &args.source.file {
         Some(source) => Brief::from_slice(&read_input(source)?).map_err(|e| {
-            crate::refusal!("'{source}' is not a valid brief: {e}; `git handoff validate {source}` lists every problem")
+            crate::refusal!(
+                "'{source}' is not a valid brief: {e}; `git handoff validate {}` lists every problem",
+                crate::support::escape::shell_quote(source)
+            )
         })?,
         None => {
             let repo = repo::open_cwd_for_reading()?;

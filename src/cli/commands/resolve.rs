@@ -53,12 +53,16 @@ pub fn run(args: Args) -> Result<Output> {
         done.local.id.to_hex_with_len(7),
         done.theirs.id.to_hex_with_len(7),
     );
+    let (qr, qk) = (
+        crate::support::escape::shell_quote(&remote),
+        crate::support::escape::shell_quote(&key),
+    );
     Ok(Output::human(match resolution {
         Resolution::KeepLocal => format!(
-            "Resolved '{key}': kept local {ours}; `git handoff push {remote}` replaces {remote}'s {theirs} (it stays in `git handoff log {key}`).\n"
+            "Resolved '{key}': kept local {ours}; `git handoff push {qr}` replaces {remote}'s {theirs} (it stays in `git handoff log {qk}`).\n"
         ),
         Resolution::TakeRemote => format!(
-            "Resolved '{key}': took {remote}'s {theirs}; your {ours} stays in `git handoff log {key}`.\n"
+            "Resolved '{key}': took {remote}'s {theirs}; your {ours} stays in `git handoff log {qk}`.\n"
         ),
     }))
 }
