@@ -103,7 +103,7 @@ impl Server {
             ));
         }
         match call(name, args) {
-            Ok(result) => result,
+            Ok(result) => filtered(result),
             Err(e) => {
                 let message = crate::cli::hints::message(&e);
                 error_text(format!(
@@ -184,6 +184,30 @@ pub fn serve(server: Server) -> Result<()> {
     // wait for it.
     runtime.shutdown_background();
     Ok(())
+}
+
+/// A tool's result as it may reach a model: every text block and every
+/// string of `structuredContent` (the only part some harnesses show the
+/// model: a validation error's `message`, a refused write's `error`)
+/// passed through the redaction rules of today, whatever the command
+/// already redacted.
+fn filtered(mut result: CallToolResult) -> CallToolResult {
+    use crate::brief::redact;
+    let options = repo::open_cwd_for_reading()
+        .map(|r| redact::Options::from_repo(&r))
+        .unwrap_or_default();
+    for block in &mut result.content {
+        if let ContentBlock::Text(content) = block {
+            let (text, found) = redact::redact(&content.text, options);
+            if !found.is_empty() {
+                content.text = text;
+            }
+        }
+    }
+    if let Some(value) = result.structured_content.as_mut() {
+        redact::redact_json(value, options);
+    }
+    result
 }
 
 fn error_text(text: String) -> CallToolResult {
@@ -292,7 +316,7 @@ fn call(name: &str, args: &Map<String, Value>) -> Result<CallToolResult> {
     use crate::cli::commands as c;
     match name {
         // One selection (and one drift walk) serves the text and the JSON.
-        "resume" => read_both(key_argv(args, false)?, c::resume::both, "resume"),
+        "resume" => resume(args),
         "reground" => read_both(key_argv(args, false)?, c::reground::both, "reground"),
         "list" => {
             let mut argv = vec![];
@@ -340,6 +364,23 @@ fn call(name: &str, args: &Map<String, Value>) -> Result<CallToolResult> {
         "split" => split(args),
         other => bail!("no tool '{other}'"),
     }
+}
+
+/// `resume`: the render for a model (warnings first, the brief in its
+/// marked block) as the text and, with it, the structured value; the
+/// brief as JSON only with `include_brief`.
+fn resume(args: &Map<String, Value>) -> Result<CallToolResult> {
+    let include = flag(args, "include_brief")?;
+    let (text, value) =
+        crate::cli::commands::resume::for_model(parse(key_argv(args, false)?)?, include)?;
+    let content = vec![ContentBlock::text(text.plain())];
+    let mut result = if text.code == 0 {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
+    result.structured_content = Some(value);
+    Ok(result)
 }
 
 fn json_key(key: String) -> Map<String, Value> {
