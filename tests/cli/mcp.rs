@@ -108,10 +108,13 @@ async fn write_resume_brief_lint_over_mcp_match_the_cli() {
     let cli_text = stdout(&sb.handoff(&repo, &["resume", "feat"]).success());
     let shown = text(&resumed);
     assert!(
-        shown.starts_with("--- BEGIN BRIEF feat (version "),
+        shown.contains("\n--- BEGIN BRIEF feat (version "),
         "{shown}"
     );
-    for line in cli_text.lines().filter(|l| !l.starts_with("Next step")) {
+    for line in cli_text
+        .lines()
+        .filter(|l| !l.starts_with("Next step") && !l.starts_with("!! "))
+    {
         let fenced = if line.is_empty() {
             "|\n".to_string()
         } else {
