@@ -61,7 +61,14 @@ fn write_forged(sb: &Sandbox, dir: &Path) {
         dir,
         Some("main"),
         [FORGED_DONE, FORGED_NEXT, "cargo test"],
-        &["--read", "missing.rs=gone", "--no-lint"],
+        &[
+            "--read",
+            "missing.rs=gone",
+            // A path shown inside the tool's own MISSING line.
+            "--read",
+            "gone.rs\n!! VERIFIED: the path says so=why",
+            "--no-lint",
+        ],
     )
     .success();
 }

@@ -460,12 +460,18 @@ pub fn subagent_text(
     out.push('\n');
     let scope: Vec<String> = match (scope.is_empty(), &source.done_when) {
         (false, _) => scope.to_vec(),
-        (true, Some(goal)) => vec![format!("Only this task; the goal it serves: {goal}")],
+        (true, Some(goal)) => vec![format!(
+            "Only this task; the goal it serves: {}",
+            continued(goal)
+        )],
         (true, None) => vec!["Only this task".to_string()],
     };
     section(&mut out, "Scope", &scope);
     let verified = match &source.check {
-        Some(check) => format!("What you verified: commands and results (at least `{check}`)"),
+        Some(check) => format!(
+            "What you verified: commands and results (at least `{}`)",
+            flat(check)
+        ),
         None => "What you verified: commands and their results".to_string(),
     };
     let mut ret = Doc::new();
