@@ -176,6 +176,9 @@ async fn mcp_resume_fences_the_brief_and_gives_it_once() {
     let with_brief = call(&client, "resume", json!({"include_brief": true})).await;
     let structured = with_brief.structured_content.unwrap();
     assert_eq!(structured["brief"]["resume"]["done_when"], FORGED_DONE);
+    let reground = call(&client, "reground", json!({})).await;
+    let shown = text(&reground);
+    nothing_forged(&outside(&shown, 1), &shown);
     // The output schema still describes the result.
     let tools = client.list_all_tools().await.unwrap();
     let schema = tools

@@ -76,7 +76,9 @@ pub fn run(args: Args) -> Result<Output> {
         let mut text = render::push_text(r);
         for (key, branch, sha) in &code {
             text.push_str(&format!(
-                "note: the commit '{key}' was written at ({sha}) is not on '{remote}/{branch}': briefs travel without the code; `git push {remote} {branch}` sends it\n",
+                "note: the commit '{key}' was written at ({sha}) is not on '{remote}/{branch}': briefs travel without the code; `git push {} {}` sends it\n",
+                crate::support::escape::shell_quote(&r.remote),
+                crate::support::escape::shell_quote(branch),
                 remote = r.remote
             ));
         }

@@ -317,7 +317,7 @@ fn call(name: &str, args: &Map<String, Value>) -> Result<CallToolResult> {
     match name {
         // One selection (and one drift walk) serves the text and the JSON.
         "resume" => resume(args),
-        "reground" => read_both(key_argv(args, false)?, c::reground::both, "reground"),
+        "reground" => read_both(key_argv(args, false)?, c::reground::for_model, "reground"),
         "list" => {
             let mut argv = vec![];
             if flag(args, "archived")? {
