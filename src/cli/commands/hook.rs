@@ -219,7 +219,9 @@ fn inject(
     if report.is_mismatch() {
         return None;
     }
-    let record = store::provenance::of(repo, stored.id).ok().flatten();
+    let record = store::provenance::of(repo, stored.id, brief.state.head_sha.as_deref())
+        .ok()
+        .flatten();
     let version = store::short(&stored.id);
     let from = render::fence::Source {
         key: &brief.key,

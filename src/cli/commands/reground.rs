@@ -67,7 +67,8 @@ pub fn for_model(args: Args) -> Result<(Output, Output)> {
     };
     let repo = repo::open_cwd_for_reading()?;
     let brief = crate::cli::commands::for_model(&repo, &brief);
-    let record = id.and_then(|id| crate::store::provenance::of(&repo, id).ok().flatten());
+    let head = brief.state.head_sha.as_deref();
+    let record = id.and_then(|id| crate::store::provenance::of(&repo, id, head).ok().flatten());
     let version = id.map_or("not stored".to_string(), |id| crate::store::short(&id));
     let from = render::fence::Source {
         key: &brief.key,

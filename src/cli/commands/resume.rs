@@ -158,7 +158,7 @@ pub fn for_model(args: Args, include_brief: bool) -> Result<(Output, serde_json:
     };
     let repo = crate::git::repo::open_cwd_for_reading()?;
     let brief = crate::cli::commands::for_model(&repo, &resumed.brief);
-    let record = crate::store::provenance::of(&repo, resumed.id)
+    let record = crate::store::provenance::of(&repo, resumed.id, brief.state.head_sha.as_deref())
         .ok()
         .flatten();
     let version = crate::store::short(&resumed.id);
