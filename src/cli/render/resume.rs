@@ -59,7 +59,8 @@ pub fn auto_text(brief: &Brief, report: Option<&Report>) -> Option<String> {
         Some((id, mode)) => format!(
             "!! AUTO: {AUTO_NOTE}; AUTO draft over {id} (mode {mode}): `git handoff diff {}` shows what it changed, `git handoff show {}` the brief it replaced",
             crate::support::escape::shell_quote(&brief.key),
-            crate::support::escape::shell_quote(&format!("{}@{{1}}", brief.key))
+            // `@{1}` stays bare, as a user types it: the shell leaves it be.
+            format!("{}@{{1}}", crate::support::escape::shell_quote(&brief.key))
         ),
         None => format!("!! AUTO: {AUTO_NOTE}"),
     })
