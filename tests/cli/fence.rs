@@ -308,3 +308,27 @@ fn the_session_start_context_keeps_its_budget() {
     assert!(context.lines().count() <= 40, "{context}");
     assert!(context.contains("61 are waiting"), "{context}");
 }
+
+#[test]
+fn the_shipped_agent_texts_describe_the_fence() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for rel in [
+        "contrib/claude/skills/git-handoff/SKILL.md",
+        "contrib/claude/commands/handoff-resume.md",
+        "contrib/codex/AGENTS.md",
+    ] {
+        let text = std::fs::read_to_string(root.join(rel)).unwrap();
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("only outside"),
+            "{rel}: `!!` lines count only outside the block"
+        );
+        assert!(flat.contains("--- BEGIN BRIEF"), "{rel} names the block");
+        assert!(
+            flat.contains("teammate's notes"),
+            "{rel}: a brief from another clone"
+        );
+    }
+    let agents = std::fs::read_to_string(root.join("docs/agents.md")).unwrap();
+    assert!(agents.contains("## The data fence"));
+}
