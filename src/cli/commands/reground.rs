@@ -34,11 +34,12 @@ pub fn run(args: Args) -> Result<Output> {
     })
 }
 
+/// A brief to reground and its version id (none for a file).
+type Found = (Brief, Option<gix::ObjectId>);
+
 /// The brief to reground; `Err` holds the listing of an ambiguous keyless
 /// selection.
-fn compute(
-    args: &Args,
-) -> Result<std::result::Result<(Brief, Option<gix::ObjectId>), Vec<ListRow>>> {
+fn compute(args: &Args) -> Result<std::result::Result<Found, Vec<ListRow>>> {
     Ok(Ok(match &args.source.file {
         Some(source) => (Brief::from_slice(&read_input(source)?).map_err(|e| {
             crate::refusal!(

@@ -57,10 +57,10 @@ pub fn auto_text(brief: &Brief, report: Option<&Report>) -> Option<String> {
     }
     Some(match report.and_then(|r| r.auto_over.as_ref()) {
         Some((id, mode)) => format!(
-            "!! AUTO: {AUTO_NOTE}; AUTO draft over {id} (mode {mode}): `git handoff diff {}` shows what it changed, `git handoff show {}` the brief it replaced",
-            crate::support::escape::shell_quote(&brief.key),
-            // `@{1}` stays bare, as a user types it: the shell leaves it be.
-            format!("{}@{{1}}", crate::support::escape::shell_quote(&brief.key))
+            // `@{1}` stays bare after the quoted key, as a user types it:
+            // the shell leaves it be.
+            "!! AUTO: {AUTO_NOTE}; AUTO draft over {id} (mode {mode}): `git handoff diff {key}` shows what it changed, `git handoff show {key}@{{1}}` the brief it replaced",
+            key = crate::support::escape::shell_quote(&brief.key),
         ),
         None => format!("!! AUTO: {AUTO_NOTE}"),
     })
