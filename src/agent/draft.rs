@@ -611,8 +611,9 @@ pub fn over(base: &mut Value, draft: &Draft, over: &str) {
             }
         }
     }
+    let qk = crate::support::escape::shell_quote(&key);
     let note = format!(
-        "AUTO draft over {over}: the session's transcript added what is marked 'drafted:'; `git handoff diff {key}` shows the change"
+        "AUTO draft over {over}: the session's transcript added what is marked 'drafted:'; `git handoff diff {qk}` shows the change"
     );
     let risks = state.entry("open_risks").or_insert_with(|| json!([]));
     if let Some(risks) = risks.as_array_mut() {

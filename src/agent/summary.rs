@@ -166,7 +166,10 @@ impl Facts {
                     .iter()
                     .map(|p| format!("User preference: {p}")),
             );
-            items.push(format!("Brief: `git handoff resume {}`", b.key));
+            items.push(format!(
+                "Brief: `git handoff resume {}`",
+                crate::support::escape::shell_quote(&b.key)
+            ));
         }
         list(items) + &b.map(verbatim_blocks).unwrap_or_default()
     }

@@ -209,8 +209,9 @@ impl Brief {
         }
         let next = sentence(&lower_first_word(self.resume.resume_by.trim()));
         self.prompt_with(&format!(
-            "Resume '{key}': run `git handoff resume {key}`, then {next}",
-            key = self.key
+            "Resume '{}': run `git handoff resume {}`, then {next}",
+            self.key,
+            crate::support::escape::shell_quote(&self.key)
         ))
     }
 

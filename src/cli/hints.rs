@@ -9,6 +9,11 @@ use crate::store::{StoreError, Unreadable};
 use crate::sync::{Held, HistoryPush, PushError, PushReport, ResolveError};
 use crate::write::{NotAnObject, Refusal};
 
+/// A key, remote or name as one word of a printed command line.
+fn sh(word: &str) -> String {
+    crate::support::escape::shell_quote(word)
+}
+
 /// The one line `main` and the MCP server print for an error: the error
 /// and its causes, then — when the root cause is a typed error of a lower
 /// layer — what to run next.
@@ -33,7 +38,7 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
         return match err {
             StoreError::Conflict(keys) if keys.len() == 1 => Some(format!(
                 " (`git handoff show {}` shows the new version)",
-                keys[0]
+                sh(&keys[0])
             )),
             StoreError::SecretKey { .. } => Some(" (`git handoff write KEY`)".to_string()),
             _ => None,
@@ -46,7 +51,8 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
             }
             ForkError::NotAForkName { .. } => "; `git handoff fork list` shows them".to_string(),
             ForkError::Consumed { name, .. } => {
-                format!(" until `git handoff fork done {name}` deletes it")
+                let qn = sh(name);
+                format!(" until `git handoff fork done {qn}` deletes it")
             }
             ForkError::Missing { .. } => "; `git handoff fork list` shows what is left".to_string(),
             ForkError::TooMany { .. } => {
@@ -57,15 +63,16 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
     if let Some(err) = err.downcast_ref::<Unreadable>() {
         return Some(format!(
             "; `git handoff show {}` prints it as stored",
-            err.key
+            sh(&err.key)
         ));
     }
     if let Some(err) = err.downcast_ref::<Refusal>() {
         return Some(refusal_next(err));
     }
     if let Some(NotAnObject { key, .. }) = err.downcast_ref::<NotAnObject>() {
+        let qk = sh(key);
         return Some(format!(
-            "; give the whole brief with `git handoff recover {key} -F FILE`, or `git handoff drop {key}` first"
+            "; give the whole brief with `git handoff recover {qk} -F FILE`, or `git handoff drop {qk}` first"
         ));
     }
     if err.is::<CannotMigrate>() {
@@ -79,10 +86,12 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
     }
     match err.downcast_ref::<ResolveError>()? {
         ResolveError::NotDiverged { remote, .. } => Some(format!(
-            " (`git handoff fetch {remote}` reports diverged keys)"
+            " (`git handoff fetch {}` reports diverged keys)",
+            sh(remote)
         )),
         ResolveError::NotABrief { key, .. } => Some(format!(
-            ". Keep yours with `git handoff resolve {key} --keep-local` (the next push replaces it there)"
+            ". Keep yours with `git handoff resolve {} --keep-local` (the next push replaces it there)",
+            sh(key)
         )),
     }
 }
@@ -93,7 +102,8 @@ fn refusal_next(err: &Refusal) -> String {
         Refusal::Invalid {
             key, stored: true, ..
         } => format!(
-            ". `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {key}` with the same flags (it starts from the stored brief) or `git handoff write --edit`"
+            ". `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {}` with the same flags (it starts from the stored brief) or `git handoff write --edit`",
+            sh(key)
         ),
         Refusal::Invalid { .. } => " (`git handoff schema` prints the schema)".to_string(),
         Refusal::Unrecoverable {
@@ -120,21 +130,23 @@ pub fn version(err: VersionError) -> anyhow::Error {
         | VersionError::NoSuchRemote { .. }
         | VersionError::Ambiguous { .. } => return anyhow::Error::new(err),
         VersionError::Unreadable { key, .. } => format!(
-            "; use @{{N}} (0 is the newest), a version id from `git handoff log {key}`, or @REMOTE"
+            "; use @{{N}} (0 is the newest), a version id from `git handoff log {}`, or @REMOTE",
+            sh(key)
         ),
         VersionError::NoCurrent { key } => {
-            format!("; `git handoff log {key}` lists its earlier versions")
+            format!("; `git handoff log {}` lists its earlier versions", sh(key))
         }
         VersionError::NoHistory { .. } => "; `git handoff list` shows the keys".to_string(),
         VersionError::OutOfRange { key, count } => format!(
-            " (@{{0}} to @{{{}}}); `git handoff log {key}` lists them",
-            count - 1
+            " (@{{0}} to @{{{}}}); `git handoff log {}` lists them",
+            count - 1,
+            sh(key)
         ),
         VersionError::NoSuchId { key, .. } => {
-            format!("; `git handoff log {key}` lists the version ids")
+            format!("; `git handoff log {}` lists the version ids", sh(key))
         }
         VersionError::NotFetched { remote, .. } => {
-            format!("; run `git handoff fetch {remote}` first")
+            format!("; run `git handoff fetch {}` first", sh(remote))
         }
     };
     // Still the check's answer "no" (exit 1), with the hint added.
@@ -168,26 +180,27 @@ pub fn push_reasons(report: &mut PushReport) {
 
 /// Why one key was not pushed, and what to run next.
 fn held(why: &Held, remote: &str, key: &str) -> String {
+    let (qr, qk) = (sh(remote), sh(key));
     match why {
         Held::DeletedThere => format!(
-            "deleted on '{remote}'; `git handoff push {remote} {key}` restores it there, `git handoff drop {key}` drops it here"
+            "deleted on '{remote}'; `git handoff push {qr} {qk}` restores it there, `git handoff drop {qk}` drops it here"
         ),
         Held::Diverged => format!(
-            "both sides changed; `git handoff diff {key} @{remote}` compares, `git handoff resolve {key} --keep-local` or `--take-remote` ends it"
+            "both sides changed; `git handoff diff {qk} @{qr}` compares, `git handoff resolve {qk} --keep-local` or `--take-remote` ends it"
         ),
         Held::DroppedHere => {
             format!("dropped here; `git handoff push --prune` deletes it on '{remote}'")
         }
-        Held::NotHere => format!("not here; `git handoff fetch {remote}` brings it"),
+        Held::NotHere => format!("not here; `git handoff fetch {qr}` brings it"),
         Held::Newer(schema) => format!(
             "'{remote}' holds a brief written by a newer git-handoff (schema {schema}): upgrade to read it; it is never replaced or deleted from here"
         ),
         Held::NotABrief(id) => format!(
-            "not here, and '{remote}' holds {}, which is not a valid brief; `git handoff push --prune {remote} {key}` deletes it there",
+            "not here, and '{remote}' holds {}, which is not a valid brief; `git handoff push --prune {qr} {qk}` deletes it there",
             id.to_hex_with_len(7)
         ),
         Held::ValidThere => format!(
-            "'{remote}' holds a valid brief that was not dropped here: --prune deletes only junk and what `git handoff drop` dropped; `git handoff fetch {remote}` brings it, `git handoff drop {key}` then `git handoff push --prune {remote} {key}` deletes it"
+            "'{remote}' holds a valid brief that was not dropped here: --prune deletes only junk and what `git handoff drop` dropped; `git handoff fetch {qr}` brings it, `git handoff drop {qk}` then `git handoff push --prune {qr} {qk}` deletes it"
         ),
         Held::SecretKey(rule) => format!(
             "the key holds a secret ({rule}) and would become a ref name on '{remote}'; `git handoff drop` it and write the brief under another key"
@@ -196,9 +209,9 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
             "'{remote}''s version holds a secret ({}), never taken back here after `git handoff redact --history`; {}",
             rules.join(", "),
             if *here {
-                format!("`git handoff push {remote} {key}` replaces it with yours")
+                format!("`git handoff push {qr} {qk}` replaces it with yours")
             } else {
-                format!("`git handoff push --prune {remote} {key}` deletes it there")
+                format!("`git handoff push --prune {qr} {qk}` deletes it there")
             }
         ),
         Held::Secrets { total, kinds } => format!(
@@ -208,13 +221,13 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
             if *total == 1 { "it" } else { "them" }
         ),
         Held::Stale => format!(
-            "'{remote}' changed it since the last fetch; `git handoff fetch {remote}` shows the new version, then push again"
+            "'{remote}' changed it since the last fetch; `git handoff fetch {qr}` shows the new version, then push again"
         ),
         Held::AtomicSibling => {
             "not pushed: another ref of this atomic push was refused".to_string()
         }
         Held::Refused(summary) => format!(
-            "'{remote}' refused it: {summary}; if someone pushed '{key}' meanwhile, `git handoff fetch {remote}` shows it, then push again"
+            "'{remote}' refused it: {summary}; if someone pushed '{key}' meanwhile, `git handoff fetch {qr}` shows it, then push again"
         ),
         Held::Unreported(reason) => format!("git push did not report it: {reason}"),
     }

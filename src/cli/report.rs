@@ -225,6 +225,26 @@ pub struct Resumed<'a> {
     pub brief: &'a Brief,
 }
 
+/// The MCP `resume` tool's structured result: each fact once. `text` is
+/// the render a model reads (the drift warnings first, then the brief in a
+/// marked block that says where it came from); the brief as JSON only when
+/// the call asks for it (`include_brief`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ResumedForModel<'a> {
+    /// The key.
+    pub key: &'a str,
+    /// The version id.
+    pub id: String,
+    /// `false` for another project's brief.
+    pub resumed: bool,
+    /// The render: warnings first, then the brief's marked block.
+    pub text: String,
+    /// The brief itself, redacted as the text is; present only when asked
+    /// for (`include_brief`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brief: Option<&'a Brief>,
+}
+
 /// The `--json` answer of a keyless read that refuses to guess.
 #[derive(Debug, Serialize)]
 pub struct Ambiguous<'a> {

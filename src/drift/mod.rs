@@ -23,6 +23,7 @@ use crate::git::confined;
 use crate::git::packs::Packs;
 use crate::git::repo::{self, WorktreeInfo};
 use crate::support::escape::shell_quote;
+use crate::support::text::{flat, word};
 use crate::{git::measure, store, support::clock};
 
 /// The default age, in hours, from which a brief is stale.
@@ -138,7 +139,8 @@ impl Warning {
     pub fn line(&self) -> String {
         match self {
             Warning::RepoMismatch { git_common_dir } => format!(
-                "!! REPO MISMATCH: brief was written for another repository ({git_common_dir}); not resumed"
+                "!! REPO MISMATCH: brief was written for another repository ({}); not resumed",
+                flat(git_common_dir)
             ),
             Warning::BranchMismatch {
                 brief,
@@ -148,6 +150,8 @@ impl Warning {
                 exists,
                 switch,
             } => {
+                // The brief's branch, as its writer recorded it: on one line.
+                let brief = &flat(brief);
                 let at = worktree
                     .as_deref()
                     .map(|w| format!(", checked out in {w} (cd {})", shell_quote(w)))
@@ -176,14 +180,15 @@ impl Warning {
                 };
                 format!("!! STALE: brief written {age} ago ({timestamp})")
             }
-            Warning::Missing { path } => format!("!! MISSING: {path}"),
+            Warning::Missing { path } => format!("!! MISSING: {}", word(path)),
             Warning::Changed {
                 path,
                 change,
                 commits,
                 newest,
             } => format!(
-                "!! CHANGED: {path} — {commits} commit{} since the brief touched it ({change}){}",
+                "!! CHANGED: {} — {commits} commit{} since the brief touched it ({change}){}",
+                word(path),
                 if *commits == 1 { "" } else { "s" },
                 newest
                     .as_ref()
@@ -195,8 +200,9 @@ impl Warning {
             ),
             Warning::Diverged { key, remotes } => {
                 let first = remotes.first().map(String::as_str).unwrap_or("origin");
+                let (qk, first) = (shell_quote(key), shell_quote(&format!("{key}@{first}")));
                 format!(
-                    "!! DIVERGED: '{key}' has diverged from {} (neither version was written on top of the other); this is yours, theirs is `git handoff show {key}@{first}`; `git handoff resolve {key} --keep-local|--take-remote` ends it",
+                    "!! DIVERGED: '{key}' has diverged from {} (neither version was written on top of the other); this is yours, theirs is `git handoff show {first}`; `git handoff resolve {qk} --keep-local|--take-remote` ends it",
                     crate::support::text::quoted_list(remotes)
                 )
             }

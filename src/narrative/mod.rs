@@ -395,7 +395,10 @@ pub fn entry_from_brief(brief: &Brief, blob: Option<&str>, commits: &Commits) ->
     let decisions = decisions_section(&s.decisions, &s.rejected_paths);
 
     let key = inline(&brief.key);
-    let mut pointers = format!("- Brief: `git handoff resume {key}`");
+    let mut pointers = format!(
+        "- Brief: `git handoff resume {}`",
+        crate::support::escape::shell_quote(&key)
+    );
     if let Some(blob) = blob {
         pointers.push_str(&format!(" (refs/handoffs/{key}, version {blob})"));
     }
@@ -464,7 +467,7 @@ fn done_section(brief: &Brief, commits: &Commits) -> String {
         items.push((
             format!(
                 "… and {left} more (`git log` and `git handoff resume {}` have them)",
-                inline(&brief.key)
+                crate::support::escape::shell_quote(&inline(&brief.key))
             ),
             left,
         ));

@@ -12,6 +12,7 @@ pub mod history_index;
 pub mod lineage;
 pub mod listcache;
 pub mod packed;
+pub mod provenance;
 pub mod refs;
 pub mod remotes;
 pub mod retention;

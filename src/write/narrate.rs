@@ -126,8 +126,9 @@ fn split_pointers(plan: &Plan, threads: &[Composed]) -> String {
     let mut pointers = String::new();
     for t in threads {
         pointers.push_str(&format!(
-            "- `{key}`: {next} — next check: {check}; done when: {done} (`git handoff resume {key}`)\n",
+            "- `{key}`: {next} — next check: {check}; done when: {done} (`git handoff resume {quoted}`)\n",
             key = t.brief.key,
+            quoted = crate::support::escape::shell_quote(&t.brief.key),
             next = one_line(&t.brief.resume.resume_by, 100),
             check = one_line(&t.brief.state.next_acceptance_check, 100),
             done = one_line(&t.brief.resume.done_when, 100),

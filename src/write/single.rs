@@ -246,8 +246,9 @@ fn refuse_over_newer(key: &str, previous: Option<&[u8]>) -> Result<()> {
         return Ok(());
     };
     if let Some(schema) = crate::brief::written_by_newer(data) {
+        let qk = crate::support::escape::shell_quote(key);
         crate::refuse!(
-            "brief '{key}' was written by a newer git-handoff (schema {schema}): upgrade to write over it, or `git handoff drop {key}` first; nothing was written"
+            "brief '{key}' was written by a newer git-handoff (schema {schema}): upgrade to write over it, or `git handoff drop {qk}` first; nothing was written"
         );
     }
     Ok(())

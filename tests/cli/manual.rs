@@ -365,7 +365,7 @@ fn colour_follows_what_a_line_is_not_what_it_starts_with() {
         "{colored:?}"
     );
     assert!(
-        colored.contains("step one\n# not a heading\n!! not a warning\n* not a key\n"),
+        colored.contains("step one\n  # not a heading\n  !! not a warning\n  * not a key\n"),
         "{colored:?}"
     );
     let listed = stdout(&sb.handoff(&repo, &["list"]).success());

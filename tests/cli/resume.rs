@@ -705,7 +705,7 @@ fn session_start_hook_for_each_source() {
             "{ctx}"
         );
         for field in [
-            "- Next step: add leeway",
+            "| - Next step (the brief's plan): add leeway",
             "- Done when: cargo test auth passes",
             "- Next acceptance check: cargo test auth::expiry",
             "- Open risks: clock skew",
@@ -1146,7 +1146,7 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
         .as_str()
         .unwrap();
     assert!(
-        context.contains("- Next step: Replace the format_duration stub"),
+        context.contains("- Next step (the brief's plan): Replace the format_duration stub"),
         "{context}"
     );
     assert!(context.contains("!! CHANGED: TASK.md"), "{context}");

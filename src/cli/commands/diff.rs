@@ -55,8 +55,9 @@ pub fn run(args: Args) -> Result<Output> {
         None => {
             let next = new_index.map_or(0, |i| i + 1);
             let found = log.versions.get(next).ok_or_else(|| {
+                let qk = crate::support::escape::shell_quote(&key);
                 crate::refusal!(
-                    "'{key}' has no version before {}; `git handoff log {key}` lists the versions",
+                    "'{key}' has no version before {}; `git handoff log {qk}` lists the versions",
                     history::label(&key, &new_selector, new_index)
                 )
             })?;

@@ -67,8 +67,9 @@ pub fn run(args: Args) -> Result<Output> {
         let brief = stored.brief()?;
         let written = written_at(&repo, stored.id, &brief)?;
         if after(written, draft.last_turn) {
+            let qk = crate::support::escape::shell_quote(&key);
             crate::refuse!(
-                "brief '{key}' was written at {}, after the transcript's last turn ({}); the draft is older, so nothing was written (`git handoff resume {key}` shows the brief)",
+                "brief '{key}' was written at {}, after the transcript's last turn ({}); the draft is older, so nothing was written (`git handoff resume {qk}` shows the brief)",
                 written.map_or(brief.timestamp.clone(), clock::format),
                 draft.last_turn.map_or("unknown".to_string(), clock::format)
             );

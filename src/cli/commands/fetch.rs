@@ -79,7 +79,10 @@ fn next_step(report: &FetchReport) -> String {
         .collect();
     match brought.as_slice() {
         [] => String::new(),
-        [key] => format!("Resume with: git handoff resume {key}\n"),
+        [key] => format!(
+            "Resume with: git handoff resume {}\n",
+            crate::support::escape::shell_quote(key)
+        ),
         _ => "See them with: git handoff (each with the command that resumes it)\n".into(),
     }
 }

@@ -115,7 +115,11 @@ fn write(args: &Args) -> Result<Output> {
     let mut all_pointers = pointers;
     if let Some(brief) = &brief {
         all_pointers.push(Pointer {
-            target: format!("Brief `{0}`: `git handoff resume {0}`", brief.key),
+            target: format!(
+                "Brief `{}`: `git handoff resume {}`",
+                brief.key,
+                crate::support::escape::shell_quote(&brief.key)
+            ),
             why: Some("the parent session's state; read it, do not rewrite it".into()),
         });
     }
@@ -372,7 +376,7 @@ fn parent_state(
     if let (Some(b), 1..) = (brief, cut) {
         decisions.push(format!(
             "(+{cut} more, not about this purpose: `git handoff resume {}`)",
-            b.key
+            crate::support::escape::shell_quote(&b.key)
         ));
     }
     let (files, cut) = crate::cli::render::relevant_slice(

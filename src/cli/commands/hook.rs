@@ -9,6 +9,7 @@ use crate::cli::commands::keyless_key_here;
 use crate::cli::{Output, render, report};
 use crate::drift::{self, Depth};
 use crate::git::sticky;
+use crate::support::escape::shell_quote;
 use crate::{git::repo, store, support::clock};
 
 /// Answer an agent harness's session hooks (JSON on stdin and stdout)
@@ -74,6 +75,14 @@ fn open(input: Option<&Value>) -> Option<gix::Repository> {
 /// How many waiting briefs the startup answer names.
 const NAMED: usize = 3;
 
+/// The most lines the startup context holds, whatever waits: the budget of
+/// the resume render (lint's length rule).
+const MAX_LINES: usize = 40;
+
+/// The lines the startup context keeps for its last note (a blank line
+/// and the thread the last session worked on).
+const NOTE_LINES: usize = 2;
+
 fn session_start(input: &Value) -> Option<report::HookContext> {
     let source = input
         .get("source")
@@ -106,13 +115,13 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
         Some(stored) if stored.key != repo::branch_key(&head) => format!(
             "This session's handoff brief is '{}'; run `git handoff resume {}` to load it.{}",
             stored.key,
-            stored.key,
+            shell_quote(&stored.key),
             auto_note(&stored)
         ),
         Some(stored) => format!(
             "A handoff brief exists for this branch ('{}'); run `git handoff resume {}` to load it.{}",
             stored.key,
-            stored.key,
+            shell_quote(&stored.key),
             auto_note(&stored)
         ),
         None => {
@@ -130,11 +139,17 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
     };
     if let Some(left) = left.filter(|l| l.key != key) {
         context.push_str(&format!(
-            "\nThe last session here worked on '{0}'; in this session a keyless `git handoff write` targets '{1}' — `git handoff resume {0}` continues that thread instead.\n",
+            "\nThe last session here worked on '{0}'; in this session a keyless `git handoff write` targets '{1}' — `git handoff resume {2}` continues that thread instead.\n",
             left.key,
             sticky::keyless_key(&repo, &head).unwrap_or(key),
+            shell_quote(&left.key),
         ));
     }
+    // What reaches the model passes the redaction rules of today once
+    // more: a brief fetched before a rule existed may hold what it finds.
+    let options = crate::brief::redact::Options::from_repo(&repo);
+    let context = crate::brief::redact::redact(&context, options).0;
+    let context = render::fence::cut_lines(&context, MAX_LINES, "`git handoff list`");
     Some(report::HookContext {
         hook_specific_output: report::HookSpecific {
             hook_event_name: "SessionStart",
@@ -150,7 +165,7 @@ fn auto_note(stored: &store::Stored) -> String {
         Ok(brief) if brief.mode == crate::agent::draft::MODE => format!(
             " It is an AUTO draft ({}); `git handoff diff {}` shows what it changed.",
             render::AUTO_NOTE,
-            brief.key
+            shell_quote(&brief.key)
         ),
         _ => String::new(),
     }
@@ -195,7 +210,7 @@ fn inject(
     source: &str,
     depth: Depth,
 ) -> Option<String> {
-    let brief = stored.brief().ok()?;
+    let brief = crate::cli::commands::for_model(repo, &stored.brief().ok()?);
     let now = clock::now().ok()?;
     let report = drift::report(
         repo,
@@ -209,7 +224,23 @@ fn inject(
     if report.is_mismatch() {
         return None;
     }
-    Some(render::hook_context(&brief, source, &report))
+    let record = store::provenance::of(repo, stored.id, brief.state.head_sha.as_deref())
+        .ok()
+        .flatten();
+    let version = store::short(&stored.id);
+    let from = render::fence::Source {
+        key: &brief.key,
+        version: &version,
+        record: record.as_ref(),
+        timestamp: &brief.timestamp,
+    };
+    Some(render::hook_context(
+        &brief,
+        source,
+        &report,
+        &from,
+        MAX_LINES - NOTE_LINES,
+    ))
 }
 
 /// With no brief here: how to get the team's from a remote whose briefs

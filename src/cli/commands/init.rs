@@ -518,7 +518,7 @@ impl Item for FetchRefspecs {
                 self.remote
             )));
         }
-        let remote = &self.remote;
+        let remote = &crate::support::escape::shell_quote(&self.remote);
         Ok(match (missing.is_empty(), stale.is_empty()) {
             (true, true) => Status::Done(format!(
                 "`git fetch {remote}` brings the briefs and their history; the next git-handoff command takes them"

@@ -139,8 +139,9 @@ pub fn no_brief_here(repo: &gix::Repository, key: &str) -> anyhow::Error {
     if let Ok(values) = crate::store::remotes::remote_values(repo, key)
         && let Some(remote) = values.keys().next()
     {
+        let qk = crate::support::escape::shell_quote(&format!("{key}@{remote}"));
         return crate::refusal!(
-            "no brief for key '{key}' here; '{remote}' has one as of the last fetch: `git handoff resume {key}@{remote}` reads it"
+            "no brief for key '{key}' here; '{remote}' has one as of the last fetch: `git handoff resume {qk}` reads it"
         );
     }
     match crate::store::remotes::never_fetched(repo).ok().as_deref() {
@@ -238,8 +239,9 @@ pub fn version(
     use crate::store::history::{self, Selector};
     if let Selector::Remote(remote) = selector {
         return crate::store::remotes::remote_brief(repo, remote, key)?.ok_or_else(|| {
+            let qr = crate::support::escape::shell_quote(remote);
             anyhow!(
-                "no brief '{key}' from remote '{remote}'; `git handoff fetch {remote}` brings the remote's briefs"
+                "no brief '{key}' from remote '{remote}'; `git handoff fetch {qr}` brings the remote's briefs"
             )
         });
     }
@@ -363,4 +365,20 @@ pub fn redact_rows(rows: &mut [import::Row], options: crate::brief::redact::Opti
 /// secret ends up in a file name.
 pub fn redacted_slug(text: &str) -> String {
     crate::support::slug::slug(&crate::brief::redact::redact_text(text).0)
+}
+
+/// A brief as it may reach a model (the session hooks' context, the MCP
+/// results): every string passed through the redaction rules of today
+/// once more, as summaries and fork files are, so that a brief stored or
+/// fetched before a rule existed does not carry what the rule finds.
+pub fn for_model(repo: &gix::Repository, brief: &crate::brief::Brief) -> crate::brief::Brief {
+    use crate::brief::redact;
+    let Ok(mut value) = serde_json::to_value(brief) else {
+        return brief.clone();
+    };
+    let counts = redact::redact_json(&mut value, redact::Options::from_repo(repo));
+    if counts.is_empty() {
+        return brief.clone();
+    }
+    serde_json::from_value(value).unwrap_or_else(|_| brief.clone())
 }

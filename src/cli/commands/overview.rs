@@ -88,7 +88,10 @@ fn text(briefs: &[Waiting], unfetched: Option<&str>) -> String {
         "this branch's first, then newest first"
     };
     let next = match current.as_slice() {
-        [one] if briefs.len() > 1 => format!("Resume with: git handoff resume {}", one.key),
+        [one] if briefs.len() > 1 => format!(
+            "Resume with: git handoff resume {}",
+            crate::support::escape::shell_quote(&one.key)
+        ),
         [] if briefs.len() > 1 => "Resume one with: git handoff resume KEY".to_string(),
         _ => "Resume with: git handoff resume".to_string(),
     };

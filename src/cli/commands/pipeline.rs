@@ -143,7 +143,7 @@ fn save(root: &Path, args: SaveArgs, redact: crate::brief::redact::Options) -> R
         crate::refuse!(
             "template '{}' is invalid; nothing was written (`git handoff pipeline save {}` without -F saves a valid skeleton)",
             args.name,
-            args.name
+            crate::support::escape::shell_quote(&args.name)
         );
     }
     let shown = rel(root, &path);

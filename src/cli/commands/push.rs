@@ -46,7 +46,8 @@ pub fn run(args: Args) -> Result<Output> {
     let remote = match &args.remote {
         Some(r) if remotes::is_remote(&repo, r) => remotes::checked_remote(&repo, r)?,
         Some(r) => crate::refuse!(
-            "'{r}' is not a remote of this repository; name the remote first (`git handoff push origin {r}`); `git remote -v` lists the remotes"
+            "'{r}' is not a remote of this repository; name the remote first (`git handoff push origin {}`); `git remote -v` lists the remotes",
+            crate::support::escape::shell_quote(r)
         ),
         None => remotes::default_remote(&repo)?,
     };
@@ -75,7 +76,9 @@ pub fn run(args: Args) -> Result<Output> {
         let mut text = render::push_text(r);
         for (key, branch, sha) in &code {
             text.push_str(&format!(
-                "note: the commit '{key}' was written at ({sha}) is not on '{remote}/{branch}': briefs travel without the code; `git push {remote} {branch}` sends it\n",
+                "note: the commit '{key}' was written at ({sha}) is not on '{remote}/{branch}': briefs travel without the code; `git push {} {}` sends it\n",
+                crate::support::escape::shell_quote(&r.remote),
+                crate::support::escape::shell_quote(branch),
                 remote = r.remote
             ));
         }

@@ -120,8 +120,9 @@ fn recovered_text(
         None => "from".to_string(),
     };
     format!(
-        "Recovered brief '{key}' ({}, version {}) {from} the current git state; the narrative is untouched.\n\n{prompt}\n\nNext: start clean — `/clear` (or a new session), then `git handoff resume {key}` — rather than going on in this context.\n",
+        "Recovered brief '{key}' ({}, version {}) {from} the current git state; the narrative is untouched.\n\n{prompt}\n\nNext: start clean — `/clear` (or a new session), then `git handoff resume {}` — rather than going on in this context.\n",
         store::ref_name(key),
         store::short(id),
+        crate::support::escape::shell_quote(key),
     )
 }

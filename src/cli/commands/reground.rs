@@ -29,39 +29,56 @@ pub struct Args {
 /// Select and render.
 pub fn run(args: Args) -> Result<Output> {
     Ok(match compute(&args)? {
-        Ok(brief) => reground_output(&brief, args.format),
+        Ok((brief, _)) => reground_output(&brief, args.format),
         Err(rows) => refuse_ambiguous(&rows, "reground", args.format),
     })
 }
 
-/// The reground as text and as JSON from one selection (for the MCP
-/// server, which answers with both).
-pub fn both(args: Args) -> Result<(Output, Output)> {
-    Ok(match compute(&args)? {
-        Ok(brief) => (
-            reground_output(&brief, Format::Human),
-            reground_output(&brief, Format::Json),
-        ),
-        Err(rows) => ambiguous_both(&rows, "reground"),
-    })
-}
+/// A brief to reground and its version id (none for a file).
+type Found = (Brief, Option<gix::ObjectId>);
 
 /// The brief to reground; `Err` holds the listing of an ambiguous keyless
 /// selection.
-fn compute(args: &Args) -> Result<std::result::Result<Brief, Vec<ListRow>>> {
+fn compute(args: &Args) -> Result<std::result::Result<Found, Vec<ListRow>>> {
     Ok(Ok(match &args.source.file {
-        Some(source) => Brief::from_slice(&read_input(source)?).map_err(|e| {
-            crate::refusal!("'{source}' is not a valid brief: {e}; `git handoff validate {source}` lists every problem")
-        })?,
+        Some(source) => (Brief::from_slice(&read_input(source)?).map_err(|e| {
+            crate::refusal!(
+                "'{source}' is not a valid brief: {e}; `git handoff validate {}` lists every problem",
+                crate::support::escape::shell_quote(source)
+            )
+        })?, None),
         None => {
             let repo = repo::open_cwd_for_reading()?;
             render::remember(&repo);
             match select(&repo, args.source.key.as_deref())? {
-                Selection::Found { stored, .. } => stored.brief()?,
+                Selection::Found { stored, .. } => (stored.brief()?, Some(stored.id)),
                 Selection::Ambiguous(rows) => return Ok(Err(rows)),
             }
         }
     }))
+}
+
+/// The reground for a model (the MCP `reground` result): the text in the
+/// marked block that says where the brief came from, after the brief
+/// passed the redaction rules once more; the JSON as `--json` prints it.
+pub fn for_model(args: Args) -> Result<(Output, Output)> {
+    let (brief, id) = match compute(&args)? {
+        Ok(found) => found,
+        Err(rows) => return Ok(ambiguous_both(&rows, "reground")),
+    };
+    let repo = repo::open_cwd_for_reading()?;
+    let brief = crate::cli::commands::for_model(&repo, &brief);
+    let head = brief.state.head_sha.as_deref();
+    let record = id.and_then(|id| crate::store::provenance::of(&repo, id, head).ok().flatten());
+    let version = id.map_or("not stored".to_string(), |id| crate::store::short(&id));
+    let from = render::fence::Source {
+        key: &brief.key,
+        version: &version,
+        record: record.as_ref(),
+        timestamp: &brief.timestamp,
+    };
+    let text = render::fenced(&from, render::reground_text(&brief).as_str());
+    Ok((Output::human(text), reground_output(&brief, Format::Json)))
 }
 
 /// The reground of `brief` in `format`.

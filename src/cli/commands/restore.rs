@@ -25,8 +25,9 @@ pub fn run(args: Args) -> Result<Output> {
         crate::refusal!("no archived brief '{key}'; `git handoff list --archived` shows them")
     })?;
     if store::current_id(&repo, &key)?.is_some() {
+        let qk = crate::support::escape::shell_quote(&key);
         crate::refuse!(
-            "a live brief '{key}' exists; drop it first (`git handoff drop {key}`) or keep it — the archived one stays in {}",
+            "a live brief '{key}' exists; drop it first (`git handoff drop {qk}`) or keep it — the archived one stays in {}",
             store::archive_ref_name(&key)
         );
     }

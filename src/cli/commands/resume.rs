@@ -141,11 +141,40 @@ pub fn run(args: Args) -> Result<Output> {
     })
 }
 
-/// The text and the JSON from one selection and one drift computation
-/// (for the MCP server, which answers with both).
-pub fn both(args: Args) -> Result<(Output, Output)> {
-    Ok(match compute(&args)? {
-        Err(rows) => crate::cli::commands::ambiguous_both(&rows, "resume"),
-        Ok(resumed) => (resumed.output(Format::Human), resumed.output(Format::Json)),
-    })
+/// The MCP `resume` result, for a model: the text (the drift warnings
+/// first, then the brief in the marked block that says where it came
+/// from) and the structured value that carries that text once, with the
+/// brief itself only when `include_brief` asks. The brief passes the
+/// redaction rules of today once more before either is made.
+pub fn for_model(args: Args, include_brief: bool) -> Result<(Output, serde_json::Value)> {
+    let resumed = match compute(&args)? {
+        Err(rows) => {
+            let (text, json) = crate::cli::commands::ambiguous_both(&rows, "resume");
+            let mut value: serde_json::Value = serde_json::from_str(&json.raw())?;
+            value["text"] = text.plain().into();
+            return Ok((text, value));
+        }
+        Ok(resumed) => resumed,
+    };
+    let repo = crate::git::repo::open_cwd_for_reading()?;
+    let brief = crate::cli::commands::for_model(&repo, &resumed.brief);
+    let record = crate::store::provenance::of(&repo, resumed.id, brief.state.head_sha.as_deref())
+        .ok()
+        .flatten();
+    let version = crate::store::short(&resumed.id);
+    let from = render::fence::Source {
+        key: &brief.key,
+        version: &version,
+        record: record.as_ref(),
+        timestamp: &brief.timestamp,
+    };
+    let text = render::resume_for_model(&brief, &resumed.report, &resumed.others, &from);
+    let value = serde_json::to_value(report::ResumedForModel {
+        key: &brief.key,
+        id: resumed.id.to_string(),
+        resumed: !resumed.report.is_mismatch(),
+        text: text.clone(),
+        brief: include_brief.then_some(&brief),
+    })?;
+    Ok((Output::human(text).with_code(resumed.code()), value))
 }

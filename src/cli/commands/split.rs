@@ -100,7 +100,7 @@ pub fn output(outcome: &Outcome, format: Format) -> Output {
     for t in threads {
         out.push_str(&format!(
             "git handoff resume {}    # {}\n",
-            t.brief.key,
+            crate::support::escape::shell_quote(&t.brief.key),
             render::one_line(&t.brief.resume.resume_by, 80)
         ));
     }

@@ -127,7 +127,7 @@ fn standard_formats(schema: &mut Value) {
 fn typed_output_schema(tool: Tool) -> Tool {
     use crate::cli::report::*;
     match tool.name.as_ref() {
-        "resume" => tool.with_output_schema::<Resumed<'static>>(),
+        "resume" => tool.with_output_schema::<ResumedForModel<'static>>(),
         "reground" => tool.with_output_schema::<Reground<'static>>(),
         "brief" => tool.with_output_schema::<SubagentBrief>(),
         "list" => tool.with_output_schema::<Listed<'static>>(),
@@ -302,7 +302,14 @@ const SPECS: &[Spec] = &[
         name: "resume",
         description: "Show the brief for this branch (or KEY) with what drifted since it was written: call this first in a session",
         read_only: true,
-        props: &[KEY],
+        props: &[
+            KEY,
+            (
+                "include_brief",
+                "boolean",
+                "Also return the brief as JSON (the text already renders it)",
+            ),
+        ],
         required: &[],
     },
     Spec {

@@ -204,12 +204,14 @@ pub fn waiting_text(briefs: &[crate::cli::inventory::Waiting], named: usize) -> 
             remotes => format!(
                 " — diverged from {}: `git handoff resolve {} --keep-local|--take-remote`",
                 remotes.join(", "),
-                w.key
+                crate::support::escape::shell_quote(&w.key)
             ),
         };
         out.push_str(&format!(
             "- {} (branch '{}'{place}, written {age} ago): `git handoff resume {}`{diverged}\n",
-            w.key, w.branch, w.key
+            w.key,
+            crate::support::text::flat(&w.branch),
+            crate::support::escape::shell_quote(&w.key)
         ));
     }
     if briefs.len() > named {

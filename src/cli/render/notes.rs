@@ -64,8 +64,9 @@ pub fn warning(w: &Warning) -> (&'static str, String) {
         Warning::StillDiverged { key, remotes } => (
             "warning",
             format!(
-                "'{key}' is still diverged from {}: this version is written on top of yours, not theirs, and is not pushed until `git handoff resolve {key} --keep-local|--take-remote`",
-                crate::support::text::quoted_list(remotes)
+                "'{key}' is still diverged from {}: this version is written on top of yours, not theirs, and is not pushed until `git handoff resolve {} --keep-local|--take-remote`",
+                crate::support::text::quoted_list(remotes),
+                crate::support::escape::shell_quote(key)
             ),
         ),
         Warning::Replaced {
@@ -75,13 +76,14 @@ pub fn warning(w: &Warning) -> (&'static str, String) {
         } => (
             "note",
             format!(
-                "this write replaced '{key}' whole; of version {version}, {} are not in it (`git handoff write --update` keeps what you do not give; `git handoff show {key} --version {version}` has them)",
+                "this write replaced '{key}' whole; of version {version}, {} are not in it (`git handoff write --update` keeps what you do not give; `git handoff show {} --version {version}` has them)",
                 and_list(
                     &dropped
                         .iter()
                         .map(|(field, n)| format!("{n} {}", singular(field, *n)))
                         .collect::<Vec<_>>()
-                )
+                ),
+                crate::support::escape::shell_quote(key)
             ),
         ),
     }

@@ -46,7 +46,8 @@ pub fn reread_text(key: &str, found: &Reread) -> String {
         out.push_str(&format!("\n(shown redacted: {summary})\n"));
     }
     out.push_str(&format!(
-        "\nThen rebuild it from what these show: `git handoff recover {key}` with corrections (-F, or flags such as --resume-by, --next-check, --decision, --rejected).\n"
+        "\nThen rebuild it from what these show: `git handoff recover {}` with corrections (-F, or flags such as --resume-by, --next-check, --decision, --rejected).\n",
+        crate::support::escape::shell_quote(key)
     ));
     out
 }

@@ -4,6 +4,7 @@
 use crate::brief::{Brief, FilePointer};
 use crate::cli::output::{Doc, Style};
 use crate::drift::{Commits, Origin, Report, Warning};
+use crate::support::text::{continued, flat};
 
 /// A blank line, then a `## title` section.
 fn section(out: &mut Doc, title: &str, items: &[String]) {
@@ -13,7 +14,7 @@ fn section(out: &mut Doc, title: &str, items: &[String]) {
     out.push('\n');
     out.styled_line(Style::Heading, &format!("## {title}"));
     for item in items {
-        out.push_str(&format!("- {}\n", item.trim()));
+        out.push_str(&format!("- {}\n", continued(item)));
     }
 }
 
@@ -22,9 +23,9 @@ fn pointers(files: &[FilePointer]) -> Vec<String> {
         .iter()
         .map(|f| {
             if f.why.trim().is_empty() {
-                f.path.clone()
+                flat(&f.path)
             } else {
-                format!("{} — {}", f.path, f.why.trim())
+                format!("{} — {}", flat(&f.path), f.why.trim())
             }
         })
         .collect()
@@ -56,8 +57,10 @@ pub fn auto_text(brief: &Brief, report: Option<&Report>) -> Option<String> {
     }
     Some(match report.and_then(|r| r.auto_over.as_ref()) {
         Some((id, mode)) => format!(
+            // `@{1}` stays bare after the quoted key, as a user types it:
+            // the shell leaves it be.
             "!! AUTO: {AUTO_NOTE}; AUTO draft over {id} (mode {mode}): `git handoff diff {key}` shows what it changed, `git handoff show {key}@{{1}}` the brief it replaced",
-            key = brief.key
+            key = crate::support::escape::shell_quote(&brief.key),
         ),
         None => format!("!! AUTO: {AUTO_NOTE}"),
     })
@@ -102,14 +105,17 @@ pub fn draft_text(brief: &Brief, source: &str) -> Doc {
 /// lists.
 fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     let mut out = Doc::new();
-    out.push_str(&format!("\nNext step: {}\n", brief.resume.resume_by.trim()));
+    out.push_str(&format!(
+        "\nNext step: {}\n",
+        continued(&brief.resume.resume_by)
+    ));
     if let Some(prompt) = brief
         .resume
         .prompt
         .as_deref()
         .filter(|p| !p.trim().is_empty())
     {
-        out.push_str(&format!("Prompt: {}\n", prompt.trim()));
+        out.push_str(&format!("Prompt: {}\n", continued(prompt)));
     }
     resume_summary(&mut out, brief, drift);
     let s = &brief.state;
@@ -132,7 +138,7 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     let tests: Vec<String> = s
         .tests
         .iter()
-        .map(|t| format!("[{}] {}", t.result, t.cmd))
+        .map(|t| format!("[{}] {}", flat(&t.result), t.cmd))
         .collect();
     section_tight(&mut out, "Tests", &tests);
     section_tight(&mut out, "Commands", &s.commands);
@@ -153,10 +159,13 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
 /// was written, commit drift, pointers.
 fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String])>) {
     let s = &brief.state;
-    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Done when: {}\n",
+        continued(&brief.resume.done_when)
+    ));
     out.push_str(&format!(
         "- Next acceptance check: {}\n",
-        s.next_acceptance_check.trim()
+        continued(&s.next_acceptance_check)
     ));
     let at = s
         .head_sha
@@ -165,23 +174,28 @@ fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String
         .unwrap_or_default();
     out.push_str(&format!(
         "- Written: {} on {}{at} ({})\n",
-        brief.timestamp, s.branch, brief.mode
+        flat(&brief.timestamp),
+        flat(&s.branch),
+        flat(&brief.mode)
     ));
     written_in_line(out, brief, drift.map(|(report, _)| report));
     if let Some(d) = &s.diff_summary {
-        out.push_str(&format!("- Uncommitted when written: {d}\n"));
+        out.push_str(&format!("- Uncommitted when written: {}\n", continued(d)));
     }
     if let Some((report, _)) = drift {
         commits_line(out, report);
     }
     if let Some(h) = &brief.resume.history_pointer {
-        out.push_str(&format!("- History: {h}\n"));
+        out.push_str(&format!("- History: {}\n", continued(h)));
     }
     let Some((report, others)) = drift else {
         return;
     };
     for path in &report.unchecked {
-        out.push_str(&format!("- Not checked (outside the worktree): {path}\n"));
+        out.push_str(&format!(
+            "- Not checked (outside the worktree): {}\n",
+            crate::support::text::word(path)
+        ));
     }
     if !others.is_empty() {
         out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
@@ -198,7 +212,7 @@ fn written_in_line(out: &mut Doc, brief: &Brief, report: Option<&Report>) {
     } else {
         ""
     };
-    let root = &s.worktree.root;
+    let root = &flat(&s.worktree.root);
     let line = match report.map(|r| &r.origin) {
         Some(Origin::OtherClone { .. }) => {
             format!("- Written in another clone of this repository: {root}{linked}\n")
@@ -298,7 +312,7 @@ fn verbatim_section(out: &mut Doc, items: &[crate::brief::Verbatim]) {
     }
     out.styled_line(Style::Heading, "## Verbatim");
     for v in items {
-        out.push_str(&format!("- {}:\n", v.what.trim()));
+        out.push_str(&format!("- {}:\n", continued(&v.what)));
         for line in v.text.trim_end().lines() {
             out.push_str(&format!("    {line}\n"));
         }
@@ -312,7 +326,7 @@ fn section_tight(out: &mut Doc, title: &str, items: &[String]) {
     }
     out.styled_line(Style::Heading, &format!("## {title}"));
     for item in items {
-        out.push_str(&format!("- {}\n", item.trim()));
+        out.push_str(&format!("- {}\n", continued(item)));
     }
 }
 
@@ -322,10 +336,13 @@ pub fn reground_text(brief: &Brief) -> Doc {
     out.styled_line(Style::Heading, &format!("# Reground — {}", brief.key));
     out.push('\n');
     out.styled_line(Style::Heading, "## Goal");
-    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
+    out.push_str(&format!(
+        "- Done when: {}\n",
+        continued(&brief.resume.done_when)
+    ));
     out.push_str(&format!(
         "- Next acceptance check: {}\n",
-        brief.state.next_acceptance_check.trim()
+        continued(&brief.state.next_acceptance_check)
     ));
     out.push('\n');
     out.styled_line(Style::Heading, "## Locked decisions");
@@ -333,13 +350,13 @@ pub fn reground_text(brief: &Brief) -> Doc {
         out.push_str("—\n");
     }
     for d in brief.state.decisions.iter().take(5) {
-        out.push_str(&format!("- {}\n", d.trim()));
+        out.push_str(&format!("- {}\n", continued(d)));
     }
     if !brief.state.preferences.is_empty() {
         out.push('\n');
         out.styled_line(Style::Heading, "## User preferences and feedback");
         for p in &brief.state.preferences {
-            out.push_str(&format!("- {}\n", p.trim()));
+            out.push_str(&format!("- {}\n", continued(p)));
         }
     }
     out.push('\n');
@@ -444,12 +461,18 @@ pub fn subagent_text(
     out.push('\n');
     let scope: Vec<String> = match (scope.is_empty(), &source.done_when) {
         (false, _) => scope.to_vec(),
-        (true, Some(goal)) => vec![format!("Only this task; the goal it serves: {goal}")],
+        (true, Some(goal)) => vec![format!(
+            "Only this task; the goal it serves: {}",
+            continued(goal)
+        )],
         (true, None) => vec!["Only this task".to_string()],
     };
     section(&mut out, "Scope", &scope);
     let verified = match &source.check {
-        Some(check) => format!("What you verified: commands and results (at least `{check}`)"),
+        Some(check) => format!(
+            "What you verified: commands and results (at least `{}`)",
+            flat(check)
+        ),
         None => "What you verified: commands and their results".to_string(),
     };
     let mut ret = Doc::new();
@@ -487,7 +510,10 @@ pub fn subagent_text(
     }
     if left > 0 {
         out.push_str(&match &source.key {
-            Some(key) => format!("(+{left} more: git handoff resume {key})\n"),
+            Some(key) => format!(
+                "(+{left} more: git handoff resume {})\n",
+                crate::support::escape::shell_quote(key)
+            ),
             None => format!("(+{left} more left out: fewer --decision, --rejected or --read)\n"),
         });
     }
@@ -593,41 +619,94 @@ fn ranked(items: Vec<String>, words: &std::collections::HashSet<String>) -> Vec<
     scored.into_iter().map(|(_, _, item)| item).collect()
 }
 
-/// The hook's context after `/clear` or a compaction: the five
-/// load-bearing fields and the drift warnings.
-pub fn hook_context(brief: &Brief, source: &str, report: &Report) -> String {
+/// The hook's context after `/clear` or a compaction: its heading, the
+/// drift warnings, then the five load-bearing fields in the marked block
+/// of [`crate::cli::render::fenced`], and where the full brief is.
+pub fn hook_context(
+    brief: &Brief,
+    source: &str,
+    report: &Report,
+    from: &crate::cli::render::fence::Source,
+    max_lines: usize,
+) -> String {
+    use crate::cli::render::fence::cut_lines;
+    let full = format!(
+        "`git handoff resume {}`",
+        crate::support::escape::shell_quote(&brief.key)
+    );
     let dash = |v: Vec<String>| {
         if v.is_empty() {
             "—".to_string()
         } else {
-            v.join("; ")
+            continued(&v.join("; "))
         }
     };
-    let mut out = format!("# Resumed (auto, on /{source}) — {}\n", brief.key);
-    for w in &report.warnings {
-        out.push_str(&w.line());
-        out.push('\n');
-    }
+    let mut out = format!("# Resumed (auto, on /{source}) — {}\n", flat(&brief.key));
+    let mut warnings: String = report
+        .warnings
+        .iter()
+        .map(|w| format!("{}\n", w.line()))
+        .collect();
     if let Some(line) = auto_text(brief, Some(report)) {
-        out.push_str(&line);
-        out.push('\n');
+        warnings.push_str(&line);
+        warnings.push('\n');
     }
-    out.push_str(&format!("- Next step: {}\n", brief.resume.resume_by.trim()));
-    out.push_str(&format!("- Done when: {}\n", brief.resume.done_when.trim()));
-    out.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        brief.state.next_acceptance_check.trim()
+    // The heading, the block's two markers and the last line are fixed;
+    // the warnings take at most half of what is left, the block the rest.
+    let room = max_lines.saturating_sub(4);
+    out.push_str(&cut_lines(&warnings, room / 2, &full));
+    let room = room.saturating_sub(out.lines().count() - 1);
+    let mut body = format!(
+        "- Next step (the brief's plan): {}\n",
+        continued(&brief.resume.resume_by)
+    );
+    body.push_str(&format!(
+        "- Done when: {}\n",
+        continued(&brief.resume.done_when)
     ));
-    out.push_str(&format!(
+    body.push_str(&format!(
+        "- Next acceptance check: {}\n",
+        continued(&brief.state.next_acceptance_check)
+    ));
+    body.push_str(&format!(
         "- Open risks: {}\n",
         dash(brief.state.open_risks.clone())
     ));
-    out.push_str(&format!(
+    body.push_str(&format!(
         "- Read first: {}\n",
         dash(pointers(&brief.files_read_first))
     ));
-    out.push_str(&format!("Full brief: `git handoff resume {}`\n", brief.key));
+    let body = cut_lines(&body, room, &full);
+    out.push_str(&crate::cli::render::fence::fenced(from, &body));
+    out.push_str(&format!("Full brief: {full}\n"));
     out
+}
+
+/// The resume render for a model (the MCP `resume` result's text): the
+/// drift warnings and the AUTO line first, outside the block; then the
+/// render of the brief, its next step presented as the brief's plan,
+/// inside the marked block that says where it came from.
+pub fn resume_for_model(
+    brief: &Brief,
+    report: &Report,
+    others: &[String],
+    from: &crate::cli::render::fence::Source,
+) -> String {
+    let mut out = Doc::new();
+    warning_lines(&mut out, report);
+    if report.is_mismatch() {
+        return out.as_str().to_string();
+    }
+    auto_line(&mut out, brief, Some(report));
+    let mut inner = Doc::new();
+    inner.push_str(&format!("# Resume — {}\n", flat(&brief.key)));
+    inner.append(resume_body(brief, Some((report, others))));
+    let body = inner
+        .as_str()
+        .replacen("\nNext step: ", "\nNext step (the brief's plan): ", 1);
+    let mut text = out.as_str().to_string();
+    text.push_str(&crate::cli::render::fence::fenced(from, &body));
+    text
 }
 
 #[cfg(test)]

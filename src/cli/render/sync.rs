@@ -5,6 +5,11 @@ use crate::sync::{
     FetchReport, HistoryPush, NotesMerge, Outcome, PushReport, Route, Status, VersionInfo,
 };
 
+/// A key or remote as one word of a printed command line.
+fn sh(word: &str) -> String {
+    crate::support::escape::shell_quote(word)
+}
+
 fn short(v: &Option<VersionInfo>) -> String {
     v.as_ref()
         .map_or("-".into(), |v| v.id.to_hex_with_len(7).to_string())
@@ -68,9 +73,11 @@ pub fn fetch_text_with(report: &FetchReport, with_pushable: bool, verbose: bool)
     if let Some(warning) = bookkeeping_warning(remote, &report.bookkeeping) {
         out.push_str(&format!("warning: {warning}\n"));
     }
+    let qr = sh(remote);
     for key in report.diverged().map(|k| &k.key) {
+        let qk = sh(key);
         out.push_str(&format!(
-            "hint: both versions of '{key}' stay readable: `git handoff show {key}` (yours), `git handoff show {key}@{remote}` (theirs); `git handoff resolve {key} --keep-local|--take-remote` ends it\n"
+            "hint: both versions of '{key}' stay readable: `git handoff show {qk}` (yours), `git handoff show {qk}@{qr}` (theirs); `git handoff resolve {qk} --keep-local|--take-remote` ends it\n"
         ));
     }
     out
@@ -79,6 +86,7 @@ pub fn fetch_text_with(report: &FetchReport, with_pushable: bool, verbose: bool)
 /// One key's line of a fetch report; `None` for a key that needs none.
 fn key_line(k: &crate::sync::KeyReport, remote: &str, with_pushable: bool) -> Option<String> {
     let key = &k.key;
+    let (qr, qk) = (sh(remote), sh(key));
     Some(match k.status {
         Status::UpToDate | Status::Gone => return None,
         Status::Created => format!("created: {key} ({})", stamped(&k.local)),
@@ -92,11 +100,11 @@ fn key_line(k: &crate::sync::KeyReport, remote: &str, with_pushable: bool) -> Op
             stamped(&k.local)
         ),
         Status::Ahead if with_pushable => format!(
-            "ahead: {key} (local {}; `git handoff push {remote}` sends it)",
+            "ahead: {key} (local {}; `git handoff push {qr}` sends it)",
             short(&k.local)
         ),
         Status::LocalOnly if with_pushable => {
-            format!("local only: {key} (`git handoff push {remote}` sends it)")
+            format!("local only: {key} (`git handoff push {qr}` sends it)")
         }
         Status::Ahead | Status::LocalOnly => return None,
         Status::Diverged => format!(
@@ -105,16 +113,16 @@ fn key_line(k: &crate::sync::KeyReport, remote: &str, with_pushable: bool) -> Op
             stamped(&k.remote)
         ),
         Status::DroppedHere => {
-            format!("dropped here: {key} (`git handoff push --prune {remote}` deletes it there)")
+            format!("dropped here: {key} (`git handoff push --prune {qr}` deletes it there)")
         }
         Status::DeletedRemotely => format!(
-            "deleted on '{remote}': {key} (kept here; `git handoff drop {key}` drops it too)"
+            "deleted on '{remote}': {key} (kept here; `git handoff drop {qk}` drops it too)"
         ),
         Status::Conflict => {
             format!("changed while fetching: {key} (left as it was; fetch again)")
         }
         Status::RolledBack => format!(
-            "rolled back on '{remote}': {key}: the remote holds an older version ({}); kept {}; `git handoff push {remote}` repairs it",
+            "rolled back on '{remote}': {key}: the remote holds an older version ({}); kept {}; `git handoff push {qr}` repairs it",
             stamped(&k.remote),
             stamped(&k.local)
         ),
@@ -128,8 +136,8 @@ fn key_line(k: &crate::sync::KeyReport, remote: &str, with_pushable: bool) -> Op
                 .map(|h| h.rules.join(", "))
                 .unwrap_or_default();
             let next = match k.local {
-                Some(_) => format!("`git handoff push {remote} {key}` replaces it with yours"),
-                None => format!("`git handoff push --prune {remote} {key}` deletes it there"),
+                Some(_) => format!("`git handoff push {qr} {qk}` replaces it with yours"),
+                None => format!("`git handoff push --prune {qr} {qk}` deletes it there"),
             };
             format!(
                 "held: {key} ('{remote}' holds {}, which holds a secret ({rules}); after `git handoff redact --history` here none is taken back; the other keys went on; {next})",
@@ -142,11 +150,11 @@ fn key_line(k: &crate::sync::KeyReport, remote: &str, with_pushable: bool) -> Op
             k.schema.as_deref().unwrap_or("?")
         ),
         Status::Invalid if k.local.is_some() => format!(
-            "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {remote}` replaces it)",
+            "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push {qr}` replaces it)",
             short(&k.remote)
         ),
         Status::Invalid => format!(
-            "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune {remote} {key}` deletes it there)",
+            "ignored: {key} ('{remote}' holds {}, which is not a valid brief; nothing taken; `git handoff push --prune {qr} {qk}` deletes it there)",
             short(&k.remote)
         ),
     })
@@ -179,6 +187,7 @@ fn summed_line(report: &FetchReport, status: Status, with_pushable: bool) -> Opt
 /// The fetch report's history line.
 fn history_line(report: &FetchReport) -> String {
     let remote = &report.remote;
+    let qr = sh(remote);
     match report.history {
         NotesMerge::NoRemoteHistory => format!("history: '{remote}' has none yet"),
         NotesMerge::UpToDate => "history: up to date".to_string(),
@@ -198,7 +207,7 @@ fn history_line(report: &FetchReport) -> String {
             theirs,
             left_out,
         } => format!(
-            "history: {} '{remote}' without {left_out} line{} that hold secrets ({}); '{remote}' keeps them until its history is replaced with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            "history: {} '{remote}' without {left_out} line{} that hold secrets ({}); '{remote}' keeps them until its history is replaced with this one: `git push --force-with-lease={NOTES}:{theirs} {qr} {NOTES}`",
             if commit.is_some() {
                 "merged from"
             } else {
@@ -209,11 +218,11 @@ fn history_line(report: &FetchReport) -> String {
             NOTES = crate::store::NOTES_REF,
         ),
         NotesMerge::Behind(id) => format!(
-            "history: '{remote}' is behind ({} lacks versions this history holds; `git handoff push {remote}` sends them)",
+            "history: '{remote}' is behind ({} lacks versions this history holds; `git handoff push {qr}` sends them)",
             id.to_hex_with_len(7)
         ),
         NotesMerge::RolledBack { now, was } => format!(
-            "history: rolled back on '{remote}' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push {remote}` repairs it)",
+            "history: rolled back on '{remote}' (it holds {}, older than the {} it held before; nothing is lost here; `git handoff push {qr}` repairs it)",
             now.to_hex_with_len(7),
             was.to_hex_with_len(7)
         ),
@@ -223,6 +232,7 @@ fn history_line(report: &FetchReport) -> String {
 /// The push report as text.
 pub fn push_text(report: &PushReport) -> String {
     let remote = &report.remote;
+    let qr = sh(remote);
     let mut out = String::new();
     match report.route {
         Route::Optimistic => out.push_str(&format!(
@@ -265,16 +275,16 @@ pub fn push_text(report: &PushReport) -> String {
         HistoryPush::UpToDate => Some("history: up to date".to_string()),
         HistoryPush::Pushed(_) => Some(format!("history: {would}push (fast-forward)")),
         HistoryPush::Rejected(why) => Some(format!(
-            "history: rejected ({why}); push again (`git handoff push {remote}`) to merge and send it"
+            "history: rejected ({why}); push again (`git handoff push {qr}`) to merge and send it"
         )),
         HistoryPush::Refused(why) => Some(format!("history: refused, not pushed ({why})")),
         HistoryPush::NotNotes(theirs) => Some(format!(
-            "history: not pushed: '{remote}' holds {} at {NOTES}, which is not a notes history (fetch took nothing from it); replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            "history: not pushed: '{remote}' holds {} at {NOTES}, which is not a notes history (fetch took nothing from it); replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {qr} {NOTES}`",
             crate::store::short(theirs),
             NOTES = crate::store::NOTES_REF,
         )),
         HistoryPush::Held(theirs) => Some(format!(
-            "history: not pushed: '{remote}''s history holds secrets this one left out; replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {remote} {NOTES}`",
+            "history: not pushed: '{remote}''s history holds secrets this one left out; replace it with this one: `git push --force-with-lease={NOTES}:{theirs} {qr} {NOTES}`",
             NOTES = crate::store::NOTES_REF,
         )),
         HistoryPush::WouldMerge => Some(format!(

@@ -12,10 +12,12 @@ const NAMED: usize = 5;
 /// changed.
 pub fn taken_text(report: &FetchReport) -> String {
     let remote = &report.remote;
+    let qr = crate::support::escape::shell_quote(remote);
     let mut taken = Vec::new();
     let mut lines = Vec::new();
     for k in &report.keys {
         let key = &k.key;
+        let qk = crate::support::escape::shell_quote(key);
         match k.status {
             Status::Created => taken.push(format!("{key} (new)")),
             Status::FastForwarded => taken.push(match (&k.replaced, &k.local) {
@@ -28,13 +30,13 @@ pub fn taken_text(report: &FetchReport) -> String {
             }),
             Status::Restored => taken.push(format!("{key} (restored: dropped here, changed there)")),
             Status::Diverged => lines.push(format!(
-                "warning: diverged from '{remote}': {key} (both versions kept; `git handoff diff {key} @{remote}` compares them, `git handoff resolve {key} --keep-local` or `--take-remote` ends it)"
+                "warning: diverged from '{remote}': {key} (both versions kept; `git handoff diff {qk} @{qr}` compares them, `git handoff resolve {qk} --keep-local` or `--take-remote` ends it)"
             )),
             Status::RolledBack => lines.push(format!(
-                "warning: rolled back on '{remote}': {key} (it holds an older version; yours is kept; `git handoff push {remote}` repairs it)"
+                "warning: rolled back on '{remote}': {key} (it holds an older version; yours is kept; `git handoff push {qr}` repairs it)"
             )),
             Status::DeletedRemotely => lines.push(format!(
-                "note: deleted on '{remote}': {key} (kept here; `git handoff drop {key}` drops it too)"
+                "note: deleted on '{remote}': {key} (kept here; `git handoff drop {qk}` drops it too)"
             )),
             Status::Newer => lines.push(format!(
                 "warning: newer: {key} ('{remote}' holds a brief written by a newer git-handoff (schema {}): upgrade to read it; nothing taken)",
@@ -47,7 +49,7 @@ pub fn taken_text(report: &FetchReport) -> String {
                 "warning: ignored: {key} (the key holds a secret; nothing taken, never stored here)"
             )),
             Status::HeldSecret => lines.push(format!(
-                "warning: held: {key} ('{remote}' holds a brief with a secret; after `git handoff redact --history` here none is taken back; `git handoff fetch {remote}` says how to end it)"
+                "warning: held: {key} ('{remote}' holds a brief with a secret; after `git handoff redact --history` here none is taken back; `git handoff fetch {qr}` says how to end it)"
             )),
             // Changed here meanwhile: the next command takes it again.
             Status::Conflict => {}
@@ -83,7 +85,7 @@ pub fn taken_text(report: &FetchReport) -> String {
     }
     if !report.left_out.is_empty() {
         lines.push(format!(
-            "warning: took the history `git fetch` brought from '{remote}' without {} that hold{} secrets (`git handoff fetch {remote}` says how to end it)",
+            "warning: took the history `git fetch` brought from '{remote}' without {} that hold{} secrets (`git handoff fetch {qr}` says how to end it)",
             match report.left_out.len() {
                 1 => "the line".to_string(),
                 n => format!("{n} lines"),
