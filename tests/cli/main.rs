@@ -45,5 +45,6 @@ mod sync;
 mod sync_races;
 mod transports;
 mod usage;
+mod version_args;
 mod walk;
 mod write;
