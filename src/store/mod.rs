@@ -429,7 +429,8 @@ pub fn record_lineage(
                 return Err(anyhow!("cannot update {NOTES_REF}: {err}"));
             }
             // A lock race (`git gc`'s `pack-refs` holding `packed-refs`,
-            // another writer the notes ref): retried as `write` retries it.
+            // another writer holding the notes ref): retried as `write`
+            // retries it.
             Err(err) => {
                 let names = || [NOTES_REF.to_string()];
                 if let Some(held) = waited_out_a_lock(repo, started, names()) {

@@ -418,7 +418,9 @@ pub fn forget_divergence(repo: &gix::Repository, remote: &str, key: &str) -> Res
 /// Key → the remotes it has diverged with, as the last fetch found it
 /// and only while both values are still the ones it saw.
 pub fn diverged_keys(repo: &gix::Repository) -> Result<BTreeMap<String, Vec<String>>> {
-    settle(repo)?;
+    // What only marks a key never fails a read: the next fetch or push
+    // settles the remotes again, and says why it cannot.
+    let _ = settle(repo);
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in read_divergences(repo) {
         let local = crate::store::current_id(repo, &d.key)?;
@@ -564,8 +566,11 @@ pub fn settle(repo: &gix::Repository) -> Result<()> {
             }
             next.insert(name.clone(), url.clone());
         }
+        // Best effort, as the list of remotes fetched: a record lost (a
+        // read-only git dir, where no bookkeeping is written either) is
+        // made again by the next command; a read never fails for it.
         if next != recorded {
-            save_urls(repo, &next)?;
+            let _ = save_urls(repo, &next);
         }
     }
     if let Ok(mut done) = DONE.lock() {
