@@ -99,6 +99,22 @@ fn a_plain_git_fetch_all_keeps_a_divergence_marked() {
 }
 
 #[test]
+fn taking_one_remotes_version_in_a_resolve_keeps_the_others_divergence() {
+    let (t, vo) = diverged_from_backup(false);
+    // A writes once more before fetching: diverged from origin too.
+    t.write(&t.a, "k", "2026-11-30T13:00:00Z", "a's again");
+    let out = t.run(&t.a, &["fetch", "origin"]).code(1);
+    assert_stdout_has(&out, "  diverged: k (local ");
+    t.run(
+        &t.a,
+        &["resolve", "k", "--take-remote", "--remote", "origin"],
+    )
+    .success();
+    assert_eq!(t.key_id(&t.a, "k").as_deref(), Some(vo.as_str()));
+    assert_marked(&t, "backup");
+}
+
+#[test]
 fn a_fast_forward_onto_the_other_remotes_line_ends_its_divergence() {
     let (t, _) = diverged_from_backup(false);
     // Someone resolves against backup's version elsewhere and pushes the
