@@ -85,13 +85,16 @@ pub fn version_id(repo: &gix::Repository, pretty: &str) -> Result<ObjectId> {
 
 /// The tips of every notes history this repository holds:
 /// `refs/notes/handoffs` and each remote's (`refs/handoff-remotes/<remote>/notes`).
+/// A tip that cannot be read is [`Damaged`], named with its repair.
 pub fn notes_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
     crate::store::remotes::migrate(repo)?;
     let mut tips = Vec::new();
+    check_tip(repo, store::NOTES_REF)?;
     if let Some(id) = peel(repo, store::NOTES_REF)? {
         tips.push(id);
     }
     for name in remote_notes_refs(repo)? {
+        check_tip(repo, &name)?;
         if let Some(id) = peel(repo, &name)?
             && !tips.contains(&id)
         {
@@ -99,6 +102,86 @@ pub fn notes_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
         }
     }
     Ok(tips)
+}
+
+/// A notes history whose tip cannot be read: the ref points at a commit
+/// missing from the object database, or at one whose tree is (a `git gc
+/// --prune=now` that raced a write leaves that). Its repair: the local
+/// history goes back to the newest whole tip its reflog holds; a remote's
+/// copy is removed, and the next fetch brings it back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the history {name} is damaged: it points at {tip}, {missing}; {repair}")]
+pub struct Damaged {
+    /// The notes ref.
+    pub name: String,
+    /// What it points at.
+    pub tip: ObjectId,
+    /// What is missing.
+    pub missing: String,
+    /// The command that repairs it, in a sentence.
+    pub repair: String,
+}
+
+/// Refuse a notes history whose tip cannot be read ([`Damaged`]), before
+/// anything reads or extends it. Costs two object lookups.
+pub fn check_tip(repo: &gix::Repository, name: &str) -> Result<()> {
+    let Some(tip) = crate::git::refdb::id(repo, name)? else {
+        return Ok(());
+    };
+    let Some(missing) = missing_part(repo, tip) else {
+        return Ok(());
+    };
+    let repair = match crate::store::remotes::notes_ref_remote(name) {
+        Some(remote) => format!(
+            "`git update-ref -d {name}` removes this copy of '{remote}''s history; the next `git handoff fetch {remote}` brings it back"
+        ),
+        None => match whole_reflog_tip(repo, name, tip) {
+            Some(previous) => format!(
+                "its reflog's previous tip is whole: `git update-ref {name} {previous} {tip}` puts it back (the briefs themselves are untouched)"
+            ),
+            None => format!(
+                "its reflog holds no whole tip: `git update-ref -d {name}` starts it afresh (the briefs themselves are untouched)"
+            ),
+        },
+    };
+    Err(Damaged {
+        name: name.to_string(),
+        tip,
+        missing,
+        repair,
+    }
+    .into())
+}
+
+/// What of the notes commit `tip` cannot be read, if anything: the commit
+/// itself, or its tree. Not a commit at all is another check's answer.
+fn missing_part(repo: &gix::Repository, tip: ObjectId) -> Option<String> {
+    let Ok(header) = repo.find_header(tip) else {
+        return Some("a commit missing from the object database".to_string());
+    };
+    if header.kind() != gix::object::Kind::Commit {
+        return None;
+    }
+    let tree = match repo.find_commit(tip).map(|c| c.tree_id()) {
+        Ok(Ok(tree)) => tree.detach(),
+        _ => return Some("a commit that cannot be read".to_string()),
+    };
+    repo.find_header(tree)
+        .is_err()
+        .then(|| format!("whose tree {tree} is missing from the object database"))
+}
+
+/// The newest tip in `name`'s reflog, other than `tip`, whose commit and
+/// tree can be read (files backend; a reftable's reflog is not read).
+fn whole_reflog_tip(repo: &gix::Repository, name: &str, tip: ObjectId) -> Option<ObjectId> {
+    let reference = repo.try_find_reference(name).ok()??;
+    let mut platform = reference.log_iter();
+    let entries = platform.rev().ok()??;
+    entries
+        .filter_map(|line| line.ok())
+        .map(|line| line.new_oid)
+        .filter(|id| *id != tip && !id.is_null())
+        .find(|id| missing_part(repo, *id).is_none())
 }
 
 /// The names of the remotes' notes refs, configured remotes or not, found

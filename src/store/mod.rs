@@ -276,6 +276,7 @@ fn write_versions(
     reflog: &str,
 ) -> Result<Written, StoreError> {
     refuse_unwritable(repo, updates)?;
+    history::check_tip(repo, NOTES_REF)?;
     let blobs = write_blobs(repo, updates)?;
     let annotated = annotations(repo, updates, &blobs, merged_with)?;
     let mut attempt = 0;
@@ -448,20 +449,44 @@ pub fn record_version(
     parents: &[ObjectId],
     reflog: &str,
 ) -> anyhow::Result<ObjectId> {
+    history::check_tip(repo, NOTES_REF)?;
     let (line, version) =
         lineage::line(repo.object_hash(), key, brief, parents, &written_now(repo));
     let annotated = [(head, line)];
+    let mut races = 0;
     for attempt in 1..=NOTES_RETRIES {
         let edit = again_after_gc(|| notes_edit(repo, &annotated, reflog))?;
+        let started = std::time::Instant::now();
         match refs::commit(repo, vec![edit]) {
             Ok(_) => return Ok(version),
             Err(err) if attempt < NOTES_RETRIES && err.is_conflict() => {
                 std::thread::sleep(std::time::Duration::from_millis(attempt as u64 * 3));
             }
-            Err(err) => return Err(anyhow!("cannot update {NOTES_REF}: {err}")),
+            Err(err) if err.is_conflict() => {
+                return Err(anyhow!("cannot update {NOTES_REF}: {err}"));
+            }
+            // A lock race (`git gc`'s `pack-refs` holding `packed-refs`,
+            // another writer holding the notes ref): retried as `write`
+            // retries it.
+            Err(err) => {
+                let names = || [NOTES_REF.to_string()];
+                if let Some(held) = waited_out_a_lock(repo, started, names()) {
+                    return Err(held.into());
+                }
+                races += 1;
+                if races >= RACE_RETRIES {
+                    return Err(lock_error(repo, names()).map_or_else(
+                        || anyhow!("cannot update {NOTES_REF}: {err}"),
+                        anyhow::Error::from,
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(races as u64 * 5));
+            }
         }
     }
-    unreachable!("the last attempt returns")
+    Err(crate::refusal!(
+        "{NOTES_REF} kept changing while writing; nothing was written, run again"
+    ))
 }
 
 /// One compare-and-swap edit per brief ref: from the value it was read at
@@ -728,7 +753,7 @@ fn notes_edit(
 /// Run a step that writes objects again when it failed: `git gc` removes
 /// empty object directories, and a loose object whose directory vanished
 /// between its creation and its rename is written again, as git does.
-fn again_after_gc<T>(mut step: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T> {
+pub fn again_after_gc<T>(mut step: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T> {
     let mut attempt = 0;
     loop {
         attempt += 1;

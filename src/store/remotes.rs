@@ -358,6 +358,49 @@ pub fn carry_divergences(
     Ok(remotes)
 }
 
+/// After `key`'s local value moved from `from` to `to` by taking `by`'s
+/// value (a fetch's fast-forward, a plain `git fetch` taken, a resolve
+/// that took the remote's): the divergences with every other remote found
+/// on `from` still hold unless the version graph places `to` on the same
+/// line as that remote's value, and are kept for `to`. A divergence from
+/// one remote is ended only by that remote (or by a version that descends
+/// from its value), whatever another remote does. The moves are
+/// `(key, from, to)`.
+pub fn carry_taken(
+    repo: &gix::Repository,
+    by: &str,
+    moves: &[(String, ObjectId, ObjectId)],
+) -> Result<()> {
+    use crate::store::lineage::{Graph, Relation};
+    let mut all = read_divergences(repo);
+    let touched = |d: &Divergence| {
+        d.remote != by
+            && moves
+                .iter()
+                .any(|(key, from, _)| d.key == *key && d.local == *from)
+    };
+    if !all.iter().any(touched) {
+        return Ok(());
+    }
+    let mut graph = Graph::of_repo(repo, &[])?;
+    let mut kept = Vec::with_capacity(all.len());
+    for mut d in all.drain(..) {
+        let moved = moves
+            .iter()
+            .find(|(key, from, _)| d.remote != by && d.key == *key && d.local == *from);
+        if let Some((key, _, to)) = moved {
+            match graph.relation(key, *to, d.theirs)? {
+                // `to` holds the remote's value, or the remote's value
+                // holds `to`: one line, no divergence.
+                Relation::Same | Relation::Ahead | Relation::Behind => continue,
+                Relation::Diverged | Relation::Unknown => d.local = *to,
+            }
+        }
+        kept.push(d);
+    }
+    save_divergences(repo, &kept)
+}
+
 /// Forget the divergence of `key` with `remote` (a resolve ended it).
 pub fn forget_divergence(repo: &gix::Repository, remote: &str, key: &str) -> Result<()> {
     let all = read_divergences(repo);
@@ -375,6 +418,9 @@ pub fn forget_divergence(repo: &gix::Repository, remote: &str, key: &str) -> Res
 /// Key → the remotes it has diverged with, as the last fetch found it
 /// and only while both values are still the ones it saw.
 pub fn diverged_keys(repo: &gix::Repository) -> Result<BTreeMap<String, Vec<String>>> {
+    // What only marks a key never fails a read: the next fetch or push
+    // settles the remotes again, and says why it cannot.
+    let _ = settle(repo);
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in read_divergences(repo) {
         let local = crate::store::current_id(repo, &d.key)?;
@@ -418,6 +464,195 @@ pub fn remote_brief(repo: &gix::Repository, remote: &str, key: &str) -> Result<O
         }));
     }
     Ok(None)
+}
+
+/// The file that records the URL each configured remote had when
+/// git-handoff last saw it (one JSON array `[remote, url]` a line): the
+/// bookkeeping of a remote (its staging refs, bases, history, recorded
+/// divergences) belongs to the repository at that URL, not to the name.
+fn urls_file(repo: &gix::Repository) -> std::path::PathBuf {
+    repo.common_dir().join("handoff-remote-urls")
+}
+
+/// Remote name → its URL (`remote.<name>.url` as configured, empty when
+/// it has none), for every configured remote.
+fn configured_urls(repo: &gix::Repository) -> BTreeMap<String, String> {
+    let config = repo.config_snapshot();
+    repo.remote_names()
+        .iter()
+        .map(|name| {
+            let name = name.to_str_lossy().into_owned();
+            let url = config
+                .string(format!("remote.{name}.url").as_str())
+                .map(|u| u.to_str_lossy().into_owned())
+                .unwrap_or_default();
+            (name, url)
+        })
+        .collect()
+}
+
+fn recorded_urls(repo: &gix::Repository) -> BTreeMap<String, String> {
+    let Ok(text) = std::fs::read_to_string(urls_file(repo)) else {
+        return BTreeMap::new();
+    };
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<(String, String)>(line).ok())
+        .collect()
+}
+
+fn save_urls(repo: &gix::Repository, urls: &BTreeMap<String, String>) -> Result<()> {
+    let mut text = String::new();
+    for pair in urls {
+        text.push_str(&serde_json::to_string(&pair)?);
+        text.push('\n');
+    }
+    crate::support::atomic::write(&urls_file(repo), text.as_bytes())
+}
+
+/// Every bookkeeping ref of `remote` (staging refs, bases, the remote's
+/// history), by full name.
+fn bookkeeping_refs(repo: &gix::Repository, remote: &str) -> Result<Vec<(String, ObjectId)>> {
+    let mut out = Vec::new();
+    let dir = format!("{REMOTES_PREFIX}{}/", remote_dir(remote));
+    for prefix in [staging_prefix(remote), dir] {
+        for (rest, id) in ids_under(repo, &prefix)? {
+            out.push((format!("{prefix}{rest}"), id));
+        }
+    }
+    Ok(out)
+}
+
+/// Keep each remote's bookkeeping with the repository it was made with,
+/// as git keeps a remote's remote-tracking branches with the remote:
+/// - a remote whose URL changed (`git remote remove` then `git remote add`
+///   of the same name, `git remote set-url`) is a new remote: what was
+///   kept for the old one is dropped, so its bases never say a brief was
+///   "deleted" on a repository that never held it (the next fetch or push
+///   starts afresh, as with any remote never fetched);
+/// - a remote renamed (`git remote rename`: its name gone, a new name with
+///   its URL and no bookkeeping) has its bookkeeping moved to the new name;
+/// - a remote removed keeps its bookkeeping out of the way: nothing reads
+///   it unless a remote of that name and URL is added again.
+///
+/// Costs one small file read while the remotes are as last seen; ran at
+/// most once per repository and process.
+pub fn settle(repo: &gix::Repository) -> Result<()> {
+    static DONE: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let common = repo.common_dir().to_path_buf();
+    if DONE.lock().is_ok_and(|d| d.contains(&common)) {
+        return Ok(());
+    }
+    let configured = configured_urls(repo);
+    let recorded = recorded_urls(repo);
+    if configured != recorded {
+        let mut next = recorded.clone();
+        for (old, url) in recorded
+            .iter()
+            .filter(|(r, _)| !configured.contains_key(*r))
+        {
+            let renamed = configured
+                .iter()
+                .find(|(name, u)| *u == url && !recorded.contains_key(*name));
+            if let Some((new, _)) = renamed
+                && bookkeeping_refs(repo, new)?.is_empty()
+            {
+                move_bookkeeping(repo, old, new)?;
+                next.remove(old);
+            }
+        }
+        for (name, url) in &configured {
+            if next.get(name).is_some_and(|was| was != url) {
+                drop_bookkeeping(repo, name)?;
+            }
+            next.insert(name.clone(), url.clone());
+        }
+        // Best effort, as the list of remotes fetched: a record lost (a
+        // read-only git dir, where no bookkeeping is written either) is
+        // made again by the next command; a read never fails for it.
+        if next != recorded {
+            let _ = save_urls(repo, &next);
+        }
+    }
+    if let Ok(mut done) = DONE.lock() {
+        done.push(common);
+    }
+    Ok(())
+}
+
+/// Forget everything kept for `remote`: its staging refs, bases and
+/// history, its recorded divergences, that it was fetched.
+fn drop_bookkeeping(repo: &gix::Repository, remote: &str) -> Result<()> {
+    let refs = bookkeeping_refs(repo, remote)?;
+    delete_refs(repo, refs, &format!("what was kept for '{remote}'"))?;
+    let all = read_divergences(repo);
+    if all.iter().any(|d| d.remote == remote) {
+        let kept: Vec<Divergence> = all.into_iter().filter(|d| d.remote != remote).collect();
+        save_divergences(repo, &kept)?;
+    }
+    rename_fetched(repo, remote, None);
+    Ok(())
+}
+
+/// Move everything kept for `old` to `new` (a renamed remote): its refs
+/// in one transaction (each created under the new name, then the old one
+/// deleted), its recorded divergences and that it was fetched.
+fn move_bookkeeping(repo: &gix::Repository, old: &str, new: &str) -> Result<()> {
+    use gix::refs::transaction::PreviousValue;
+    let (old_dirs, new_dirs) = (
+        [
+            staging_prefix(old),
+            format!("{REMOTES_PREFIX}{}/", remote_dir(old)),
+        ],
+        [
+            staging_prefix(new),
+            format!("{REMOTES_PREFIX}{}/", remote_dir(new)),
+        ],
+    );
+    let message = format!("handoff: remote '{old}' renamed to '{new}'");
+    let mut edits = Vec::new();
+    for (name, id) in bookkeeping_refs(repo, old)? {
+        let (from, to) = old_dirs
+            .iter()
+            .zip(&new_dirs)
+            .find(|(from, _)| name.starts_with(from.as_str()))
+            .expect("listed under one of them");
+        let moved = format!("{to}{}", &name[from.len()..]);
+        edits.push(refs::set(
+            &moved,
+            PreviousValue::MustNotExist,
+            id,
+            &message,
+        )?);
+        edits.push(refs::remove(&name, refs::expect(Some(id)))?);
+    }
+    if !edits.is_empty() {
+        refs::commit(repo, edits).map_err(|e| {
+            anyhow!("cannot move what was kept for '{old}' to '{new}': {e}; run again")
+        })?;
+    }
+    let mut all = read_divergences(repo);
+    if all.iter().any(|d| d.remote == old) {
+        for d in all.iter_mut().filter(|d| d.remote == old) {
+            d.remote = new.to_string();
+        }
+        save_divergences(repo, &all)?;
+    }
+    rename_fetched(repo, old, Some(new));
+    Ok(())
+}
+
+/// Rename `remote` in the list of remotes fetched (`None`: remove it).
+fn rename_fetched(repo: &gix::Repository, remote: &str, new: Option<&str>) {
+    let mut known = fetched_remotes(repo);
+    if !known.iter().any(|r| r == remote) {
+        return;
+    }
+    known.retain(|r| r != remote);
+    known.extend(new.map(str::to_string));
+    known.sort();
+    known.dedup();
+    let text: String = known.iter().map(|r| format!("{r}\n")).collect();
+    let _ = crate::support::atomic::write_unless_locked(&fetched_file(repo), text.as_bytes());
 }
 
 /// Where versions before this one kept the bases: `refs/remotes/`, shared
@@ -485,6 +720,7 @@ pub fn legacy_count(repo: &gix::Repository) -> Result<usize> {
 /// commit) is deleted. Ran at most once per repository and process.
 pub fn migrate(repo: &gix::Repository) -> Result<()> {
     use gix::refs::transaction::PreviousValue;
+    settle(repo)?;
     static DONE: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
     let common = repo.common_dir().to_path_buf();
     if DONE.lock().is_ok_and(|d| d.contains(&common)) {

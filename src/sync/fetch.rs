@@ -481,6 +481,7 @@ pub(super) fn fetch_sides(
     options: FetchOptions,
 ) -> Result<(FetchReport, Sides)> {
     remotes::migrate(repo)?;
+    history::check_tip(repo, NOTES_REF)?;
     let (tips, bookkeeping) = refresh_staging(repo, remote)?;
     crate::support::failpoint::reach("fetch-staged");
     let (mut report, sides) = reconcile_staged(repo, remote, tips, options)?;
@@ -610,6 +611,12 @@ fn reconcile_keys(
         .filter_map(|p| Some((p.key.clone(), p.l?, p.r?)))
         .collect();
     remotes::record_divergences(repo, remote, &diverged)?;
+    let taken: Vec<(String, ObjectId, ObjectId)> = pending
+        .iter()
+        .filter(|p| p.action == Action::TakeRemote && p.status != Status::Conflict)
+        .filter_map(|p| Some((p.key.clone(), p.l?, p.r?)))
+        .collect();
+    remotes::carry_taken(repo, remote, &taken)?;
     for p in pending {
         let took = p.action == Action::TakeRemote && p.status != Status::Conflict;
         if p.status == Status::Gone && p.action == Action::Nothing {

@@ -17,6 +17,7 @@ use super::gate::{self, Finding, NotesWalk};
 use super::notes::{NOTES_RETRIES, cat_sort_uniq, notes_of};
 use super::refs::{previous, set, transaction};
 use crate::brief::redact;
+use crate::store::again_after_gc;
 use crate::store::{self, NOTES_REF, history, remotes};
 
 /// What a fetch after `redact --history` holds back.
@@ -103,7 +104,9 @@ pub(super) fn merge_clean(
     let left_out = dirty.len();
     for _ in 0..NOTES_RETRIES * 4 {
         let ours = history::peel(repo, NOTES_REF)?;
-        let Some(tree) = clean_tree(repo, ours, theirs, dirty)? else {
+        // Loose objects written again when a concurrent `git gc` removed
+        // their directory under them, as the notes merge does.
+        let Some(tree) = again_after_gc(|| clean_tree(repo, ours, theirs, dirty))? else {
             return Ok(NotesMerge::Held {
                 commit: None,
                 theirs,
@@ -111,18 +114,20 @@ pub(super) fn merge_clean(
             });
         };
         let (committer, author) = crate::store::refs::signature(repo)?;
-        let commit = repo
-            .new_commit_as(
-                committer,
-                author,
-                format!(
-                    "Notes merged from '{remote}' by 'git handoff' (cat_sort_uniq), without the lines that hold secrets\n"
-                ),
-                tree,
-                ours,
-            )
-            .context("cannot write the notes merge commit")?
-            .id;
+        let commit = again_after_gc(|| {
+            Ok(repo
+                .new_commit_as(
+                    committer,
+                    author,
+                    format!(
+                        "Notes merged from '{remote}' by 'git handoff' (cat_sort_uniq), without the lines that hold secrets\n"
+                    ),
+                    tree,
+                    ours,
+                )
+                .context("cannot write the notes merge commit")?
+                .id)
+        })?;
         let message = format!("handoff: merge notes from {remote}");
         if transaction(
             repo,

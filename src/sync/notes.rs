@@ -106,7 +106,10 @@ pub fn merge_notes(
                 Some(true) => return Ok(NotesMerge::UpToDate),
                 Some(false) => (NotesMerge::FastForwarded(theirs), theirs),
                 None => {
-                    let commit = merge_commit(repo, remote, o, theirs)?;
+                    // Loose objects written again when a concurrent `git
+                    // gc` removed their directory under them.
+                    let commit =
+                        crate::store::again_after_gc(|| merge_commit(repo, remote, o, theirs))?;
                     (NotesMerge::Merged(commit), commit)
                 }
             },

@@ -798,6 +798,7 @@ pub(super) fn send(
 pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Result<PushReport> {
     use super::optimistic::{Attempt, attempt};
     remotes::migrate(repo)?;
+    history::check_tip(repo, NOTES_REF)?;
     let _lock = super::lock::hold(repo, remote)?;
     outgoing::sweep(repo)?;
     let first = match options.dry_run {

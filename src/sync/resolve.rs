@@ -71,6 +71,7 @@ pub fn resolve(
     resolution: Resolution,
 ) -> Result<Resolved> {
     remotes::migrate(repo)?;
+    history::check_tip(repo, store::NOTES_REF)?;
     let _lock = super::lock::hold(repo, remote)?;
     let sides = Sides::read(repo, remote)?;
     let (l, b, r) = sides.get(key);
@@ -124,6 +125,9 @@ pub fn resolve(
         crate::refuse!("brief '{key}' changed while resolving; nothing was changed, run again");
     }
     remotes::forget_divergence(repo, remote, key)?;
+    if resolution == Resolution::TakeRemote {
+        remotes::carry_taken(repo, remote, &[(key.to_string(), l, r)])?;
+    }
     Ok(Resolved {
         key: key.to_string(),
         remote: remote.to_string(),

@@ -12,9 +12,12 @@ use crate::store::history::{self, Selector};
 /// OLD only: OLD against the current one. A version is @{N} (0 is the
 /// newest in `git handoff log KEY`), a version id or unique prefix,
 /// @REMOTE (the remote's version as of the last fetch) or `current`.
+/// KEY@{N} and KEY@REMOTE name OLD as `show` names a version:
+/// `diff KEY@origin` compares origin's version with the current one
+/// (`diff KEY @origin` is the same).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief's key
+    /// The brief's key; KEY@{N} or KEY@REMOTE names OLD too
     pub key: String,
     /// The older version (default: the one before NEW)
     pub old: Option<String>,
@@ -30,25 +33,37 @@ pub struct Args {
 
 /// Compare and render.
 pub fn run(args: Args) -> Result<Output> {
-    let key = checked_key(&args.key)?;
     let repo = crate::cli::staged::open()?;
+    let (key, named) = history::parse_key_spec(&repo, &args.key)?;
+    let key = checked_key(&key)?;
+    let parse = |spec: &String| {
+        history::parse_selector(&repo, &key, spec).map_err(crate::cli::hints::version)
+    };
+    // KEY@… names OLD; the positionals then hold NEW at most.
+    let (old_arg, new_arg) = match named {
+        Selector::Current => (
+            args.old.as_ref().map(parse).transpose()?,
+            args.new.as_ref().map(parse).transpose()?,
+        ),
+        named if args.new.is_none() => (Some(named), args.old.as_ref().map(parse).transpose()?),
+        _ => crate::refuse!(
+            "'{}' names the older version already; give at most one more, the newer",
+            args.key
+        ),
+    };
     let log = history::log(&repo, &key)?;
     if log.versions.is_empty() {
         return Err(crate::cli::commands::no_brief(&key));
     }
-    let new_selector = match &args.new {
-        Some(spec) => {
-            history::parse_selector(&repo, &key, spec).map_err(crate::cli::hints::version)?
-        }
+    let new_selector = match new_arg {
+        Some(selector) => selector,
         None if log.current.is_some() => Selector::Current,
         None => Selector::Index(0),
     };
     let (new_index, new) =
         history::select(&log, &key, &new_selector).map_err(crate::cli::hints::version)?;
-    let (old_selector, (old_index, old)) = match &args.old {
-        Some(spec) => {
-            let s =
-                history::parse_selector(&repo, &key, spec).map_err(crate::cli::hints::version)?;
+    let (old_selector, (old_index, old)) = match old_arg {
+        Some(s) => {
             let found = history::select(&log, &key, &s).map_err(crate::cli::hints::version)?;
             (s, found)
         }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::cli::commands::checked_key;
 use crate::cli::{Format, Output};
 use crate::store;
-use crate::store::history::{self, Log};
+use crate::store::history::{self, Log, Selector};
 
 /// List every version of a brief, newest first
 ///
@@ -14,9 +14,10 @@ use crate::store::history::{self, Log};
 /// versions stay listed after `drop` and `git gc --prune=now`. Each line:
 /// @{N}, version id, timestamp, mode, branch, short head, done-when; the
 /// current version and each remote's last fetched one are marked.
+/// KEY@{N} or KEY@REMOTE lists from that version down.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The brief's key (default: this session's key, else the current branch's)
+    /// The brief's key (default: this session's key, else the current branch's); KEY@{N} or KEY@REMOTE to list from that version down
     pub key: Option<String>,
     /// Draw the version graph, as `git log --graph` draws commits
     #[arg(long, conflicts_with = "json")]
@@ -129,10 +130,14 @@ pub fn both(args: Args) -> Result<(Output, Output)> {
 /// The rows of the key's history, newest first.
 fn compute(args: &Args) -> Result<Vec<Row>> {
     let repo = crate::cli::staged::open()?;
-    let key = match &args.key {
-        Some(k) => checked_key(k)?,
-        None => crate::cli::commands::keyless_key_here(&repo)?,
+    let (key, from) = match &args.key {
+        Some(spec) => history::parse_key_spec(&repo, spec)?,
+        None => (
+            crate::cli::commands::keyless_key_here(&repo)?,
+            Selector::Current,
+        ),
     };
+    let key = checked_key(&key)?;
     let log = history::log(&repo, &key)?;
     if log.versions.is_empty() {
         crate::refuse!(
@@ -140,7 +145,15 @@ fn compute(args: &Args) -> Result<Vec<Row>> {
             store::NOTES_REF
         );
     }
-    Ok(rows(&log))
+    let mut rows = rows(&log);
+    // KEY@{N}, KEY@REMOTE: from that version down, as `git log REV` lists
+    // from REV.
+    if from != Selector::Current {
+        let (index, _) = history::select(&log, &key, &from).map_err(crate::cli::hints::version)?;
+        let first = index.unwrap_or(0);
+        rows.retain(|row| row.index >= first);
+    }
+    Ok(rows)
 }
 
 /// `--graph`: every version the graph records, drawn with its parents;
