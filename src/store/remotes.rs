@@ -393,7 +393,7 @@ pub fn carry_taken(
                 // `to` holds the remote's value, or the remote's value
                 // holds `to`: one line, no divergence.
                 Relation::Same | Relation::Ahead | Relation::Behind => continue,
-                Relation::Diverged | Relation::Unknown => d.local = *to,
+                Relation::Diverged => d.local = *to,
             }
         }
         kept.push(d);

@@ -71,7 +71,7 @@ pub fn resolve(
     resolution: Resolution,
 ) -> Result<Resolved> {
     remotes::migrate(repo)?;
-    history::check_tip(repo, store::NOTES_REF)?;
+    store::history::check_tip(repo, store::NOTES_REF)?;
     let _lock = super::lock::hold(repo, remote)?;
     let sides = Sides::read(repo, remote)?;
     let (l, b, r) = sides.get(key);
