@@ -186,7 +186,7 @@ fn held(why: &Held, remote: &str, key: &str) -> String {
             "deleted on '{remote}'; `git handoff push {qr} {qk}` restores it there, `git handoff drop {qk}` drops it here"
         ),
         Held::Diverged => format!(
-            "both sides changed; `git handoff diff {qk} @{qr}` compares, `git handoff resolve {qk} --keep-local` or `--take-remote` ends it"
+            "both sides changed; `git handoff diff {qk}@{qr}` compares, `git handoff resolve {qk} --merge` merges them (or `--keep-local`, `--take-remote` keeps one)"
         ),
         Held::DroppedHere => {
             format!("dropped here; `git handoff push --prune` deletes it on '{remote}'")

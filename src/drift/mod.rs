@@ -202,7 +202,7 @@ impl Warning {
                 let first = remotes.first().map(String::as_str).unwrap_or("origin");
                 let (qk, first) = (shell_quote(key), shell_quote(&format!("{key}@{first}")));
                 format!(
-                    "!! DIVERGED: '{key}' has diverged from {} (neither version was written on top of the other); this is yours, theirs is `git handoff show {first}`; `git handoff resolve {qk} --keep-local|--take-remote` ends it",
+                    "!! DIVERGED: '{key}' has diverged from {} (neither version was written on top of the other); this is yours, theirs is `git handoff show {first}`; `git handoff resolve {qk} --merge` merges them (or `--keep-local|--take-remote`)",
                     crate::support::text::quoted_list(remotes)
                 )
             }

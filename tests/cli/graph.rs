@@ -429,13 +429,20 @@ fn log_graph_draws_the_divergence_and_the_merge() {
     let out = t.run(&t.a, &["log", "k", "--graph"]).success();
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("*  ") && lines[0].contains(" merge"), "{text}");
+    assert!(
+        lines[0].starts_with("*  ") && lines[0].contains(" merge"),
+        "{text}"
+    );
     assert!(lines[0].ends_with("(current)"), "{text}");
     assert_eq!(lines[1], "|\\", "{text}");
     assert!(lines.iter().any(|l| l.starts_with("* |  ")), "{text}");
     assert!(lines.iter().any(|l| l.starts_with("| *  ")), "{text}");
     assert!(lines.contains(&"|/"), "{text}");
-    assert_eq!(lines.iter().filter(|l| l.contains('*')).count(), 4, "{text}");
+    assert_eq!(
+        lines.iter().filter(|l| l.contains('*')).count(),
+        4,
+        "{text}"
+    );
 }
 
 /// Writing exactly the stored content again makes no version: no history

@@ -358,10 +358,10 @@ impl Run<'_> {
 
     /// The version id the lineage line of blob `blob` names in clone `c`.
     fn version_id(&self, c: usize, blob: &str) -> Option<String> {
-        let notes =
-            self.t
-                .sb
-                .git(&self.clones[c], &["log", "--notes=handoffs", "--format=%N"]);
+        let notes = self
+            .t
+            .sb
+            .git(&self.clones[c], &["log", "--notes=handoffs", "--format=%N"]);
         let line = lineage_lines(&notes)
             .into_iter()
             .find(|l| l.contains(&format!("\"brief\":\"{blob}\"")))?
@@ -378,7 +378,9 @@ impl Run<'_> {
         if l == r {
             return;
         }
-        let mut lines = vec![format!(r#"{{"lineage":"{l}","key":"{key}","parents":["{r}"]}}"#)];
+        let mut lines = vec![format!(
+            r#"{{"lineage":"{l}","key":"{key}","parents":["{r}"]}}"#
+        )];
         if let (Some(vl), Some(vr)) = (self.version_id(c, &l), self.version_id(c, &r)) {
             lines.push(format!(
                 r#"{{"lineage":"{vl}","key":"{key}","brief":"{l}","parents":["{vr}"]}}"#

@@ -100,7 +100,7 @@ pub fn conflicts(report: &FetchReport) -> Option<String> {
         .map(|k| k.key.as_str())
         .collect();
     Some(format!(
-        "error: {} with '{}': {}; compare with `git handoff diff KEY @{}`, end it with `git handoff resolve KEY --keep-local` or `--take-remote`",
+        "error: {} with '{}': {}; compare with `git handoff diff KEY@{}`, merge with `git handoff resolve KEY --merge` (or `--keep-local`, `--take-remote`)",
         if names.len() == 1 {
             "a brief diverged"
         } else {

@@ -177,7 +177,7 @@ fn refused(report: &PushReport) -> Option<String> {
     let diverged = report.keys.iter().any(|k| k.outcome == Outcome::Diverged);
     if !conflicts.is_empty() && (diverged || report.stale_lock.is_none()) {
         hints.push(format!(
-            "`git handoff fetch {}` shows where each stands, and `git handoff resolve <key> --keep-local|--take-remote` ends a divergence",
+            "`git handoff fetch {}` shows where each stands, and `git handoff resolve <key> --merge` (or `--keep-local|--take-remote`) ends a divergence",
             report.remote
         ));
     }

@@ -74,13 +74,21 @@ pub fn draw<I: Clone + Eq + std::hash::Hash + Ord>(rows: Vec<Row<I>>) -> Vec<Str
             }
         };
         // Lanes that waited for this version too meet it here.
-        while let Some(other) = lanes.iter().rposition(|l| *l == row.id).filter(|o| *o != at) {
+        while let Some(other) = lanes
+            .iter()
+            .rposition(|l| *l == row.id)
+            .filter(|o| *o != at)
+        {
             let mut line = lanes_line(&lanes[..other], None, '|');
             line.push_str(if other == at + 1 { "/" } else { " /" });
             out.push(line);
             lanes.remove(other);
         }
-        out.push(format!("{}  {}", lanes_line(&lanes, Some(at), '*'), row.text));
+        out.push(format!(
+            "{}  {}",
+            lanes_line(&lanes, Some(at), '*'),
+            row.text
+        ));
         let parents: Vec<I> = row
             .parents
             .iter()

@@ -202,7 +202,7 @@ pub fn waiting_text(briefs: &[crate::cli::inventory::Waiting], named: usize) -> 
         let diverged = match w.diverged.as_slice() {
             [] => String::new(),
             remotes => format!(
-                " — diverged from {}: `git handoff resolve {} --keep-local|--take-remote`",
+                " — diverged from {}: `git handoff resolve {} --merge`",
                 remotes.join(", "),
                 crate::support::escape::shell_quote(&w.key)
             ),

@@ -64,7 +64,7 @@ pub fn warning(w: &Warning) -> (&'static str, String) {
         Warning::StillDiverged { key, remotes } => (
             "warning",
             format!(
-                "'{key}' is still diverged from {}: this version is written on top of yours, not theirs, and is not pushed until `git handoff resolve {} --keep-local|--take-remote`",
+                "'{key}' is still diverged from {}: this version is written on top of yours, not theirs, and is not pushed until `git handoff resolve {} --merge` (or `--keep-local|--take-remote`)",
                 crate::support::text::quoted_list(remotes),
                 crate::support::escape::shell_quote(key)
             ),

@@ -77,7 +77,7 @@ pub fn fetch_text_with(report: &FetchReport, with_pushable: bool, verbose: bool)
     for key in report.diverged().map(|k| &k.key) {
         let qk = sh(key);
         out.push_str(&format!(
-            "hint: both versions of '{key}' stay readable: `git handoff show {qk}` (yours), `git handoff show {qk}@{qr}` (theirs); `git handoff resolve {qk} --keep-local|--take-remote` ends it\n"
+            "hint: both versions of '{key}' stay readable: `git handoff show {qk}` (yours), `git handoff show {qk}@{qr}` (theirs); `git handoff resolve {qk} --merge` merges them (or `--keep-local|--take-remote`)\n"
         ));
     }
     out

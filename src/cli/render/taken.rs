@@ -30,7 +30,7 @@ pub fn taken_text(report: &FetchReport) -> String {
             }),
             Status::Restored => taken.push(format!("{key} (restored: dropped here, changed there)")),
             Status::Diverged => lines.push(format!(
-                "warning: diverged from '{remote}': {key} (both versions kept; `git handoff diff {qk} @{qr}` compares them, `git handoff resolve {qk} --keep-local` or `--take-remote` ends it)"
+                "warning: diverged from '{remote}': {key} (both versions kept; `git handoff diff {qk}@{qr}` compares them, `git handoff resolve {qk} --merge` merges them (or `--keep-local`, `--take-remote`))"
             )),
             Status::RolledBack => lines.push(format!(
                 "warning: rolled back on '{remote}': {key} (it holds an older version; yours is kept; `git handoff push {qr}` repairs it)"
