@@ -295,13 +295,18 @@ fn write_versions(
         let started = std::time::Instant::now();
         match refs::commit(repo, edits) {
             Ok(_) => {
+                // A brief written again as stored has its version in the
+                // history already.
+                let again = updates.iter().zip(&blobs).any(|(u, b)| {
+                    u.expected == Some(*b) && u.brief.state.head_sha.is_some()
+                });
                 return Ok(Written {
                     ids: updates
                         .iter()
                         .map(|u| u.brief.key.clone())
                         .zip(blobs)
                         .collect(),
-                    history: !annotated.is_empty(),
+                    history: !annotated.is_empty() || again,
                 });
             }
             Err(err) if err.is_conflict() => {

@@ -62,7 +62,12 @@ pub fn of(repo: &gix::Repository, version: ObjectId, head: Option<&str>) -> Resu
     if crate::git::refdb::Backend::of(repo) == crate::git::refdb::Backend::Reftable {
         return by_git(repo, version);
     }
-    let needle = format!("\"lineage\":\"{version}\"");
+    // The version's lineage line names its blob as `"brief"` (a line of
+    // 0.3 as `"lineage"`).
+    let needles = [
+        format!("\"brief\":\"{version}\""),
+        format!("\"lineage\":\"{version}\""),
+    ];
     // Neighbouring entries mostly share the head's note: read each note once.
     let seen = std::cell::RefCell::new(None::<(ObjectId, bool)>);
     let holds = |commit: ObjectId| {
@@ -74,7 +79,7 @@ pub fn of(repo: &gix::Repository, version: ObjectId, head: Option<&str>) -> Resu
         {
             return answer;
         }
-        let answer = holds(repo, blob, needle.as_bytes());
+        let answer = needles.iter().any(|n| holds(repo, blob, n.as_bytes()));
         *seen.borrow_mut() = Some((blob, answer));
         answer
     };
@@ -153,7 +158,8 @@ fn by_git(repo: &gix::Repository, version: ObjectId) -> Result<Option<Record>> {
     let mut args = vec![
         "log".to_string(),
         "--format=%H%x1f%an <%ae>%x1f%at".to_string(),
-        format!("-S\"lineage\":\"{version}\""),
+        "-E".to_string(),
+        format!("-G\"(brief|lineage)\":\"{version}\""),
     ];
     args.extend(tips.iter().map(ObjectId::to_string));
     args.push("--".into());
