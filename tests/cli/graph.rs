@@ -9,15 +9,8 @@ use std::path::Path;
 use crate::support::*;
 
 const T1: &str = "2026-11-30T09:00:00Z";
-const T2: &str = "2026-11-30T10:00:00Z";
-const T3: &str = "2026-11-30T11:00:00Z";
-const T4: &str = "2026-11-30T12:00:00Z";
 
 impl Team {
-    fn brief(&self, dir: &Path, key: &str) -> Option<String> {
-        self.id(dir, &format!("refs/handoffs/{key}"))
-    }
-
     /// A writes v1 and pushes, B fetches it; then A writes a2 and pushes,
     /// B writes b2 over v1 and fetches: diverged. The ids of a2 and b2.
     fn diverged(&self) -> (String, String) {
@@ -66,17 +59,17 @@ fn an_older_content_imported_again_is_a_new_version_not_a_cycle() {
     let y = t.write(&t.a, "k", T2, "y");
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).success();
-    assert_eq!(t.brief(&t.b, "k"), Some(y.clone()));
+    assert_eq!(t.brief_id(&t.b, "k"), Some(y.clone()));
 
     t.run(&t.a, &["import", folder.to_str().unwrap(), "--force"])
         .success();
-    assert_eq!(t.brief(&t.a, "k"), Some(x.clone()));
+    assert_eq!(t.brief_id(&t.a, "k"), Some(x.clone()));
     let z = t.write(&t.b, "k", T3, "z");
     t.run(&t.b, &["push"]).success();
     for _ in 0..2 {
         let out = t.run(&t.a, &["fetch"]).code(1);
         assert_stdout_has(&out, "  diverged: k (local ");
-        assert_eq!(t.brief(&t.a, "k"), Some(x.clone()), "X was kept");
+        assert_eq!(t.brief_id(&t.a, "k"), Some(x.clone()), "X was kept");
     }
     // The re-import is a version of its own, on top of Y's.
     let notes = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
@@ -130,18 +123,18 @@ fn rival_resolutions_stay_diverged_after_another_write() {
 
     // Diverged at first, as the docs say ...
     t.run(&t.a, &["fetch", "origin"]).code(1);
-    assert_eq!(t.brief(&t.a, "k"), Some(a2.clone()));
+    assert_eq!(t.brief_id(&t.a, "k"), Some(a2.clone()));
     // ... and after one more write on A's side too.
     let a3 = t.write(&t.a, "k", T4, "a3");
     t.run(&t.a, &["push", "backup"]).success();
     for _ in 0..2 {
         let out = t.run(&t.b, &["fetch", "backup"]).code(1);
         assert_stdout_has(&out, "  diverged: k (local ");
-        assert_eq!(t.brief(&t.b, "k"), Some(b2.clone()));
+        assert_eq!(t.brief_id(&t.b, "k"), Some(b2.clone()));
     }
     let out = t.run(&t.a, &["fetch", "origin"]).code(1);
     assert_stdout_has(&out, "  diverged: k (local ");
-    assert_eq!(t.brief(&t.a, "k"), Some(a3));
+    assert_eq!(t.brief_id(&t.a, "k"), Some(a3));
 }
 
 /// Item 3: a lineage line appended with plain `git notes append`, naming
@@ -178,7 +171,7 @@ fn a_forged_lineage_line_fast_forwards_nothing() {
     for _ in 0..2 {
         let out = t.run(&t.b, &["fetch"]).code(1);
         assert_stdout_has(&out, "  diverged: k (local ");
-        assert_eq!(t.brief(&t.b, "k"), Some(b2.clone()));
+        assert_eq!(t.brief_id(&t.b, "k"), Some(b2.clone()));
     }
     let out = t.run(&t.b, &["push"]).code(1);
     assert_stdout_has(&out, "diverged, not pushed: k (");
@@ -235,7 +228,7 @@ fn a_redacted_brief_is_a_version_in_the_graph() {
     let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
     let leaked = t.write(&t.a, "k", T1, &format!("deploy with {token}"));
     t.run(&t.a, &["redact"]).success();
-    let clean = t.brief(&t.a, "k").unwrap();
+    let clean = t.brief_id(&t.a, "k").unwrap();
     assert_ne!(clean, leaked);
     let notes = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
     let line = lineage_lines(&notes)
@@ -246,7 +239,7 @@ fn a_redacted_brief_is_a_version_in_the_graph() {
     t.run(&t.a, &["redact", "--history"]).success();
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).success();
-    assert_eq!(t.brief(&t.b, "k"), Some(clean));
+    assert_eq!(t.brief_id(&t.b, "k"), Some(clean));
 }
 
 impl Team {
@@ -328,11 +321,11 @@ fn two_updates_to_one_brief_merge_field_by_field() {
         serde_json::json!(["the cache may be stale"])
     );
     t.run(&t.a, &["push"]).success();
-    let merged_id = t.brief(&t.a, "k");
+    let merged_id = t.brief_id(&t.a, "k");
     assert_eq!(t.remote_id("k"), merged_id);
     let out = t.run(&t.b, &["fetch"]).success();
     assert_stdout_has(&out, "k (");
-    assert_eq!(t.brief(&t.b, "k"), merged_id);
+    assert_eq!(t.brief_id(&t.b, "k"), merged_id);
 }
 
 /// A field both changed differently is a conflict: without `--edit`, exit 1
@@ -384,7 +377,7 @@ fn a_conflicting_field_is_listed_or_settled_in_the_editor() {
     );
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).success();
-    assert_eq!(t.brief(&t.b, "k"), t.brief(&t.a, "k"));
+    assert_eq!(t.brief_id(&t.b, "k"), t.brief_id(&t.a, "k"));
 }
 
 /// `redact --history` keeps every version's place in the graph: a
@@ -408,7 +401,7 @@ fn redact_history_keeps_the_graph_for_teammates() {
         let out = t.run(&t.a, &["fetch"]).success();
         assert!(!stdout(&out).contains("diverged"), "{}", stdout(&out));
     }
-    assert_eq!(t.brief(&t.b, "k"), t.brief(&t.a, "k"));
+    assert_eq!(t.brief_id(&t.b, "k"), t.brief_id(&t.a, "k"));
     let notes = t.sb.git(&t.a, &["log", "--notes=handoffs", "--format=%N"]);
     assert!(!notes.contains(token), "the secret came back");
 }

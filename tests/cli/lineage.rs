@@ -9,15 +9,6 @@ use std::path::Path;
 use crate::support::*;
 
 const T1: &str = "2026-11-30T09:00:00Z";
-const T2: &str = "2026-11-30T10:00:00Z";
-const T3: &str = "2026-11-30T11:00:00Z";
-const T4: &str = "2026-11-30T12:00:00Z";
-
-impl Team {
-    fn brief_id(&self, dir: &Path, key: &str) -> Option<String> {
-        self.id(dir, &format!("refs/handoffs/{key}"))
-    }
-}
 
 /// B writes v1 and pushes; A writes v2 without fetching (its push says
 /// diverged but sends its history); B writes v3 and v4, pushing each

@@ -9,15 +9,6 @@ use std::path::{Path, PathBuf};
 use crate::support::*;
 
 const T1: &str = "2026-11-30T09:00:00Z";
-const T2: &str = "2026-11-30T10:00:00Z";
-const T3: &str = "2026-11-30T11:00:00Z";
-const T4: &str = "2026-11-30T12:00:00Z";
-
-impl Team {
-    fn key_id(&self, dir: &Path, key: &str) -> Option<String> {
-        self.id(dir, &format!("refs/handoffs/{key}"))
-    }
-}
 
 /// A with two remotes, `origin` and `backup`: k diverged from backup (a
 /// clone of backup wrote on v0 there; A wrote va on v0 and pushed it to
@@ -72,7 +63,7 @@ fn a_fetch_from_another_remote_keeps_a_divergence_marked() {
     let (t, vo) = diverged_from_backup(false);
     let out = t.run(&t.a, &["fetch", "origin"]).success();
     assert_stdout_has(&out, "fast-forwarded: k");
-    assert_eq!(t.key_id(&t.a, "k").as_deref(), Some(vo.as_str()));
+    assert_eq!(t.brief_id(&t.a, "k").as_deref(), Some(vo.as_str()));
     assert_marked(&t, "backup");
     // The next fetch from backup says the same: still diverged.
     let out = t.run(&t.a, &["fetch", "backup"]).code(1);
@@ -94,7 +85,7 @@ fn a_plain_git_fetch_all_keeps_a_divergence_marked() {
     // The next command takes what `git fetch` staged: origin's vo.
     let out = t.run(&t.a, &["list"]).success();
     assert!(stderr(&out).contains("k (updated: "), "{}", stderr(&out));
-    assert_eq!(t.key_id(&t.a, "k").as_deref(), Some(vo.as_str()));
+    assert_eq!(t.brief_id(&t.a, "k").as_deref(), Some(vo.as_str()));
     assert_marked(&t, "backup");
 }
 
@@ -110,7 +101,7 @@ fn taking_one_remotes_version_in_a_resolve_keeps_the_others_divergence() {
         &["resolve", "k", "--take-remote", "--remote", "origin"],
     )
     .success();
-    assert_eq!(t.key_id(&t.a, "k").as_deref(), Some(vo.as_str()));
+    assert_eq!(t.brief_id(&t.a, "k").as_deref(), Some(vo.as_str()));
     assert_marked(&t, "backup");
 }
 
@@ -238,7 +229,7 @@ fn resolve_rides_out_a_packed_refs_lock_race() {
         std::time::Duration::from_millis(2500),
     );
     out.success();
-    assert_eq!(t.key_id(&t.b, "k").as_deref(), Some(mine.as_str()));
+    assert_eq!(t.brief_id(&t.b, "k").as_deref(), Some(mine.as_str()));
     t.run(&t.b, &["push"]).success();
     assert_eq!(t.remote_id("k").as_deref(), Some(mine.as_str()));
 }

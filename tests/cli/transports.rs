@@ -9,8 +9,6 @@ use std::process::{Child, Command, Stdio};
 use crate::support::*;
 
 const T1: &str = "2026-11-30T09:00:00Z";
-const T2: &str = "2026-11-30T10:00:00Z";
-const T3: &str = "2026-11-30T11:00:00Z";
 
 /// A server process, killed when dropped.
 struct Server(Child);

@@ -5,8 +5,6 @@ use crate::mcp::{call, connect, is_error, text};
 use crate::support::*;
 
 const T1: &str = "2026-11-30T09:00:00Z";
-const T2: &str = "2026-11-30T10:00:00Z";
-const T3: &str = "2026-11-30T11:00:00Z";
 
 /// A's k is one version ahead of origin's (fetched) one.
 fn ahead_of_origin() -> (Team, String, String) {

@@ -9,6 +9,12 @@ use std::process::{Command, Output};
 /// The fixed clock for tests.
 pub const NOW: &str = "2026-11-30T12:00:00Z";
 
+/// Clock readings for a sequence of writes, an hour apart.
+pub const T1: &str = "2026-11-30T09:00:00Z";
+pub const T2: &str = "2026-11-30T10:00:00Z";
+pub const T3: &str = "2026-11-30T11:00:00Z";
+pub const T4: &str = "2026-11-30T12:00:00Z";
+
 /// A temporary home for one test: repositories live under `root`.
 pub struct Sandbox {
     pub dir: assert_fs::TempDir,
@@ -607,6 +613,11 @@ impl Team {
         let out = assert_cmd::Command::from_std(cmd).assert().success();
         let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
         v["id"].as_str().unwrap().to_string()
+    }
+
+    /// The blob `refs/handoffs/<key>` holds in `dir`'s repository.
+    pub fn brief_id(&self, dir: &Path, key: &str) -> Option<String> {
+        self.id(dir, &format!("refs/handoffs/{key}"))
     }
 
     /// The id a ref holds in `dir`'s repository (or the bare remote).
