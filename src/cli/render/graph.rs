@@ -107,7 +107,7 @@ pub fn draw<I: Clone + Eq + std::hash::Hash + Ord>(rows: Vec<Row<I>>) -> Vec<Str
                 for (n, p) in rest.iter().enumerate() {
                     lanes.insert(at + 1 + n, p.clone());
                     let mut line = lanes_line(&lanes[..=at], None, '|');
-                    line.push_str("\\");
+                    line.push('\\');
                     out.push(line);
                 }
             }
