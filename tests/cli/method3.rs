@@ -790,9 +790,7 @@ fn narrate(sb: &Sandbox, dir: &Path, at: &str, title: &str) {
 fn item15_a_merge_orders_the_entries_by_time() {
     let sb = Sandbox::new();
     let repo: PathBuf = sb.repo("r");
-    sb.handoff(&repo, &["init"]).success();
-    sb.git(&repo, &["add", ".gitattributes"]);
-    sb.git(&repo, &["commit", "-q", "-m", "driver"]);
+    sb.init_and_commit_attribute(&repo);
     narrate(&sb, &repo, "2026-11-30T09:00:00Z", "morning on main");
     sb.git(&repo, &["switch", "-q", "-c", "feat"]);
     narrate(&sb, &repo, "2026-11-30T15:00:00Z", "afternoon on feat");

@@ -865,12 +865,15 @@ fn write_names_the_narrative_and_can_skip_it() {
         &sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
             .success(),
     );
-    // The method's confirmation: the key, the tier, the lines prepended.
+    // The confirmation: the key and why it was chosen, in plain words (no
+    // "tier", no "stored: full"), the lines prepended.
     let file = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let first = file.lines().count();
     assert!(
         out.starts_with("Wrote brief 'main' (refs/handoffs/main, version ")
-            && out.contains(", tier 2 (branch key), stored: full); narrative entry added to .claude/PROJECT_STATE.md"),
+            && out.contains(", key of branch 'main'); narrative entry added to .claude/PROJECT_STATE.md")
+            && !out.contains("tier")
+            && !out.contains("stored:"),
         "{out}"
     );
     assert!(
@@ -935,7 +938,7 @@ fn write_names_the_narrative_and_can_skip_it() {
         .success(),
     );
     assert!(
-        out.contains(", tier 2 (branch key), stored: brief+history); no narrative entry.\n"),
+        out.contains(", key of branch 'main'); no narrative entry.\n"),
         "{out}"
     );
     assert!(!other.join(".claude").exists());

@@ -162,10 +162,21 @@ pub fn tier(history: bool, narrative: bool) -> &'static str {
     }
 }
 
-/// What `write` prints for a stored brief: where it went and its tier, the
-/// narrative entry and how many lines it prepended (and, while git neither
-/// tracks nor ignores the narrative file, to commit it), then the resume
-/// prompt.
+/// Which key a write chose and why, in plain words: the key named, the
+/// branch's, or `HANDOFF` on a detached HEAD.
+pub fn key_reason(brief: &crate::brief::Brief) -> String {
+    match key_tier(brief).0 {
+        3 => "key for a detached HEAD".to_string(),
+        2 => format!("key of branch '{}'", brief.state.branch),
+        _ => "the key you named".to_string(),
+    }
+}
+
+/// What `write` prints for a stored brief: where it went, which key was
+/// chosen and why (and, before a first commit, that its history waits),
+/// the narrative entry and how many lines it prepended (and, while git
+/// neither tracks nor ignores the narrative file, to commit it), then the
+/// resume prompt.
 fn written_text(
     brief: &crate::brief::Brief,
     id: &gix::ObjectId,
@@ -186,12 +197,16 @@ fn written_text(
         ),
     };
     let key = &brief.key;
-    let (number, word) = key_tier(brief);
+    let waits = if history {
+        ""
+    } else {
+        "; no history note: the branch has no commit yet"
+    };
     format!(
-        "Wrote brief '{key}' ({}, version {}, tier {number} ({word} key), stored: {}){narrated}.\n\n{prompt}\n",
+        "Wrote brief '{key}' ({}, version {}, {}{waits}){narrated}.\n\n{prompt}\n",
         store::ref_name(key),
         store::short(id),
-        tier(history, narrative.is_some()),
+        key_reason(brief),
     )
 }
 

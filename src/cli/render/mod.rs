@@ -16,7 +16,9 @@ mod usage;
 
 pub use color::{Painter, color_wanted, remember};
 pub use list::{ListRow, line_width, list_text, waiting_text};
-pub use notes::{failed_text, notes_text, refusal_text, warning, warning_kind, warnings_text};
+pub use notes::{
+    failed_text, missing_flags, notes_text, refusal_text, warning, warning_kind, warnings_text,
+};
 pub use reread::reread_text;
 pub use resume::{
     AUTO_NOTE, SubagentSource, draft_text, hook_context, reground_text, relevant_slice,
