@@ -91,9 +91,8 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
 /// Missing fields are named by their flags; a key already stored is
 /// pointed at `write --update`, which starts from the stored brief.
 fn refusal_next(err: &Refusal) -> String {
-    let missing = |issues: &[crate::brief::Issue]| {
-        crate::cli::render::missing_flags(issues).join(", ")
-    };
+    let missing =
+        |issues: &[crate::brief::Issue]| crate::cli::render::missing_flags(issues).join(", ");
     match err {
         Refusal::Invalid {
             key,

@@ -232,7 +232,10 @@ fn init_in_a_linked_worktree_configures_the_whole_repository() {
     // The config and info/attributes are shared by every worktree.
     assert_eq!(local_driver(&sb, &repo), format!("{DRIVER}\n"));
     sb.handoff(&repo, &["init", "--check"]).success();
-    assert_eq!(attr(&sb, &repo, ".claude/PROJECT_STATE.md"), "handoff-narrative");
+    assert_eq!(
+        attr(&sb, &repo, ".claude/PROJECT_STATE.md"),
+        "handoff-narrative"
+    );
 }
 
 /// A team that committed the narrative's line to `.gitattributes` keeps
@@ -242,7 +245,12 @@ fn init_in_a_linked_worktree_configures_the_whole_repository() {
 fn init_keeps_a_committed_gitattributes_line_working() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.commit(&repo, ".gitattributes", LINE, "merge the narrative as a log");
+    sb.commit(
+        &repo,
+        ".gitattributes",
+        LINE,
+        "merge the narrative as a log",
+    );
     let out = sb.handoff(&repo, &["init"]).success();
     assert!(
         stdout(&out).contains("merge=handoff-narrative, from a committed .gitattributes"),

@@ -695,7 +695,7 @@ fn schema_prints_the_shipped_schema() {
 }
 
 #[test]
-fn an_incomplete_rewrite_of_a_stored_brief_points_at_recover() {
+fn an_incomplete_rewrite_of_a_stored_brief_points_at_update() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     sb.write_brief(&repo, None, ["cargo test a", "r", "cargo test b"], &[])
@@ -708,12 +708,15 @@ fn an_incomplete_rewrite_of_a_stored_brief_points_at_recover() {
         err.lines()
             .last()
             .unwrap()
-            .contains("git handoff recover main"),
+            .contains("git handoff write main --update"),
         "{err}"
     );
-    // recover with the same flag keeps the stored fields
-    sb.handoff(&repo, &["recover", "--decision", "one more", "--no-lint"])
-        .success();
+    // write --update with the same flag keeps the stored fields
+    sb.handoff(
+        &repo,
+        &["write", "--update", "--decision", "one more", "--no-lint"],
+    )
+    .success();
     let b: Value =
         serde_json::from_str(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"])).unwrap();
     assert_eq!(b["resume"]["done_when"], "cargo test a");
@@ -871,7 +874,9 @@ fn write_names_the_narrative_and_can_skip_it() {
     let first = file.lines().count();
     assert!(
         out.starts_with("Wrote brief 'main' (refs/handoffs/main, version ")
-            && out.contains(", key of branch 'main'); narrative entry added to .claude/PROJECT_STATE.md")
+            && out.contains(
+                ", key of branch 'main'); narrative entry added to .claude/PROJECT_STATE.md"
+            )
             && !out.contains("tier")
             && !out.contains("stored:"),
         "{out}"
@@ -1312,4 +1317,56 @@ fn a_whole_write_names_what_it_leaves_behind() {
         )
         .success();
     assert!(!stderr(&out).contains("replaced"), "{}", stderr(&out));
+}
+
+/// Issue 57: an incomplete write names the missing flags (not schema
+/// paths) and, when the key is stored, points at `write --update`, which
+/// starts from the stored brief (not at recover or --edit).
+#[test]
+fn an_incomplete_write_names_the_missing_flags_and_points_at_update() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let partial = [
+        "write",
+        "k",
+        "--done-when",
+        "cargo test passes",
+        "--no-lint",
+    ];
+    let out = sb.handoff(&repo, &partial).code(1);
+    let err = stderr(&out);
+    assert!(err.contains("  - missing --resume-by\n"), "{err}");
+    assert!(err.contains("  - missing --next-check\n"), "{err}");
+    assert!(!err.contains("required property"), "{err}");
+    assert!(
+        err.contains("nothing was written: missing --resume-by, --next-check; give them as flags or in -F FILE"),
+        "{err}"
+    );
+    sb.write_brief(
+        &repo,
+        Some("k"),
+        ["cargo test passes", "go on", "cargo test"],
+        &["--no-lint"],
+    )
+    .success();
+    let more = [
+        "write",
+        "k",
+        "--done-when",
+        "cargo test passes",
+        "--next-check",
+        "cargo test",
+        "--no-lint",
+    ];
+    let err = stderr(&sb.handoff(&repo, &more).code(1));
+    assert!(err.contains("  - missing --resume-by\n"), "{err}");
+    assert!(
+        err.contains("missing --resume-by. `write` replaces the whole brief: to change only some fields of the stored one, run `git handoff write k --update` with the same flags"),
+        "{err}"
+    );
+    assert!(!err.contains("recover") && !err.contains("--edit"), "{err}");
+    // The way it names works.
+    let mut update = more.to_vec();
+    update.push("--update");
+    sb.handoff(&repo, &update).success();
 }

@@ -147,7 +147,12 @@ impl Sandbox {
         self.handoff(dir, &["init"]).success();
         let info = self.git(
             dir,
-            &["rev-parse", "--path-format=absolute", "--git-path", "info/attributes"],
+            &[
+                "rev-parse",
+                "--path-format=absolute",
+                "--git-path",
+                "info/attributes",
+            ],
         );
         let line = std::fs::read_to_string(info.trim_end()).unwrap();
         let file = dir.join(".gitattributes");
