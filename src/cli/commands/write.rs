@@ -13,7 +13,7 @@ use crate::git::compose::{self, GitFacts, Mode};
 use crate::write::{self, Failed, Narrated, Outcome, Source};
 use crate::{git::repo, store};
 
-/// Write a brief for KEY from JSON and flags, with the git state filled in
+/// Write a brief for KEY from flags or JSON, with the git state added
 ///
 /// Takes a partial brief from -F FILE or -F - (stdin) and/or the field
 /// flags, fills schema_version, key, timestamp, mode and the git state
@@ -27,6 +27,11 @@ use crate::{git::repo, store};
 /// keeps writing under the key it last wrote (its sticky key) and warns when
 /// the branch has switched since.
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("done_when", |a| required_first(a, "the check that says it is done")),
+    mut_arg("resume_by", |a| required_first(a, "the next step, one sentence")),
+    mut_arg("next_check", |a| required_first(a, "the next check to run")),
+)]
 pub struct Args {
     /// The key, the partial brief (-F and the field flags), the checks.
     #[command(flatten)]
@@ -55,6 +60,12 @@ pub struct Args {
     /// replaces exactly that one or fails with a conflict.
     #[arg(skip)]
     pub expected: Option<Option<gix::ObjectId>>,
+}
+
+/// A flag a new brief needs (unless -F gives its field; `--update` takes
+/// it from the stored brief), as `-h` shows it: first, in one clause.
+fn required_first(arg: clap::Arg, clause: &str) -> clap::Arg {
+    arg.display_order(0).help(format!("Required: {clause}"))
 }
 
 /// Build, validate, store and narrate the brief; report it.
