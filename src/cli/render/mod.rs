@@ -21,7 +21,7 @@ pub use notes::{
 };
 pub use reread::reread_text;
 pub use resume::{
-    AUTO_NOTE, SubagentSource, draft_text, hook_context, reground_text, relevant_slice,
+    AUTO_NOTE, SubagentSource, draft_text, hook_context, recheck, reground_text, relevant_slice,
     resume_lines, resume_text, subagent_text,
 };
 pub use setup::{SetupRow, setup_text};
