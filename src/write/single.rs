@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::brief::redact;
 use crate::brief::{self, Issue};
-use crate::git::compose::{self, GitFacts, Lists, Mode};
+use crate::git::compose::{self, Lists, Mode};
 use crate::git::repo::HeadState;
 use crate::git::sticky;
 use crate::store;
@@ -26,7 +26,7 @@ pub(crate) fn write(
     options: &Options,
     checks: &mut Checks,
 ) -> Result<Outcome> {
-    let git = GitFacts::read(repo)?;
+    let git = narrate::git_facts(repo)?;
     let input = Value::Object(std::mem::take(&mut single.brief));
     let verb = match mode {
         Mode::Write => "write",
@@ -91,12 +91,27 @@ pub(crate) fn write(
         owns: Vec::new(),
     }];
     let pending = if mode == Mode::Write && narrates(repo, options) {
-        let entry = narrate::brief_entry(repo, &composed[0].brief, previous, markdown.as_deref())?;
+        let root = &git.worktree.root;
+        let new = &composed[0].brief;
+        // An update amends the session's own uncommitted entry, else adds
+        // a short correcting one: a committed entry is never rewritten.
+        let update = previous.filter(|_| single.update && markdown.is_none());
+        let amend = update.and_then(|id| narrate::amendable(repo, root, &key, id));
+        let entry = match (update, &amend) {
+            (Some(_), None) => {
+                let old = replaced
+                    .as_deref()
+                    .and_then(|b| brief::Brief::from_slice(b).ok());
+                narrate::correction_entry(old.as_ref(), new)
+            }
+            _ => narrate::brief_entry(repo, new, previous, markdown.as_deref())?,
+        };
         Some(narrate::stage(
             repo,
-            &git.worktree.root,
+            root,
             &entry,
-            &[&composed[0].brief],
+            amend.as_deref(),
+            &[new],
             checks,
         )?)
     } else {

@@ -1370,3 +1370,117 @@ fn an_incomplete_write_names_the_missing_flags_and_points_at_update() {
     update.push("--update");
     sb.handoff(&repo, &update).success();
 }
+
+/// The headings of the narrative's entries, newest first.
+fn narrative_headings(repo: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("## "))
+        .map(|l| l.split_once("] ").unwrap().1.to_string())
+        .collect()
+}
+
+/// Issue 57: the entry a write prepends to a tracked narrative is the
+/// tool's, not uncommitted work: the next write's brief does not count it
+/// ("Uncommitted when written"), while a hand edit of the file and any
+/// other change still count.
+#[test]
+fn a_writes_own_narrative_entry_is_no_uncommitted_work() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let flags = ["cargo test passes", "go on", "cargo test"];
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative"]);
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    let brief = json(&stdout(&sb.handoff(&repo, &["show", "k"]).success()));
+    assert_eq!(brief["state"].get("diff_summary"), None, "{brief}");
+    let out = stdout(&sb.handoff(&repo, &["resume", "k"]).success());
+    assert!(!out.contains("Uncommitted when written"), "{out}");
+    // Other work counts, the narrative's entries still do not.
+    std::fs::write(repo.join("work.txt"), "w\n").unwrap();
+    sb.git(&repo, &["add", "work.txt"]);
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    let brief = json(&stdout(&sb.handoff(&repo, &["show", "k"]).success()));
+    assert_eq!(
+        brief["state"]["diff_summary"],
+        "1 file changed, 1 insertion(+)"
+    );
+    // A hand edit of an entry already committed is work.
+    let path = repo.join(".claude/PROJECT_STATE.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("### What was done", "### Done, edited")).unwrap();
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    let brief = json(&stdout(&sb.handoff(&repo, &["show", "k"]).success()));
+    assert!(
+        brief["state"]["diff_summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 files changed"),
+        "{brief}"
+    );
+}
+
+/// Issue 57: `write --update` amends the session's earlier entry while it
+/// is uncommitted and that session wrote it; otherwise (committed, or
+/// another session's) it adds a short correcting entry, so committed
+/// entries are never rewritten.
+#[test]
+fn write_update_amends_only_the_session_s_uncommitted_entry() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let run = |session: &str, args: &[&str]| {
+        let mut all = vec!["write", "k", "--no-lint"];
+        all.extend_from_slice(args);
+        stdout(
+            &sb.handoff_env(&repo, &[("GIT_HANDOFF_SESSION", session)], &all, None)
+                .success(),
+        )
+    };
+    let whole = |next: &'static str| -> [&'static str; 6] {
+        [
+            "--done-when",
+            "cargo test passes",
+            "--resume-by",
+            next,
+            "--next-check",
+            "cargo test",
+        ]
+    };
+    run("s1", &whole("step one"));
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative"]);
+    run("s1", &whole("step two"));
+    // Same session, entry not committed: amended in place.
+    let out = run("s1", &["--update", "--resume-by", "step three"]);
+    assert!(
+        out.contains("narrative entry in .claude/PROJECT_STATE.md, not committed yet, amended"),
+        "{out}"
+    );
+    assert_eq!(narrative_headings(&repo), ["step three", "step one"]);
+    // Another session's uncommitted entry: a correcting entry instead.
+    run("s2", &["--update", "--resume-by", "step four"]);
+    assert_eq!(
+        narrative_headings(&repo),
+        ["correction: step four", "step three", "step one"]
+    );
+    sb.git(&repo, &["commit", "-q", "-am", "narrative again"]);
+    let committed = sb.git(&repo, &["show", "HEAD:.claude/PROJECT_STATE.md"]);
+    // Committed: never rewritten, even by the session that wrote it.
+    run("s2", &["--update", "--decision", "keep x — it is faster"]);
+    let text = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let body = committed.split_once("\n## ").unwrap().1;
+    assert!(text.contains(body), "{text}");
+    assert_eq!(narrative_headings(&repo)[0], "correction: step four");
+    assert!(
+        text.contains("- Decision added: keep x — it is faster\n"),
+        "{text}"
+    );
+}

@@ -197,6 +197,10 @@ fn written_text(
 ) -> String {
     let narrated = match narrative {
         None => "; no narrative entry".to_string(),
+        Some(n) if n.amended => format!(
+            "; this session's narrative entry in {}, not committed yet, amended",
+            n.path
+        ),
         Some(n) if n.tracked || n.ignored => format!(
             "; narrative entry added to {} ({} lines prepended)",
             n.path, n.lines
