@@ -96,10 +96,12 @@ impl Cli {
         }
     }
 
-    /// How wide help is wrapped: the terminal's width on a terminal (as
-    /// clap measures it), 80 columns otherwise.
+    /// How help is shown: wrapped to the terminal's width on a terminal
+    /// (as clap measures it), to 80 columns otherwise; each subcommand's
+    /// ending where the words are defined.
     fn help_width(cmd: clap::Command) -> clap::Command {
         use std::io::IsTerminal;
+        let cmd = cmd.mut_subcommands(|sub| sub.after_help(groups::GLOSSARY));
         if std::io::stdout().is_terminal() {
             cmd
         } else {
@@ -115,7 +117,6 @@ impl Cli {
         if args.len() == 1 && args[0] == "-h" && !manual::installed() {
             cmd = cmd.after_help(manual::MISSING_HINT);
         }
-        cmd = cmd.mut_subcommands(|sub| sub.after_help(groups::GLOSSARY));
         if Cli::needs_whole_tree(&cmd, &args) {
             cmd.build();
             cmd = groups::apply(cmd);
@@ -331,7 +332,7 @@ mod tests {
     /// A parse by the whole tree, as clap's derive does it.
     fn parsed_whole(args: &[&str]) -> Result<Cli, clap::Error> {
         use clap::FromArgMatches;
-        let mut cmd = Cli::command();
+        let mut cmd = Cli::help_width(Cli::command());
         cmd.build();
         let cmd = groups::apply(cmd);
         let argv = std::iter::once("git-handoff").chain(args.iter().copied());
@@ -390,10 +391,12 @@ mod tests {
         );
         let mut cmd = Cli::command();
         cmd.build();
+        // Wrapped at 80 columns: compared word by word.
+        let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
         for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
             let about = sub.get_about().expect("every subcommand has a summary");
             assert!(
-                help.contains(&about.to_string()),
+                words.contains(&about.to_string()),
                 "{}: {about}",
                 sub.get_name()
             );

@@ -146,6 +146,41 @@ pub enum Warning {
 }
 
 impl Warning {
+    /// A CHANGED warning as its line: the pointer, its lines' place now,
+    /// the commits that touched it (or that uncommitted changes did).
+    fn changed_line(&self) -> String {
+        let Warning::Changed {
+            path,
+            change,
+            commits,
+            newest,
+            now,
+            lines_deleted,
+        } = self
+        else {
+            return String::new();
+        };
+        let place = match (now, lines_deleted) {
+            (_, true) => " (its lines were deleted)".to_string(),
+            (Some(now), false) => format!(" (now {now})"),
+            (None, false) => String::new(),
+        };
+        if *commits == 0 {
+            return format!("!! CHANGED: {path}{place} — uncommitted changes touch its lines");
+        }
+        format!(
+            "!! CHANGED: {path}{place} — {commits} commit{} since the brief touched it ({change}){}",
+            if *commits == 1 { "" } else { "s" },
+            newest
+                .as_ref()
+                .map(|c| {
+                    let which = if *commits == 1 { ":" } else { ", newest:" };
+                    format!("{which} {} {}", c.sha7, c.subject)
+                })
+                .unwrap_or_default()
+        )
+    }
+
     /// The warning as one `!! ` line.
     pub fn line(&self) -> String {
         match self {
@@ -189,36 +224,7 @@ impl Warning {
                 format!("!! STALE: brief written {age} ago ({timestamp})")
             }
             Warning::Missing { path } => format!("!! MISSING: {path}"),
-            Warning::Changed {
-                path,
-                change,
-                commits,
-                newest,
-                now,
-                lines_deleted,
-            } => {
-                let place = match (now, lines_deleted) {
-                    (_, true) => " (its lines were deleted)".to_string(),
-                    (Some(now), false) => format!(" (now {now})"),
-                    (None, false) => String::new(),
-                };
-                if *commits == 0 {
-                    return format!(
-                        "!! CHANGED: {path}{place} — uncommitted changes touch its lines"
-                    );
-                }
-                format!(
-                    "!! CHANGED: {path}{place} — {commits} commit{} since the brief touched it ({change}){}",
-                    if *commits == 1 { "" } else { "s" },
-                    newest
-                        .as_ref()
-                        .map(|c| {
-                            let which = if *commits == 1 { ":" } else { ", newest:" };
-                            format!("{which} {} {}", c.sha7, c.subject)
-                        })
-                        .unwrap_or_default()
-                )
-            }
+            Warning::Changed { .. } => self.changed_line(),
             Warning::Diverged { key, remotes } => {
                 let first = remotes.first().map(String::as_str).unwrap_or("origin");
                 format!(
