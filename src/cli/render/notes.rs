@@ -184,18 +184,29 @@ pub fn notes_text(notes: &Notes, stored: bool) -> String {
 /// then [`refusal_text`].
 pub fn failed_text(failed: &Failed) -> String {
     let mut out = warning_lines(&failed.notes, |w| !after_store(w));
-    out.push_str(&refusal_text(failed));
+    out.push_str(&refusal_report(failed, true));
     out
 }
 
 /// The report of a refusal: the schema errors (`handoff-validate:
 /// INVALID`, or per thread `handoff-split: INVALID`), or the strict
-/// findings as errors.
+/// findings as errors; for the MCP tools, whose input is JSON, a missing
+/// field is named by its schema path.
 pub fn refusal_text(failed: &Failed) -> String {
+    refusal_report(failed, false)
+}
+
+/// [`refusal_text`]; with `flags`, a missing field a command-line flag
+/// gives is named by that flag.
+fn refusal_report(failed: &Failed, flags: bool) -> String {
     let mut out = String::new();
     match failed.error.downcast_ref::<Refusal>() {
         Some(Refusal::Invalid { issues, .. } | Refusal::Unrecoverable { issues, .. }) => {
-            out.push_str(&invalid_naming_flags(issues));
+            out.push_str(&if flags {
+                invalid_naming_flags(issues)
+            } else {
+                invalid(issues)
+            });
         }
         Some(Refusal::Threads { invalid, .. }) => out.push_str(&split_invalid(invalid)),
         _ => {}
