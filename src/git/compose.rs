@@ -45,10 +45,7 @@ impl GitFacts {
 
     /// [`GitFacts::read`], the diff summary without the files `skip` says
     /// are no work (see [`repo::diff_stat_skipping`]).
-    pub fn read_skipping(
-        repo: &gix::Repository,
-        skip: &dyn Fn(&str, &[u8], &[u8]) -> bool,
-    ) -> Result<GitFacts> {
+    pub fn read_skipping(repo: &gix::Repository, skip: repo::Skip) -> Result<GitFacts> {
         Ok(GitFacts {
             head: repo::head_state(repo)?,
             worktree: repo::worktree_info(repo)?,

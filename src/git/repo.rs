@@ -406,13 +406,13 @@ pub fn diff_stat_files(repo: &gix::Repository) -> Result<(DiffStat, Vec<String>)
     diff_stat_skipping(repo, &|_, _, _| false)
 }
 
-/// [`diff_stat_files`] without the files `skip` (path, HEAD's bytes, the
-/// worktree's) says are no work of the user's: a narrative that holds only
-/// entries the tool added.
-pub fn diff_stat_skipping(
-    repo: &gix::Repository,
-    skip: &dyn Fn(&str, &[u8], &[u8]) -> bool,
-) -> Result<(DiffStat, Vec<String>)> {
+/// Whether a changed file is no work of the user's, from its path, HEAD's
+/// bytes and the worktree's (a narrative that holds only entries the tool
+/// added).
+pub type Skip<'a> = &'a dyn Fn(&str, &[u8], &[u8]) -> bool;
+
+/// [`diff_stat_files`] without the files `skip` says are no work.
+pub fn diff_stat_skipping(repo: &gix::Repository, skip: Skip) -> Result<(DiffStat, Vec<String>)> {
     let mut stat = DiffStat::default();
     let mut files = Vec::new();
     each_changed_file(repo, |path, old, new, _| {
