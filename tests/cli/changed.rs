@@ -669,3 +669,49 @@ fn a_range_follows_its_lines_and_the_parts_naming_it_are_marked() {
         "{out}"
     );
 }
+
+/// Issue 57: when a file the brief's next step, done-when, next check,
+/// tests or decisions name is CHANGED, the resume header says which of
+/// those parts to re-check (not only the decisions); parts that name no
+/// CHANGED file are not listed.
+#[test]
+fn the_header_names_the_parts_that_name_a_changed_file() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.py", "a\n", "auth");
+    sb.commit(&repo, "src/other.py", "o\n", "other");
+    sb.write_brief(
+        &repo,
+        None,
+        [
+            "pytest passes",
+            "fix verify() in src/auth.py",
+            "pytest tests",
+        ],
+        &[
+            "--read",
+            "src/auth.py=the bug",
+            "--read",
+            "src/other.py=context",
+            "--decision",
+            "keep auth.py's API — callers rely on it",
+            "--decision",
+            "no new dependency — policy",
+            "--no-lint",
+        ],
+    )
+    .success();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("RE-CHECK"), "{out}");
+    sb.commit(&repo, "src/auth.py", "b\n", "auth changed");
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("!! RE-CHECK: the next step and the decisions name a CHANGED file"),
+        "{out}"
+    );
+    let v = json(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success()));
+    assert_eq!(
+        v["recheck"],
+        serde_json::json!(["the next step", "the decisions"])
+    );
+}
