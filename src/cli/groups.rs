@@ -34,13 +34,14 @@ pub const GROUPS: &[(&str, Shape, &[&str])] = &[
     (
         "History and tidying",
         Shape::Names,
-        &["log", "diff", "drop", "prune", "restore", "lint", "redact"],
+        &[
+            "log", "diff", "drop", "prune", "restore", "lint", "validate", "redact",
+        ],
     ),
     (
         "Plumbing",
         Shape::Names,
         &[
-            "validate",
             "schema",
             "import",
             "export",
@@ -76,20 +77,52 @@ pub fn listing(cmd: &clap::Command, long: bool) -> String {
     for (title, shape, names) in GROUPS {
         out.push_str(&format!("{title}:\n"));
         if *shape == Shape::Names && !long {
-            out.push_str(&format!("  {}\n", names.join(", ")));
+            let lines = wrap(&names.join(", "), COLUMNS - 2);
+            out.push_str(&format!("  {}\n", lines.join(&pad(2))));
             continue;
         }
         for name in *names {
-            out.push_str(&format!("  {name:width$}  {}\n", about(cmd, name)));
+            let indent = width + 4;
+            let lines = wrap(&about(cmd, name), COLUMNS - indent);
+            out.push_str(&format!("  {name:width$}  {}\n", lines.join(&pad(indent))));
         }
     }
     out
 }
 
+/// The width the listing is wrapped to: the help's width off a terminal.
+const COLUMNS: usize = 80;
+
+/// A newline and `n` spaces: a wrapped row's continuation.
+fn pad(n: usize) -> String {
+    format!("\n{}", " ".repeat(n))
+}
+
+/// `text` cut into lines of at most `width` characters at spaces (a word
+/// longer than that stays whole).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// The footer of every `-h`: where the words the output uses are defined.
+pub const GLOSSARY: &str = "Terms: docs/glossary.md";
+
 /// `cmd` (built) with the top-level help grouped: `-h` the short
 /// listing, `--help` the long one; then where to read more, the options.
 pub fn apply(cmd: clap::Command) -> clap::Command {
-    let more = "Run `git handoff` alone for the briefs waiting here; `git handoff help <command>` for one command.";
+    let more = format!("`git handoff` alone lists the briefs waiting here. {GLOSSARY}");
     let (short, long) = (listing(&cmd, false), listing(&cmd, true));
     cmd.before_help(format!("{short}{more}"))
         .before_long_help(format!("{long}{more}"))

@@ -97,13 +97,31 @@ fn next_step(err: &(dyn std::error::Error + 'static)) -> Option<String> {
 }
 
 /// What to do after the write path refused: how to correct the brief.
+/// Missing fields are named by their flags; a key already stored is
+/// pointed at `write --update`, which starts from the stored brief.
 fn refusal_next(err: &Refusal) -> String {
+    let missing =
+        |issues: &[crate::brief::Issue]| crate::cli::render::missing_flags(issues).join(", ");
     match err {
         Refusal::Invalid {
-            key, stored: true, ..
-        } => format!(
-            ". `write` replaces the whole brief: to change some fields of the stored one, use `git handoff recover {}` with the same flags (it starts from the stored brief) or `git handoff write --edit`",
-            sh(key)
+            key,
+            stored: true,
+            issues,
+        } => {
+            let missing = missing(issues);
+            let lead = if missing.is_empty() {
+                String::new()
+            } else {
+                format!(": missing {missing}")
+            };
+            format!(
+                "{lead}. `write` replaces the whole brief: to change only some fields of the stored one, run `git handoff write {} --update` with the same flags (it starts from the stored brief)",
+                sh(key)
+            )
+        }
+        Refusal::Invalid { issues, .. } if !missing(issues).is_empty() => format!(
+            ": missing {}; give them as flags or in -F FILE",
+            missing(issues)
         ),
         Refusal::Invalid { .. } => " (`git handoff schema` prints the schema)".to_string(),
         Refusal::Unrecoverable {

@@ -569,7 +569,10 @@ pub fn pages(cmd: Command) -> Vec<(String, String)> {
 pub fn write_pages(dir: &Path) -> anyhow::Result<usize> {
     use anyhow::Context;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let pages = pages(<crate::cli::Cli as clap::CommandFactory>::command());
+    let mut pages = pages(<crate::cli::Cli as clap::CommandFactory>::command());
+    if dir.file_name().and_then(|n| n.to_str()) == Some("man1") {
+        pages.extend(help_aliases(&pages));
+    }
     for (name, content) in &pages {
         let dir = &section_dir(dir, name);
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -582,6 +585,49 @@ pub fn write_pages(dir: &Path) -> anyhow::Result<usize> {
         })?;
     }
     Ok(pages.len())
+}
+
+/// `git help handoff-CMD` asks `man` for `githandoff-CMD`: git looks a
+/// name up as `git-NAME` only when `git-NAME` is a command on PATH, and
+/// `git-handoff-CMD` is not one. So each subcommand's page has an alias of
+/// that name, a one-line page that sources it (`.so`, resolved from the
+/// top of the man hierarchy: written only into a `man1` directory).
+fn help_aliases(pages: &[(String, String)]) -> Vec<(String, String)> {
+    pages
+        .iter()
+        .filter_map(|(name, _)| {
+            let sub = name.strip_prefix("git-handoff-")?;
+            Some((format!("githandoff-{sub}"), format!(".so man1/{name}\n")))
+        })
+        .collect()
+}
+
+/// The page `git handoff CMD … --help` opens, as `git commit --help`
+/// opens git-commit(1): `git-handoff-CMD` when `args` name a subcommand
+/// that has a page and ask for `--help` (before any `--`).
+pub fn help_page(args: &[std::ffi::OsString]) -> Option<String> {
+    let sub = args.first()?.to_str()?;
+    let paged = crate::cli::groups::GROUPS
+        .iter()
+        .flat_map(|(_, _, names)| names.iter())
+        .any(|name| *name == sub && *name != "help");
+    let asks = args
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--help");
+    (paged && asks).then(|| format!("git-handoff-{sub}"))
+}
+
+/// Whether `man` finds `page` (`man -w`).
+pub fn found(page: &str) -> bool {
+    std::process::Command::new("man")
+        .args(["-w", page])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// Where a page goes: beside the others, except that a page of another
@@ -691,16 +737,11 @@ _git_handoff() {{
 }
 
 /// The last line of `git handoff -h` when `man` cannot find the pages.
-pub const MISSING_HINT: &str = "Man pages are not installed, so `git handoff --help` cannot open them: run `git handoff install-man`";
+pub const MISSING_HINT: &str =
+    "No man pages for `git handoff --help` to open: run `git handoff install-man`";
 
 /// Whether `man` finds git-handoff(1) (`man -w git-handoff`), as
 /// `git handoff --help` (that is, `git help handoff`) needs.
 pub fn installed() -> bool {
-    std::process::Command::new("man")
-        .args(["-w", "git-handoff"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    found("git-handoff")
 }

@@ -35,9 +35,10 @@ pub use output::{Doc, Format, Output, Style};
 /// handoff` alone lists every brief waiting and the command that resumes
 /// each.
 ///
-/// Pick up a teammate's work: in a fresh clone, `git handoff init` once,
-/// `git handoff fetch` (git clone does not bring briefs), then `git handoff
-/// resume KEY`; `git handoff push` shares yours.
+/// Pick up a teammate's work: in a fresh clone, `git handoff fetch` (git
+/// clone does not bring briefs), then `git handoff resume KEY`; `git
+/// handoff push` shares yours. `git handoff init` once after, so that the
+/// narrative merges as a log.
 ///
 /// A brief is a blob under refs/handoffs/<key>, shared by every worktree,
 /// every version kept in refs/notes/handoffs; githandoff(7) explains the
@@ -70,14 +71,49 @@ impl Cli {
         if let Some(cli) = Cli::hook_shortcut(&args) {
             return cli;
         }
+        Cli::open_manual_page(&args);
         Cli::parse_from_args(args).unwrap_or_else(|e| e.exit())
+    }
+
+    /// `git handoff CMD --help` on a terminal opens git-handoff-CMD(1)
+    /// through `git help`, as `git commit --help` does (git turns only
+    /// `git handoff --help` into `git help handoff` itself), and exits with
+    /// its status. Without a terminal (an agent, a pipe), or without the
+    /// page, clap prints the command's own help instead.
+    fn open_manual_page(args: &[std::ffi::OsString]) {
+        use std::io::IsTerminal;
+        let Some(page) = manual::help_page(args) else {
+            return;
+        };
+        if !std::io::stdout().is_terminal() || !manual::found(&page) {
+            return;
+        }
+        if let Ok(status) = std::process::Command::new("git")
+            .args(["help", &page])
+            .status()
+        {
+            std::process::exit(status.code().unwrap_or(128));
+        }
+    }
+
+    /// How help is shown: wrapped to the terminal's width on a terminal
+    /// (as clap measures it), to 80 columns otherwise; each subcommand's
+    /// ending where the words are defined.
+    fn help_width(cmd: clap::Command) -> clap::Command {
+        use std::io::IsTerminal;
+        let cmd = cmd.mut_subcommands(|sub| sub.after_help(groups::GLOSSARY));
+        if std::io::stdout().is_terminal() {
+            cmd
+        } else {
+            cmd.term_width(80)
+        }
     }
 
     /// Parse `args` (without the program name) as [`Cli::parse_fast`]
     /// does, but return clap's error (help and version included).
     pub fn parse_from_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
-        let mut cmd = Cli::command();
+        let mut cmd = Cli::help_width(Cli::command());
         if args.len() == 1 && args[0] == "-h" && !manual::installed() {
             cmd = cmd.after_help(manual::MISSING_HINT);
         }
@@ -135,11 +171,11 @@ impl Cli {
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 pub enum Command {
-    // Write a brief for KEY from JSON and flags, with the git state filled in
+    // Write a brief for KEY from flags or JSON, with the git state added
     Write(Box<commands::write::Args>),
     // Show a brief with what has drifted since it was written
     Resume(commands::resume::Args),
-    // Print the goal, the first five locked decisions and the files to keep in view
+    // Print the goal, the first five decisions, the files to keep in view
     Reground(commands::reground::Args),
     // Print a subagent brief (## Task …) of at most 30 lines, never stored
     Brief(Box<commands::brief::Args>),
@@ -151,7 +187,7 @@ pub enum Command {
     Log(commands::log::Args),
     // Show how two versions of a brief differ (unified diff of their JSON)
     Diff(commands::diff::Args),
-    // Rebuild the brief for KEY from the stored one and the current git state
+    // Rebuild KEY's brief from the stored one and the current git state
     Recover(Box<commands::recover::Args>),
     // Draft a brief from the session's transcript and the git state
     Draft(commands::draft::Args),
@@ -159,7 +195,7 @@ pub enum Command {
     Split(commands::split::Args),
     // Split a side task off into an independent session
     Fork(Box<commands::fork::Args>),
-    // Write the hand-back of a fork: result, changes, merge guidance, open items
+    // Write a fork's hand-back: result, changes, how to merge, open items
     Handback(commands::handback::Args),
     // Send briefs and their history to a remote, each key with a lease
     Push(commands::push::Args),
@@ -296,7 +332,7 @@ mod tests {
     /// A parse by the whole tree, as clap's derive does it.
     fn parsed_whole(args: &[&str]) -> Result<Cli, clap::Error> {
         use clap::FromArgMatches;
-        let mut cmd = Cli::command();
+        let mut cmd = Cli::help_width(Cli::command());
         cmd.build();
         let cmd = groups::apply(cmd);
         let argv = std::iter::once("git-handoff").chain(args.iter().copied());
@@ -355,10 +391,12 @@ mod tests {
         );
         let mut cmd = Cli::command();
         cmd.build();
+        // Wrapped at 80 columns: compared word by word.
+        let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
         for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
             let about = sub.get_about().expect("every subcommand has a summary");
             assert!(
-                help.contains(&about.to_string()),
+                words.contains(&about.to_string()),
                 "{}: {about}",
                 sub.get_name()
             );

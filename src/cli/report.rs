@@ -203,6 +203,16 @@ pub struct Resumed<'a> {
     pub in_history: Option<bool>,
     /// The CHANGED warnings alone.
     pub changed_files: Vec<&'a drift::Warning>,
+    /// Files to read first whose line range only moved (not CHANGED):
+    /// each `{"path", "now"}`, the range where the lines are now; absent
+    /// when none.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub moved_ranges: &'a [drift::Moved],
+    /// The parts of the brief that name a CHANGED file, to re-check
+    /// (`the next step`, `done-when`, `the next check`, `the tests`,
+    /// `the decisions`); absent when none.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub recheck: Vec<&'static str>,
     /// Files to read first outside the worktree, not checked.
     pub unchecked_paths: &'a [String],
     /// The line of work drift is measured on.

@@ -2,10 +2,13 @@
 //! repository, branch, age, files, commits and working tree.
 //!
 //! The `drift` layer also holds the commit walk behind the CHANGED counts
-//! ([`changed`]) and the commit-graph's Bloom filters ([`bloom`]). Read-only.
+//! ([`changed`]), the commit-graph's Bloom filters ([`bloom`]) and the
+//! mapping of a pointer's line range to its place now ([`lines`]).
+//! Read-only.
 
 pub mod bloom;
 pub mod changed;
+pub mod lines;
 
 pub use crate::brief::paths::{path_outside, resolve_inside, strip_lines};
 
@@ -92,17 +95,26 @@ pub enum Warning {
         /// The path as recorded.
         path: String,
     },
-    /// A file to read first was touched by commits since the brief.
+    /// A file to read first was touched by commits since the brief (for
+    /// a line range: lines inside it were edited, deleted or inserted, by
+    /// commits or by uncommitted changes; lines that only moved are not).
     Changed {
         /// The path as recorded.
         path: String,
         /// `modified`, `added` or `deleted` (net, brief head to HEAD).
         change: String,
-        /// Commits since the brief that touched it.
+        /// Commits since the brief that touched it (0: only uncommitted
+        /// changes did).
         commits: usize,
         /// The newest of them: short id and subject.
         #[serde(skip_serializing_if = "Option::is_none")]
         newest: Option<CommitLine>,
+        /// For a line range: where its lines are now, like `5-8`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        now: Option<String>,
+        /// For a line range: every one of its lines was deleted.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        lines_deleted: bool,
     },
     /// A check that could not be made, and why (objects missing from a
     /// partial or shallow clone that git could not fetch).
@@ -135,6 +147,45 @@ pub enum Warning {
 }
 
 impl Warning {
+    /// A CHANGED warning as its line: the pointer, its lines' place now,
+    /// the commits that touched it (or that uncommitted changes did).
+    fn changed_line(&self) -> String {
+        let Warning::Changed {
+            path,
+            change,
+            commits,
+            newest,
+            now,
+            lines_deleted,
+        } = self
+        else {
+            return String::new();
+        };
+        let place = match (now, lines_deleted) {
+            (_, true) => " (its lines were deleted)".to_string(),
+            (Some(now), false) => format!(" (now {now})"),
+            (None, false) => String::new(),
+        };
+        if *commits == 0 {
+            return format!(
+                "!! CHANGED: {}{place} — uncommitted changes touch its lines",
+                word(path)
+            );
+        }
+        format!(
+            "!! CHANGED: {}{place} — {commits} commit{} since the brief touched it ({change}){}",
+            word(path),
+            if *commits == 1 { "" } else { "s" },
+            newest
+                .as_ref()
+                .map(|c| {
+                    let which = if *commits == 1 { ":" } else { ", newest:" };
+                    format!("{which} {} {}", c.sha7, c.subject)
+                })
+                .unwrap_or_default()
+        )
+    }
+
     /// The warning as one `!! ` line.
     pub fn line(&self) -> String {
         match self {
@@ -181,23 +232,7 @@ impl Warning {
                 format!("!! STALE: brief written {age} ago ({timestamp})")
             }
             Warning::Missing { path } => format!("!! MISSING: {}", word(path)),
-            Warning::Changed {
-                path,
-                change,
-                commits,
-                newest,
-            } => format!(
-                "!! CHANGED: {} — {commits} commit{} since the brief touched it ({change}){}",
-                word(path),
-                if *commits == 1 { "" } else { "s" },
-                newest
-                    .as_ref()
-                    .map(|c| {
-                        let which = if *commits == 1 { ":" } else { ", newest:" };
-                        format!("{which} {} {}", c.sha7, c.subject)
-                    })
-                    .unwrap_or_default()
-            ),
+            Warning::Changed { .. } => self.changed_line(),
             Warning::Diverged { key, remotes } => {
                 let first = remotes.first().map(String::as_str).unwrap_or("origin");
                 let (qk, first) = (shell_quote(key), shell_quote(&format!("{key}@{first}")));
@@ -372,6 +407,9 @@ pub struct Report {
     pub commits: Commits,
     /// Paths outside the worktree that were not checked.
     pub unchecked: Vec<String>,
+    /// Files to read first whose line range only moved: not CHANGED,
+    /// read at their new place.
+    pub moved: Vec<Moved>,
     /// The line of work the drift is measured on.
     pub measured_on: MeasuredOn,
     /// The worktree the work happens in (the one that has the brief's branch
@@ -380,6 +418,16 @@ pub struct Report {
     /// For an AUTO draft stored over a brief someone wrote: that version,
     /// abbreviated, and its mode.
     pub auto_over: Option<(String, String)>,
+}
+
+/// A file to read first whose recorded line range holds the same lines
+/// at another place now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Moved {
+    /// The path as recorded, with its range (`t.py:3-5`).
+    pub path: String,
+    /// Where the lines are now (`5-7`).
+    pub now: String,
 }
 
 /// The branch and tip drift is measured on.
@@ -425,6 +473,7 @@ impl Report {
             warnings: Vec::new(),
             commits: Commits::Unknown,
             unchecked: Vec::new(),
+            moved: Vec::new(),
             measured_on: MeasuredOn {
                 branch: String::new(),
                 tip: None,
@@ -496,6 +545,7 @@ pub fn report(
         warnings: Vec::new(),
         commits: Commits::Unknown,
         unchecked: Vec::new(),
+        moved: Vec::new(),
         measured_on: MeasuredOn::of(&target, &brief.state.branch, &current, head_id),
         worktree: worktree_of(&target, &here),
         auto_over: stored_id.and_then(|id| auto_over(repo, brief, id)),
@@ -701,7 +751,7 @@ fn commits(
                 },
                 recent: recent_commits(repo, &mut packs, &since),
             };
-            changed(repo, brief, &since, report);
+            changed(repo, brief, &since, (brief_head, tip), report);
         }
         Some(Walked::NotInHistory) => {
             report.commits = Commits::NotInHistory {
@@ -757,25 +807,29 @@ fn narrative_commits(
         .count()
 }
 
-/// CHANGED: the files to read first that the commits since touched.
-fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Report) {
+/// CHANGED: the files to read first that the commits since touched; a
+/// line range is mapped through the diff from the brief's head to now
+/// ([`ranges`]).
+fn changed(
+    repo: &gix::Repository,
+    brief: &Brief,
+    since: &Since,
+    ends: (ObjectId, ObjectId),
+    report: &mut Report,
+) {
     let relative: Vec<Cow<'_, str>> = brief
         .files_read_first
         .iter()
         .map(|p| as_relative(brief, None, &p.path))
         .collect();
-    let pointers: Vec<_> = brief
+    let inside: Vec<(&crate::brief::FilePointer, &str)> = brief
         .files_read_first
         .iter()
         .zip(&relative)
         .filter(|(_, rel)| !path_outside(strip_lines(rel)))
-        .map(|(p, _)| p)
+        .map(|(p, rel)| (p, rel.as_ref()))
         .collect();
-    let paths: Vec<&str> = relative
-        .iter()
-        .map(|rel| strip_lines(rel))
-        .filter(|p| !path_outside(p))
-        .collect();
+    let paths: Vec<&str> = inside.iter().map(|(_, rel)| strip_lines(rel)).collect();
     if paths.is_empty() {
         return;
     }
@@ -795,16 +849,85 @@ fn changed(repo: &gix::Repository, brief: &Brief, since: &Since, report: &mut Re
             }
         },
     };
-    for (pointer, found) in pointers.iter().zip(found) {
-        if let Some(found) = found {
-            report.warnings.push(Warning::Changed {
-                path: pointer.path.clone(),
-                change: found.change,
-                commits: found.commits,
-                newest: found.newest.and_then(|id| newest_commit(repo, id)),
-            });
+    let now = Now::of(report, ends.1);
+    for ((pointer, rel), found) in inside.iter().zip(found) {
+        let mapped = lines::Range::of(rel)
+            .and_then(|range| ranges(repo, ends.0, &now, strip_lines(rel), range));
+        let (now, lines_deleted) = match mapped {
+            None if found.is_none() => continue,
+            None => (None, false),
+            Some(lines::Mapped::Same) => continue,
+            Some(lines::Mapped::Moved(to)) => {
+                report.moved.push(Moved {
+                    path: pointer.path.clone(),
+                    now: to.to_string(),
+                });
+                continue;
+            }
+            Some(lines::Mapped::Edited(to)) => (Some(to.to_string()), false),
+            Some(lines::Mapped::Deleted) => (None, true),
+        };
+        let (change, commits, newest) = match found {
+            Some(found) => (found.change, found.commits, found.newest),
+            None => ("modified".to_string(), 0, None),
+        };
+        report.warnings.push(Warning::Changed {
+            path: pointer.path.clone(),
+            change,
+            commits,
+            newest: newest.and_then(|id| newest_commit(repo, id)),
+            now,
+            lines_deleted,
+        });
+    }
+}
+
+/// Where a file's text is now: the worktree the work happens in, else the
+/// tip of the line of work.
+enum Now {
+    Worktree(PathBuf),
+    Tip(ObjectId),
+}
+
+impl Now {
+    fn of(report: &Report, tip: ObjectId) -> Now {
+        match &report.worktree {
+            Some(root) => Now::Worktree(PathBuf::from(root)),
+            None => Now::Tip(tip),
         }
     }
+}
+
+/// A file's text in the tree of `commit`; `None` when it is not there or
+/// cannot be read.
+fn text_at(repo: &gix::Repository, commit: ObjectId, path: &str) -> Option<String> {
+    let entry = repo
+        .find_commit(commit)
+        .ok()?
+        .tree()
+        .ok()?
+        .lookup_entry_by_path(path)
+        .ok()??;
+    let blob = entry.object().ok()?;
+    String::from_utf8(blob.data.clone()).ok()
+}
+
+/// Where `range` of `path`, as of the brief's head, is now: mapped through
+/// the line diff from the brief's head to the worktree (or the tip). `None`
+/// when either text cannot be read (then the commits alone decide).
+fn ranges(
+    repo: &gix::Repository,
+    head: ObjectId,
+    now: &Now,
+    path: &str,
+    range: lines::Range,
+) -> Option<lines::Mapped> {
+    let old = text_at(repo, head, path)?;
+    let new = match now {
+        Now::Worktree(root) => std::fs::read_to_string(resolve_inside(root, path)?).ok()?,
+        Now::Tip(tip) => text_at(repo, *tip, path)?,
+    };
+    lines::map(&old, &new, range)
 }
 
 /// How many changed files a DIRTY line names.

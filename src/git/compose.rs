@@ -40,10 +40,16 @@ pub struct GitFacts {
 impl GitFacts {
     /// Read HEAD, the worktree, the diff summary and the clock.
     pub fn read(repo: &gix::Repository) -> Result<GitFacts> {
+        GitFacts::read_skipping(repo, &|_, _, _| false)
+    }
+
+    /// [`GitFacts::read`], the diff summary without the files `skip` says
+    /// are no work (see [`repo::diff_stat_skipping`]).
+    pub fn read_skipping(repo: &gix::Repository, skip: repo::Skip) -> Result<GitFacts> {
         Ok(GitFacts {
             head: repo::head_state(repo)?,
             worktree: repo::worktree_info(repo)?,
-            diff_summary: repo::diff_stat(repo)?.summary(),
+            diff_summary: repo::diff_stat_skipping(repo, skip)?.0.summary(),
             now: clock::now().map_err(crate::refused)?,
         })
     }

@@ -404,9 +404,22 @@ pub fn diff_stat(repo: &gix::Repository) -> Result<DiffStat> {
 
 /// [`diff_stat`], and the paths it counted as changed, sorted.
 pub fn diff_stat_files(repo: &gix::Repository) -> Result<(DiffStat, Vec<String>)> {
+    diff_stat_skipping(repo, &|_, _, _| false)
+}
+
+/// Whether a changed file is no work of the user's, from its path, HEAD's
+/// bytes and the worktree's (a narrative that holds only entries the tool
+/// added).
+pub type Skip<'a> = &'a dyn Fn(&str, &[u8], &[u8]) -> bool;
+
+/// [`diff_stat_files`] without the files `skip` says are no work.
+pub fn diff_stat_skipping(repo: &gix::Repository, skip: Skip) -> Result<(DiffStat, Vec<String>)> {
     let mut stat = DiffStat::default();
     let mut files = Vec::new();
     each_changed_file(repo, |path, old, new, _| {
+        if skip(path, old, new) {
+            return;
+        }
         stat.files += 1;
         files.push(path.to_string());
         if is_binary(old) || is_binary(new) {

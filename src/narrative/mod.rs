@@ -181,6 +181,38 @@ pub fn newest_heading(
     Ok(heading.map(|h| (rel, h)))
 }
 
+/// The newest entry of `text` (a narrative) written for `key`: its whole
+/// text, heading included, as [`merge::parse`] gives it.
+pub fn newest_entry(text: &str, key: &str) -> Option<String> {
+    let parsed = merge::parse(&to_lf(text), "narrative").ok()?;
+    parsed
+        .entries
+        .into_iter()
+        .find(|entry| label_names(&entry.heading, key))
+        .map(|entry| entry.text)
+}
+
+/// Whether `text` (a narrative) holds an entry whose text is `entry`.
+pub fn holds_entry(text: &str, entry: &str) -> bool {
+    merge::parse(&to_lf(text), "narrative")
+        .is_ok_and(|parsed| parsed.entries.iter().any(|e| e.text == entry))
+}
+
+/// `existing` with its entry `old` (whole text, as [`newest_entry`] gives
+/// it) replaced by `entry`, in the file's own line endings; `None` when
+/// `existing` does not hold `old`.
+pub fn replace_entry(existing: &str, old: &str, entry: &str) -> Option<String> {
+    let lf = to_lf(existing);
+    let at = lf.find(old)?;
+    let entry = entry.trim_end_matches('\n');
+    let text = format!("{}{entry}{}", &lf[..at], &lf[at + old.len()..]);
+    Some(if is_crlf(existing) {
+        to_crlf(&text)
+    } else {
+        text
+    })
+}
+
 /// Whether an entry heading's `[label]` is `key` or a split's list naming it.
 fn label_names(heading: &str, key: &str) -> bool {
     let Some(label) = heading
@@ -626,6 +658,29 @@ pub fn prepend_keeping_endings(existing: Option<&str>, entry: &str) -> String {
     }
 }
 
+/// Whether `new` is `old` with only whole entries added, each one of the
+/// tool's (`## YYYY-MM-DD — [label] title`): the narrative then holds no
+/// work of the user's, only what writes prepended. Line endings aside.
+pub fn only_entries_added(old: &str, new: &str) -> bool {
+    let (Ok(old), Ok(new)) = (
+        merge::parse(&to_lf(old), "HEAD"),
+        merge::parse(&to_lf(new), "worktree"),
+    ) else {
+        return false;
+    };
+    let header_kept = old.header.trim() == new.header.trim() || old.header.trim().is_empty();
+    let mut olds = old.entries.iter().peekable();
+    let mut added_are_ours = true;
+    for entry in &new.entries {
+        if olds.peek().is_some_and(|o| o.text == entry.text) {
+            olds.next();
+        } else {
+            added_are_ours &= entry.heading.contains(" — [");
+        }
+    }
+    header_kept && olds.peek().is_none() && added_are_ours
+}
+
 /// Byte offset of the first line starting with `## `.
 fn entry_start(text: &str) -> Option<usize> {
     let mut offset = 0;
@@ -651,6 +706,8 @@ pub struct Pending {
     path: PathBuf,
     /// How many lines the entry adds to the file.
     added: usize,
+    /// Whether the entry replaced an earlier one.
+    amended: bool,
 }
 
 /// What a write stages the narrative for: the versions it is about to
@@ -714,8 +771,15 @@ fn finish_killed(path: &Path, staged: &Path, record: &str, staging: &Staging) ->
 
 impl Pending {
     /// Lock the narrative at `path`, read it, and stage it with `entry`
-    /// prepended. Waits up to `wait` for another writer (see [`lock_wait`]).
-    pub fn prepare(path: &Path, entry: &str, wait: Duration, staging: &Staging) -> Result<Pending> {
+    /// prepended, or in place of the entry `amend` when the file still
+    /// holds it. Waits up to `wait` for another writer (see [`lock_wait`]).
+    pub fn prepare(
+        path: &Path,
+        entry: &str,
+        amend: Option<&str>,
+        wait: Duration,
+        staging: &Staging,
+    ) -> Result<Pending> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -735,13 +799,22 @@ impl Pending {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        let text = prepend_keeping_endings(existing.as_deref(), entry);
-        let added = text.lines().count() - existing.as_deref().map_or(0, |e| e.lines().count());
+        let amended = existing
+            .as_deref()
+            .zip(amend)
+            .and_then(|(text, old)| replace_entry(text, old, entry));
+        let replaced = amended.is_some();
+        let text = amended.unwrap_or_else(|| prepend_keeping_endings(existing.as_deref(), entry));
+        let added = text
+            .lines()
+            .count()
+            .saturating_sub(existing.as_deref().map_or(0, |e| e.lines().count()));
         let pending = Pending {
             _lock: lock,
             staged,
             path: path.to_path_buf(),
             added,
+            amended: replaced,
         };
         std::fs::write(&pending.staged, text.as_bytes())
             .with_context(|| format!("cannot write {}", pending.staged.display()))?;
@@ -753,6 +826,12 @@ impl Pending {
     /// blank line that separates it; the header too for a new file).
     pub fn lines_added(&self) -> usize {
         self.added
+    }
+
+    /// Whether the entry replaced an earlier one rather than being
+    /// prepended.
+    pub fn amended(&self) -> bool {
+        self.amended
     }
 
     /// Rename the staged file into place.

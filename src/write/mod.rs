@@ -178,6 +178,9 @@ pub struct Narrated {
     pub ignored: bool,
     /// How many lines the entry added to it.
     pub lines: usize,
+    /// Whether the entry took the place of this session's uncommitted
+    /// entry for the key (`write --update`) rather than being prepended.
+    pub amended: bool,
 }
 
 /// What the checks found and the warnings of a write, kept in a refusal
@@ -492,6 +495,7 @@ fn store_all(
         }
     }
     let lines = pending.as_ref().map_or(0, narrative::Pending::lines_added);
+    let amended = pending.as_ref().is_some_and(narrative::Pending::amended);
     let file = pending.map(narrative::Pending::commit).transpose()?;
     let narrative = file.map(|file| {
         let rel = root
@@ -504,6 +508,7 @@ fn store_all(
             tracked,
             ignored: !tracked && narrative::ignored(repo, &rel),
             lines,
+            amended,
             path: rel,
         }
     });

@@ -16,12 +16,14 @@ use crate::write::{Composed, plan::Plan, plan::strings};
 use crate::{narrative, store};
 
 /// Lock the narrative of the worktree at `root` and stage `entry`, which
-/// passes the redaction filter as a whole (it holds commit subjects too).
+/// passes the redaction filter as a whole (it holds commit subjects too),
+/// in place of the entry `amend` (see [`amendable`]) or else prepended.
 /// The lock records the versions of `briefs` the write stores.
 pub(crate) fn stage(
     repo: &gix::Repository,
     root: &Path,
     entry: &narrative::Entry,
+    amend: Option<&str>,
     briefs: &[&Brief],
     checks: &mut Checks,
 ) -> Result<narrative::Pending> {
@@ -37,12 +39,27 @@ pub(crate) fn stage(
     narrative::Pending::prepare(
         &path,
         &checks.redact_text(&entry.render()),
+        amend,
         narrative::lock_wait(repo),
         &narrative::Staging {
             versions,
             stored: &stored,
         },
     )
+}
+
+/// The git facts of a write, the narrative left out of the diff summary
+/// while it holds only entries writes added (a write's own entry is no
+/// uncommitted work of the user's).
+pub(crate) fn git_facts(repo: &gix::Repository) -> Result<GitFacts> {
+    let narrative = narrative::tree_path(repo);
+    GitFacts::read_skipping(repo, &|path, old, new| {
+        narrative.as_deref() == Some(path)
+            && match (std::str::from_utf8(old), std::str::from_utf8(new)) {
+                (Ok(old), Ok(new)) => narrative::only_entries_added(old, new),
+                _ => false,
+            }
+    })
 }
 
 /// Whether version `id` of `key` is stored: the brief holds it, or its
@@ -77,6 +94,96 @@ pub(crate) fn brief_entry(
         narrative::apply_markdown(&mut entry, md)?;
     }
     Ok(entry)
+}
+
+/// The entry a `write --update` of `key` over version `previous` may
+/// amend: the key's newest entry in the worktree's narrative, while it is
+/// not committed (HEAD's narrative lacks it) and the version it replaces
+/// was written by this same session. Committed entries are never
+/// rewritten; `None` means a correcting entry is added instead.
+pub(crate) fn amendable(
+    repo: &gix::Repository,
+    root: &Path,
+    key: &str,
+    previous: gix::ObjectId,
+) -> Option<String> {
+    let session = crate::git::sticky::current_session(repo)?;
+    let written = store::lineage::records(repo, key, previous).ok()?;
+    if written.last()?.session.as_deref() != Some(session.as_str()) {
+        return None;
+    }
+    let text = std::fs::read_to_string(narrative::path(repo, root).ok()?).ok()?;
+    let entry = narrative::newest_entry(&text, key)?;
+    let rel = narrative::tree_path(repo)?;
+    let committed = repo
+        .head_commit()
+        .ok()
+        .and_then(|c| c.tree().ok())
+        .and_then(|t| t.lookup_entry_by_path(&rel).ok().flatten())
+        .and_then(|e| e.object().ok())
+        .is_some_and(|blob| narrative::holds_entry(&String::from_utf8_lossy(&blob.data), &entry));
+    (!committed).then_some(entry)
+}
+
+/// A short entry that corrects an earlier one, for a `write --update` that
+/// may not amend it: what the update changed (the next step, done-when,
+/// the next check, what it added), and where the whole brief is.
+pub(crate) fn correction_entry(old: Option<&Brief>, new: &Brief) -> narrative::Entry {
+    let key = narrative::inline(&new.key);
+    let mut changed = String::new();
+    let mut now = |what: &str, was: Option<&str>, is: &str| {
+        if was != Some(is) {
+            changed.push_str(&format!("- {what} now: {}\n", narrative::inline(is)));
+        }
+    };
+    now(
+        "Next step",
+        old.map(|o| o.resume.resume_by.as_str()),
+        &new.resume.resume_by,
+    );
+    now(
+        "Done when",
+        old.map(|o| o.resume.done_when.as_str()),
+        &new.resume.done_when,
+    );
+    now(
+        "Next check",
+        old.map(|o| o.state.next_acceptance_check.as_str()),
+        &new.state.next_acceptance_check,
+    );
+    let added = |what: &str, was: Option<&Vec<String>>, is: &[String]| -> String {
+        is.iter()
+            .filter(|item| !was.is_some_and(|w| w.contains(item)))
+            .map(|item| format!("- {what} added: {}\n", narrative::inline(item)))
+            .collect()
+    };
+    changed.push_str(&added(
+        "Decision",
+        old.map(|o| &o.state.decisions),
+        &new.state.decisions,
+    ));
+    changed.push_str(&added(
+        "Rejected path",
+        old.map(|o| &o.state.rejected_paths),
+        &new.state.rejected_paths,
+    ));
+    changed.push_str(&added(
+        "Open risk",
+        old.map(|o| &o.state.open_risks),
+        &new.state.open_risks,
+    ));
+    changed.push_str(&format!(
+        "- Brief: `git handoff resume {key}`; `git handoff diff {key}` shows the whole change\n"
+    ));
+    narrative::Entry {
+        date: clock::date_of(&new.timestamp).to_string(),
+        label: new.key.clone(),
+        title: format!("correction: {}", new.resume.resume_by),
+        sections: vec![(
+            "Corrected (the entry below stays as written)".into(),
+            changed,
+        )],
+    }
 }
 
 /// The one combined entry of a split: what was split and where, the shared

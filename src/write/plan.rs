@@ -57,7 +57,7 @@ pub(crate) fn write(
     for thread in plan.threads.iter_mut() {
         checks.redact_value(thread);
     }
-    let git = GitFacts::read(repo)?;
+    let git = narrate::git_facts(repo)?;
     if plan.threads.len() > MAX_RECOMMENDED_THREADS {
         checks
             .notes
@@ -86,6 +86,7 @@ pub(crate) fn write(
             repo,
             &git.worktree.root,
             &entry,
+            None,
             &briefs,
             checks,
         )?)

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::brief::redact;
 use crate::brief::{self, Issue};
-use crate::git::compose::{self, GitFacts, Lists, Mode};
+use crate::git::compose::{self, Lists, Mode};
 use crate::git::repo::HeadState;
 use crate::git::sticky;
 use crate::store;
@@ -26,7 +26,7 @@ pub(crate) fn write(
     options: &Options,
     checks: &mut Checks,
 ) -> Result<Outcome> {
-    let git = GitFacts::read(repo)?;
+    let git = narrate::git_facts(repo)?;
     let input = Value::Object(std::mem::take(&mut single.brief));
     let verb = match mode {
         Mode::Write => "write",
@@ -48,16 +48,7 @@ pub(crate) fn write(
     if let Some(ground) = single.ground.take() {
         ground(repo, &mut value)?;
     }
-    if single.update {
-        // A new version written now: the stored one's time and mode go.
-        if let Some(map) = value.as_object_mut() {
-            map.remove("timestamp");
-            map.remove("mode");
-        }
-        compose::merge_patch(&mut value, input);
-    } else {
-        compose::merge(&mut value, input, Lists::Replace);
-    }
+    apply_input(&mut value, input, single.update);
     if let Some(flags) = &single.patch {
         patch::apply(&mut value, flags)?;
     }
@@ -91,12 +82,16 @@ pub(crate) fn write(
         owns: Vec::new(),
     }];
     let pending = if mode == Mode::Write && narrates(repo, options) {
-        let entry = narrate::brief_entry(repo, &composed[0].brief, previous, markdown.as_deref())?;
-        Some(narrate::stage(
+        let update = replaced
+            .as_deref()
+            .filter(|_| single.update && markdown.is_none());
+        let (root, new) = (&git.worktree.root, &composed[0].brief);
+        Some(stage_entry(
             repo,
-            &git.worktree.root,
-            &entry,
-            &[&composed[0].brief],
+            root,
+            new,
+            (previous, update),
+            markdown.as_deref(),
             checks,
         )?)
     } else {
@@ -117,6 +112,45 @@ pub(crate) fn write(
         plan: None,
         notes: Notes::default(),
     })
+}
+
+/// The input over the base: as a JSON Merge Patch for an update (a new
+/// version written now: the stored one's time and mode go), else merged
+/// with its lists replacing the base's.
+fn apply_input(value: &mut Value, input: Value, update: bool) {
+    if update {
+        if let Some(map) = value.as_object_mut() {
+            map.remove("timestamp");
+            map.remove("mode");
+        }
+        compose::merge_patch(value, input);
+    } else {
+        compose::merge(value, input, Lists::Replace);
+    }
+}
+
+/// Stage the narrative entry of a write of `new` over `previous`. An
+/// update (`replaced`: the bytes of the version it replaces) amends the
+/// session's own uncommitted entry, else adds a short correcting one: a
+/// committed entry is never rewritten.
+fn stage_entry(
+    repo: &gix::Repository,
+    root: &std::path::Path,
+    new: &brief::Brief,
+    (previous, replaced): (Option<gix::ObjectId>, Option<&[u8]>),
+    markdown: Option<&str>,
+    checks: &mut Checks,
+) -> Result<crate::narrative::Pending> {
+    let update = previous.filter(|_| replaced.is_some());
+    let amend = update.and_then(|id| narrate::amendable(repo, root, &new.key, id));
+    let entry = match (update, &amend) {
+        (Some(_), None) => {
+            let old = replaced.and_then(|b| brief::Brief::from_slice(b).ok());
+            narrate::correction_entry(old.as_ref(), new)
+        }
+        _ => narrate::brief_entry(repo, new, previous, markdown)?,
+    };
+    narrate::stage(repo, root, &entry, amend.as_deref(), &[new], checks)
 }
 
 /// The list fields a whole-brief write can leave behind.

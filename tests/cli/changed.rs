@@ -600,3 +600,118 @@ fn changed_counts_hold_in_packs_whatever_their_delta_order_and_cache() {
         }
     }
 }
+
+/// Issue 57: a read-first range is mapped through the diff from the
+/// brief's head to the worktree. Lines that only moved are not CHANGED and
+/// are shown at their new place; an edit inside makes it CHANGED, with its
+/// new place; lines all deleted say so. JSON carries the new range. And
+/// the header names the parts of the brief (next step, tests…) that name
+/// a CHANGED file, to re-check.
+#[test]
+fn a_range_follows_its_lines_and_the_parts_naming_it_are_marked() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let body = "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\n";
+    sb.commit(&repo, "t.py", body, "t");
+    sb.write_brief(
+        &repo,
+        None,
+        ["pytest passes", "fix the loop in t.py", "pytest"],
+        &[
+            "--read",
+            "t.py:3-5=the loop",
+            "--test",
+            "pytest t.py=fail",
+            "--no-lint",
+        ],
+    )
+    .success();
+    // Two lines inserted above: the lines moved, nothing else.
+    sb.commit(&repo, "t.py", &format!("a\nb\n{body}"), "two above");
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("!! CHANGED"), "{out}");
+    assert!(!out.contains("RE-CHECK"), "{out}");
+    assert!(out.contains("- t.py:3-5 (now 5-7) — the loop\n"), "{out}");
+    let v = json(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success()));
+    assert_eq!(v["changed_files"], serde_json::json!([]), "{v}");
+    assert_eq!(
+        v["moved_ranges"],
+        serde_json::json!([{"path": "t.py:3-5", "now": "5-7"}]),
+        "{v}"
+    );
+    // An uncommitted edit inside the range: CHANGED, at its new place.
+    std::fs::write(repo.join("t.py"), "a\nb\nl1\nl2\nl3\nL4\nl5\nl6\nl7\nl8\n").unwrap();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains(
+            "!! CHANGED: t.py:3-5 (now 5-7) — 1 commit since the brief touched it (modified)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("!! RE-CHECK: the next step and the tests name a CHANGED file"),
+        "{out}"
+    );
+    let v = json(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success()));
+    assert_eq!(v["changed_files"][0]["now"], "5-7", "{v}");
+    assert_eq!(
+        v["recheck"],
+        serde_json::json!(["the next step", "the tests"]),
+        "{v}"
+    );
+    // Every line of the range deleted.
+    sb.commit(&repo, "t.py", "a\nb\nl1\nl2\nl6\nl7\nl8\n", "drop the loop");
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains(
+            "!! CHANGED: t.py:3-5 (its lines were deleted) — 2 commits since the brief touched it"
+        ),
+        "{out}"
+    );
+}
+
+/// Issue 57: when a file the brief's next step, done-when, next check,
+/// tests or decisions name is CHANGED, the resume header says which of
+/// those parts to re-check (not only the decisions); parts that name no
+/// CHANGED file are not listed.
+#[test]
+fn the_header_names_the_parts_that_name_a_changed_file() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.py", "a\n", "auth");
+    sb.commit(&repo, "src/other.py", "o\n", "other");
+    sb.write_brief(
+        &repo,
+        None,
+        [
+            "pytest passes",
+            "fix verify() in src/auth.py",
+            "pytest tests",
+        ],
+        &[
+            "--read",
+            "src/auth.py=the bug",
+            "--read",
+            "src/other.py=context",
+            "--decision",
+            "keep auth.py's API — callers rely on it",
+            "--decision",
+            "no new dependency — policy",
+            "--no-lint",
+        ],
+    )
+    .success();
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(!out.contains("RE-CHECK"), "{out}");
+    sb.commit(&repo, "src/auth.py", "b\n", "auth changed");
+    let out = stdout(&sb.handoff(&repo, &["resume"]).success());
+    assert!(
+        out.contains("!! RE-CHECK: the next step and the decisions name a CHANGED file"),
+        "{out}"
+    );
+    let v = json(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success()));
+    assert_eq!(
+        v["recheck"],
+        serde_json::json!(["the next step", "the decisions"])
+    );
+}

@@ -27,6 +27,20 @@ fn a_fresh_clone_says_how_to_get_the_team_s_briefs_not_to_write_one() {
     );
     let out = stdout(&t.sb.handoff(&t.b, &[]).success());
     assert!(out.contains("get them with: git handoff fetch"), "{out}");
+    // Issue 57: fetch, then resume; init is offered after, not first.
+    let fetch = out.find("git handoff fetch").unwrap();
+    let resume = out.find("git handoff resume KEY").expect(&out);
+    let init = out.find("git handoff init").expect(&out);
+    assert!(fetch < resume && resume < init, "{out}");
+    assert!(out.contains("After that, `git handoff init` once"), "{out}");
+    assert!(!out.contains("not set up yet"), "{out}");
+    // The help's recipe for a teammate's work is the same, in that order.
+    let help = stdout(&t.sb.handoff(&t.b, &["help"]).success());
+    let recipe = &help[help.find("Pick up a teammate's work").expect(&help)..];
+    let fetch = recipe.find("git handoff fetch").unwrap();
+    let resume = recipe.find("resume KEY").unwrap();
+    let init = recipe.find("git handoff init").unwrap();
+    assert!(fetch < resume && resume < init, "{recipe}");
     let out = t.sb.handoff(&t.b, &["resume"]).code(1);
     assert!(
         stderr(&out).contains("`git handoff fetch` brings them"),

@@ -68,7 +68,7 @@ fn init_sets_up_the_driver_and_running_it_twice_changes_nothing() {
     let out = sb.handoff(&repo, &["init"]).success();
     let text = stdout(&out);
     assert_eq!(text.matches("set  ").count(), 5, "{text}");
-    assert!(text.contains("Commit .gitattributes"), "{text}");
+    assert!(text.contains("for this clone only"), "{text}");
     assert_eq!(local_driver(&sb, &repo), format!("{DRIVER}\n"));
     assert!(
         sb.git(
@@ -77,25 +77,37 @@ fn init_sets_up_the_driver_and_running_it_twice_changes_nothing() {
         )
         .contains("narrative")
     );
+    // The attribute goes where the driver's config goes, per clone: the
+    // working tree stays clean (issue 57).
+    assert!(!repo.join(".gitattributes").exists());
+    assert_eq!(sb.git(&repo, &["status", "--porcelain"]), "");
     assert_eq!(
-        std::fs::read_to_string(repo.join(".gitattributes")).unwrap(),
+        std::fs::read_to_string(repo.join(".git/info/attributes")).unwrap(),
         LINE
     );
     assert_eq!(
         attr(&sb, &repo, ".claude/PROJECT_STATE.md"),
         "handoff-narrative"
     );
+    let out = sb.handoff(&repo, &["init", "--check"]).success();
+    assert!(
+        stdout(&out).contains(
+            "ok       .git/info/attributes            .claude/PROJECT_STATE.md merge=handoff-narrative, for this clone only"
+        ),
+        "{}",
+        stdout(&out)
+    );
 
     // Second run: nothing written, not even rewritten with the same bytes.
     let config = snapshot(&repo.join(".git/config"));
-    let attributes = snapshot(&repo.join(".gitattributes"));
+    let attributes = snapshot(&repo.join(".git/info/attributes"));
     std::thread::sleep(std::time::Duration::from_millis(20));
     let out = sb.handoff(&repo, &["init"]).success();
     let text = stdout(&out);
     assert_eq!(text.matches("ok  ").count(), 6, "{text}");
     assert!(text.contains("nothing to change"), "{text}");
     assert_eq!(snapshot(&repo.join(".git/config")), config);
-    assert_eq!(snapshot(&repo.join(".gitattributes")), attributes);
+    assert_eq!(snapshot(&repo.join(".git/info/attributes")), attributes);
 
     let out = sb.handoff(&repo, &["init", "--check", "--json"]).success();
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -163,7 +175,11 @@ fn init_follows_handoff_narrative_and_keeps_existing_attributes() {
     sb.handoff(&repo, &["init"]).success();
     assert_eq!(
         std::fs::read_to_string(repo.join(".gitattributes")).unwrap(),
-        "*.png binary\n\"docs/Project State.md\" merge=handoff-narrative\n"
+        "*.png binary"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".git/info/attributes")).unwrap(),
+        "\"docs/Project State.md\" merge=handoff-narrative\n"
     );
     assert_eq!(
         attr(&sb, &repo, "docs/Project State.md"),
@@ -182,7 +198,7 @@ fn init_leaves_a_merge_attribute_you_chose_alone() {
     let out = sb.handoff(&repo, &["init"]).code(1);
     let text = stdout(&out);
     assert!(
-        text.contains("blocked  .gitattributes")
+        text.contains("blocked  .git/info/attributes")
             && text.contains("has merge=union from an attributes file"),
         "{text}"
     );
@@ -208,15 +224,42 @@ fn init_in_a_linked_worktree_configures_the_whole_repository() {
     sb.git(&repo, &["worktree", "add", "-q", "-b", "side", "../wt"]);
     let wt = sb.path("wt");
     sb.handoff(&wt, &["init"]).success();
+    assert!(!wt.join(".gitattributes").exists());
     assert_eq!(
-        std::fs::read_to_string(wt.join(".gitattributes")).unwrap(),
+        std::fs::read_to_string(repo.join(".git/info/attributes")).unwrap(),
         LINE
     );
-    // The config is shared; the attribute is a file to commit.
+    // The config and info/attributes are shared by every worktree.
     assert_eq!(local_driver(&sb, &repo), format!("{DRIVER}\n"));
-    let out = sb.handoff(&repo, &["init", "--check"]).code(1);
-    let text = stdout(&out);
-    assert!(text.contains("missing  .gitattributes"), "{text}");
+    sb.handoff(&repo, &["init", "--check"]).success();
+    assert_eq!(
+        attr(&sb, &repo, ".claude/PROJECT_STATE.md"),
+        "handoff-narrative"
+    );
+}
+
+/// A team that committed the narrative's line to `.gitattributes` keeps
+/// it: init sees the attribute, says where it comes from and adds no
+/// second line to info/attributes.
+#[test]
+fn init_keeps_a_committed_gitattributes_line_working() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.commit(
+        &repo,
+        ".gitattributes",
+        LINE,
+        "merge the narrative as a log",
+    );
+    let out = sb.handoff(&repo, &["init"]).success();
+    assert!(
+        stdout(&out).contains("merge=handoff-narrative, from a committed .gitattributes"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!repo.join(".git/info/attributes").exists());
+    assert_eq!(sb.git(&repo, &["status", "--porcelain"]), "");
+    sb.handoff(&repo, &["init", "--check"]).success();
 }
 
 #[test]

@@ -118,7 +118,7 @@ fn help_works_right_after_the_readme_install() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         text.trim_end().lines().last().unwrap(),
-        "Man pages are not installed, so `git handoff --help` cannot open them: run `git handoff install-man`",
+        "No man pages for `git handoff --help` to open: run `git handoff install-man`",
         "{text}"
     );
     // the README's second step, with no directory: next to the binary
@@ -130,7 +130,7 @@ fn help_works_right_after_the_readme_install() {
     assert_ok(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("git-handoff - Save and restore"));
     let out = run(&["handoff", "-h"], None);
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("Man pages are not installed"));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("No man pages"));
 }
 
 #[test]
@@ -831,4 +831,101 @@ fn help_works_after_any_first_call_without_an_install_step() {
         written
     );
     assert_ok(&run(&["handoff", "--help"]));
+}
+
+/// Issue 57: off a terminal `-h` wraps at 80 columns, the top level's and
+/// every subcommand's; a subcommand's required flags come first, one
+/// clause each; every `-h` ends naming the glossary.
+#[test]
+fn every_short_help_fits_80_columns_and_lists_required_flags_first() {
+    let sb = Sandbox::new();
+    let mut cmd = <git_handoff::Cli as clap::CommandFactory>::command();
+    cmd.build();
+    let mut pages = vec![(
+        String::new(),
+        stdout(&sb.handoff(sb.dir.path(), &["-h"]).success()),
+    )];
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
+        let name = sub.get_name().to_string();
+        let text = stdout(&sb.handoff(sb.dir.path(), &[&name, "-h"]).success());
+        pages.push((name, text));
+    }
+    for (name, text) in &pages {
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "`git handoff {name} -h` has a line of {} columns:\n{line}",
+                line.chars().count()
+            );
+        }
+        assert!(text.contains("Terms: docs/glossary.md"), "{name}:\n{text}");
+    }
+    let options = |name: &str| -> Vec<String> {
+        let text = &pages.iter().find(|(n, _)| n == name).unwrap().1;
+        text[text.find("Options:\n").unwrap()..]
+            .lines()
+            .skip(1)
+            .filter(|l| l.trim_start().starts_with('-'))
+            .map(str::to_string)
+            .collect()
+    };
+    let write = options("write");
+    for (line, flag) in write
+        .iter()
+        .zip(["--done-when", "--next-check", "--resume-by"])
+    {
+        assert!(
+            line.contains(flag) && line.contains("Required: "),
+            "{write:#?}"
+        );
+    }
+    assert!(!write[3].contains("Required"), "{write:#?}");
+    assert!(
+        options("fork")[0].contains("--purpose"),
+        "{:#?}",
+        options("fork")
+    );
+}
+
+/// Issue 57: `git handoff CMD --help` opens git-handoff-CMD(1) on a
+/// terminal, as `git commit --help` does; in a pipe (an agent) it prints
+/// the command's own help, not a whole page; `git help handoff-CMD` finds
+/// the page of installed man pages.
+#[test]
+fn subcommand_help_opens_its_page_on_a_terminal_and_git_help_finds_it() {
+    let sb = Sandbox::new();
+    let manroot = sb.path("prefix/share/man");
+    sb.handoff(
+        sb.dir.path(),
+        &["install-man", manroot.join("man1").to_str().unwrap()],
+    )
+    .success();
+    let run = |program: &str, args: &[&str]| {
+        let out = sb
+            .command(program, sb.dir.path())
+            .args(args)
+            .env("MANPATH", &manroot)
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .env("MANWIDTH", "80")
+            .output()
+            .unwrap();
+        assert_ok(&out);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let page = run("git", &["help", "handoff-write"]);
+    assert!(page.starts_with("git-handoff-write(1)"), "{page}");
+    assert!(page.contains("EXIT STATUS"), "{page}");
+    let piped = run("git", &["handoff", "write", "--help"]);
+    assert!(piped.starts_with("Write a brief for KEY"), "{piped}");
+    assert!(!piped.contains("EXIT STATUS"), "{piped}");
+    // A terminal: `script` gives the command one.
+    let terminal = run("script", &["-qec", "git handoff write --help", "/dev/null"]);
+    assert!(
+        terminal.contains("git-handoff-write(1)        General Commands Manual"),
+        "{terminal}"
+    );
 }

@@ -637,3 +637,36 @@ fn a_request_that_repeats_a_field_is_refused_by_path() {
     let refs = sb.git(&repo, &["for-each-ref", "refs/handoffs/"]);
     assert_eq!(refs, "");
 }
+
+/// Issue 57: an incomplete write over a stored key points at `write` with
+/// `"update": true` (not `recover`), and that call works.
+#[tokio::test]
+async fn an_incomplete_write_over_a_stored_key_points_at_update() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    sb.write_brief(
+        &repo,
+        Some("k"),
+        ["cargo test passes", "go on", "cargo test"],
+        &["--no-lint"],
+    )
+    .success();
+    let client = connect(&sb, &repo, &[]).await;
+    let part = json!({"resume": {"resume_by": "then this"}});
+    let answer = call(&client, "write", json!({"key": "k", "brief": part.clone()})).await;
+    assert!(is_error(&answer));
+    let message = text(&answer);
+    assert!(
+        message.contains("call `write` again with \"key\": \"k\", \"update\": true"),
+        "{message}"
+    );
+    assert!(!message.contains("recover"), "{message}");
+    let answer = call(
+        &client,
+        "write",
+        json!({"key": "k", "brief": part, "update": true}),
+    )
+    .await;
+    assert!(!is_error(&answer), "{}", text(&answer));
+    client.cancel().await.unwrap();
+}

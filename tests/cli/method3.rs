@@ -412,6 +412,7 @@ fn item6_continue_past_the_ceiling_fork_only_side_tasks() {
         "{out}"
     );
     let help = stdout(&sb.handoff(&sb.path(""), &["fork", "--help"]).success());
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         help.contains("Fork only a side task outside this session's"),
         "{help}"
@@ -740,6 +741,8 @@ fn item14_the_hand_back_lifecycle_is_told_as_it_is() {
     let env = [("TMPDIR", tmp.to_str().unwrap())];
     let run = |args: &[&str]| sb.handoff_env(&repo, &env, args, None);
     let help = stdout(&run(&["handback", "--help"]).success());
+    // Wrapped at 80 columns: read word by word.
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(!help.contains("reads and deletes"), "{help}");
     assert!(
         help.contains("FILE.consumed") && help.contains("git handoff fork done"),
@@ -761,6 +764,7 @@ fn item14_the_hand_back_lifecycle_is_told_as_it_is() {
         "{listed}"
     );
     let help = stdout(&run(&["fork", "list", "--help"]).success());
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         help.contains("consumed ones wait for `fork done`"),
         "{help}"
@@ -790,9 +794,7 @@ fn narrate(sb: &Sandbox, dir: &Path, at: &str, title: &str) {
 fn item15_a_merge_orders_the_entries_by_time() {
     let sb = Sandbox::new();
     let repo: PathBuf = sb.repo("r");
-    sb.handoff(&repo, &["init"]).success();
-    sb.git(&repo, &["add", ".gitattributes"]);
-    sb.git(&repo, &["commit", "-q", "-m", "driver"]);
+    sb.init_and_commit_attribute(&repo);
     narrate(&sb, &repo, "2026-11-30T09:00:00Z", "morning on main");
     sb.git(&repo, &["switch", "-q", "-c", "feat"]);
     narrate(&sb, &repo, "2026-11-30T15:00:00Z", "afternoon on feat");

@@ -248,8 +248,9 @@ fn item1_a_new_mcp_session_never_writes_into_the_last_ones_thread() {
     assert!(String::from_utf8_lossy(&other.stderr).contains("another session chose"));
 }
 
-/// Item 4: the confirmation's tier is the method's key tier (1 named, 2
-/// the branch's, 3 detached); what was stored is said as `stored:`.
+/// Item 4: the confirmation says which key was chosen and why, in plain
+/// words (issue 57: no "tier" to look up): the key named, the branch's, or
+/// the detached HEAD's.
 #[test]
 fn item4_the_tier_is_the_key_tier() {
     let sb = Sandbox::new();
@@ -258,7 +259,7 @@ fn item4_the_tier_is_the_key_tier() {
         .write_brief(&repo, Some("api-docs"), flags(), &["--no-lint"])
         .success();
     assert!(
-        stdout(&out).contains("tier 1 (named key), stored: "),
+        stdout(&out).contains(", the key you named)"),
         "{}",
         stdout(&out)
     );
@@ -266,7 +267,7 @@ fn item4_the_tier_is_the_key_tier() {
         .write_brief(&repo, Some("main"), flags(), &["--no-lint"])
         .success();
     assert!(
-        stdout(&out).contains("tier 2 (branch key)"),
+        stdout(&out).contains(", key of branch 'main')"),
         "{}",
         stdout(&out)
     );
@@ -275,7 +276,7 @@ fn item4_the_tier_is_the_key_tier() {
         .write_brief(&repo, Some("HANDOFF"), flags(), &["--no-lint"])
         .success();
     assert!(
-        stdout(&out).contains("tier 3 (detached key)"),
+        stdout(&out).contains(", key for a detached HEAD)"),
         "{}",
         stdout(&out)
     );

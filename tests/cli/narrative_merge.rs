@@ -27,12 +27,7 @@ fn handoff_commit(sb: &Sandbox, dir: &Path, date: &str, title: &str) {
 /// A repository with the driver set up and `.gitattributes` committed.
 fn set_up(sb: &Sandbox) -> std::path::PathBuf {
     let repo = sb.repo("r");
-    sb.handoff(&repo, &["init"]).success();
-    sb.git(&repo, &["add", ".gitattributes"]);
-    sb.git(
-        &repo,
-        &["commit", "-q", "-m", "merge the narrative as a log"],
-    );
+    sb.init_and_commit_attribute(&repo);
     repo
 }
 
@@ -299,9 +294,7 @@ fn a_configured_narrative_path_with_a_space_merges_as_a_log() {
     let repo = sb.repo("r");
     let path = "docs/Project State.md";
     sb.git(&repo, &["config", "handoff.narrative", path]);
-    sb.handoff(&repo, &["init"]).success();
-    sb.git(&repo, &["add", ".gitattributes"]);
-    sb.git(&repo, &["commit", "-q", "-m", "attributes"]);
+    sb.init_and_commit_attribute(&repo);
     for (branch, date) in [("a", "2026-11-01"), ("b", "2026-11-02")] {
         sb.git(&repo, &["switch", "-q", "-c", branch, "main"]);
         let out = sb

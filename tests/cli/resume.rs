@@ -1329,18 +1329,20 @@ fn commits_that_only_add_the_narrative_entry_are_named_as_such() {
     assert_eq!(json["commits_narrative"], 1);
 }
 
-/// `git handoff init` adds the narrative's merge line to `.gitattributes`;
-/// a commit of the narrative that carries that line along is still the
-/// narrative's alone (a fresh-context trial met it: `init`, `write`, then
-/// `git add -A` and a commit). Any other change to `.gitattributes` is
-/// work.
+/// A team may commit the narrative's merge line (which `git handoff init`
+/// puts in `.git/info/attributes`) to `.gitattributes`; a commit of the
+/// narrative that carries that line along is still the narrative's alone
+/// (a fresh-context trial met it: `init`, `write`, then `git add -A` and a
+/// commit). Any other change to `.gitattributes` is work.
 #[test]
 fn a_narrative_commit_with_inits_attribute_line_is_still_only_the_narrative() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     sb.commit(&repo, ".gitattributes", "*.png binary\n", "attributes");
     sb.handoff(&repo, &["init"]).success();
-    let attributes = std::fs::read_to_string(repo.join(".gitattributes")).unwrap();
+    let line = std::fs::read_to_string(repo.join(".git/info/attributes")).unwrap();
+    let attributes = format!("*.png binary\n{line}");
+    std::fs::write(repo.join(".gitattributes"), &attributes).unwrap();
     assert!(
         attributes.contains("merge=handoff-narrative"),
         "{attributes}"

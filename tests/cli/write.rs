@@ -695,7 +695,7 @@ fn schema_prints_the_shipped_schema() {
 }
 
 #[test]
-fn an_incomplete_rewrite_of_a_stored_brief_points_at_recover() {
+fn an_incomplete_rewrite_of_a_stored_brief_points_at_update() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
     sb.write_brief(&repo, None, ["cargo test a", "r", "cargo test b"], &[])
@@ -708,12 +708,15 @@ fn an_incomplete_rewrite_of_a_stored_brief_points_at_recover() {
         err.lines()
             .last()
             .unwrap()
-            .contains("git handoff recover main"),
+            .contains("git handoff write main --update"),
         "{err}"
     );
-    // recover with the same flag keeps the stored fields
-    sb.handoff(&repo, &["recover", "--decision", "one more", "--no-lint"])
-        .success();
+    // write --update with the same flag keeps the stored fields
+    sb.handoff(
+        &repo,
+        &["write", "--update", "--decision", "one more", "--no-lint"],
+    )
+    .success();
     let b: Value =
         serde_json::from_str(&sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"])).unwrap();
     assert_eq!(b["resume"]["done_when"], "cargo test a");
@@ -865,12 +868,17 @@ fn write_names_the_narrative_and_can_skip_it() {
         &sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
             .success(),
     );
-    // The method's confirmation: the key, the tier, the lines prepended.
+    // The confirmation: the key and why it was chosen, in plain words (no
+    // "tier", no "stored: full"), the lines prepended.
     let file = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let first = file.lines().count();
     assert!(
         out.starts_with("Wrote brief 'main' (refs/handoffs/main, version ")
-            && out.contains(", tier 2 (branch key), stored: full); narrative entry added to .claude/PROJECT_STATE.md"),
+            && out.contains(
+                ", key of branch 'main'); narrative entry added to .claude/PROJECT_STATE.md"
+            )
+            && !out.contains("tier")
+            && !out.contains("stored:"),
         "{out}"
     );
     assert!(
@@ -935,7 +943,7 @@ fn write_names_the_narrative_and_can_skip_it() {
         .success(),
     );
     assert!(
-        out.contains(", tier 2 (branch key), stored: brief+history); no narrative entry.\n"),
+        out.contains(", key of branch 'main'); no narrative entry.\n"),
         "{out}"
     );
     assert!(!other.join(".claude").exists());
@@ -1309,4 +1317,170 @@ fn a_whole_write_names_what_it_leaves_behind() {
         )
         .success();
     assert!(!stderr(&out).contains("replaced"), "{}", stderr(&out));
+}
+
+/// Issue 57: an incomplete write names the missing flags (not schema
+/// paths) and, when the key is stored, points at `write --update`, which
+/// starts from the stored brief (not at recover or --edit).
+#[test]
+fn an_incomplete_write_names_the_missing_flags_and_points_at_update() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let partial = [
+        "write",
+        "k",
+        "--done-when",
+        "cargo test passes",
+        "--no-lint",
+    ];
+    let out = sb.handoff(&repo, &partial).code(1);
+    let err = stderr(&out);
+    assert!(err.contains("  - missing --resume-by\n"), "{err}");
+    assert!(err.contains("  - missing --next-check\n"), "{err}");
+    assert!(!err.contains("required property"), "{err}");
+    assert!(
+        err.contains("nothing was written: missing --resume-by, --next-check; give them as flags or in -F FILE"),
+        "{err}"
+    );
+    sb.write_brief(
+        &repo,
+        Some("k"),
+        ["cargo test passes", "go on", "cargo test"],
+        &["--no-lint"],
+    )
+    .success();
+    let more = [
+        "write",
+        "k",
+        "--done-when",
+        "cargo test passes",
+        "--next-check",
+        "cargo test",
+        "--no-lint",
+    ];
+    let err = stderr(&sb.handoff(&repo, &more).code(1));
+    assert!(err.contains("  - missing --resume-by\n"), "{err}");
+    assert!(
+        err.contains("missing --resume-by. `write` replaces the whole brief: to change only some fields of the stored one, run `git handoff write k --update` with the same flags"),
+        "{err}"
+    );
+    assert!(!err.contains("recover") && !err.contains("--edit"), "{err}");
+    // The way it names works.
+    let mut update = more.to_vec();
+    update.push("--update");
+    sb.handoff(&repo, &update).success();
+}
+
+/// The headings of the narrative's entries, newest first.
+fn narrative_headings(repo: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("## "))
+        .map(|l| l.split_once("] ").unwrap().1.to_string())
+        .collect()
+}
+
+/// Issue 57: the entry a write prepends to a tracked narrative is the
+/// tool's, not uncommitted work: the next write's brief does not count it
+/// ("Uncommitted when written"), while a hand edit of the file and any
+/// other change still count.
+#[test]
+fn a_writes_own_narrative_entry_is_no_uncommitted_work() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let flags = ["cargo test passes", "go on", "cargo test"];
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative"]);
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    let brief = json(&stdout(&sb.handoff(&repo, &["show", "k"]).success()));
+    assert_eq!(brief["state"].get("diff_summary"), None, "{brief}");
+    let out = stdout(&sb.handoff(&repo, &["resume", "k"]).success());
+    assert!(!out.contains("Uncommitted when written"), "{out}");
+    // Other work counts, the narrative's entries still do not.
+    std::fs::write(repo.join("work.txt"), "w\n").unwrap();
+    sb.git(&repo, &["add", "work.txt"]);
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    let brief = json(&stdout(&sb.handoff(&repo, &["show", "k"]).success()));
+    assert_eq!(
+        brief["state"]["diff_summary"],
+        "1 file changed, 1 insertion(+)"
+    );
+    // A hand edit of an entry already committed is work.
+    let path = repo.join(".claude/PROJECT_STATE.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("### What was done", "### Done, edited")).unwrap();
+    sb.write_brief(&repo, Some("k"), flags, &["--no-lint"])
+        .success();
+    let brief = json(&stdout(&sb.handoff(&repo, &["show", "k"]).success()));
+    assert!(
+        brief["state"]["diff_summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 files changed"),
+        "{brief}"
+    );
+}
+
+/// Issue 57: `write --update` amends the session's earlier entry while it
+/// is uncommitted and that session wrote it; otherwise (committed, or
+/// another session's) it adds a short correcting entry, so committed
+/// entries are never rewritten.
+#[test]
+fn write_update_amends_only_the_session_s_uncommitted_entry() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let run = |session: &str, args: &[&str]| {
+        let mut all = vec!["write", "k", "--no-lint"];
+        all.extend_from_slice(args);
+        stdout(
+            &sb.handoff_env(&repo, &[("GIT_HANDOFF_SESSION", session)], &all, None)
+                .success(),
+        )
+    };
+    let whole = |next: &'static str| -> [&'static str; 6] {
+        [
+            "--done-when",
+            "cargo test passes",
+            "--resume-by",
+            next,
+            "--next-check",
+            "cargo test",
+        ]
+    };
+    run("s1", &whole("step one"));
+    sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
+    sb.git(&repo, &["commit", "-q", "-m", "narrative"]);
+    run("s1", &whole("step two"));
+    // Same session, entry not committed: amended in place.
+    let out = run("s1", &["--update", "--resume-by", "step three"]);
+    assert!(
+        out.contains("narrative entry in .claude/PROJECT_STATE.md, not committed yet, amended"),
+        "{out}"
+    );
+    assert_eq!(narrative_headings(&repo), ["step three", "step one"]);
+    // Another session's uncommitted entry: a correcting entry instead.
+    run("s2", &["--update", "--resume-by", "step four"]);
+    assert_eq!(
+        narrative_headings(&repo),
+        ["correction: step four", "step three", "step one"]
+    );
+    sb.git(&repo, &["commit", "-q", "-am", "narrative again"]);
+    let committed = sb.git(&repo, &["show", "HEAD:.claude/PROJECT_STATE.md"]);
+    // Committed: never rewritten, even by the session that wrote it.
+    run("s2", &["--update", "--decision", "keep x — it is faster"]);
+    let text = std::fs::read_to_string(repo.join(".claude/PROJECT_STATE.md")).unwrap();
+    let body = committed.split_once("\n## ").unwrap().1;
+    assert!(text.contains(body), "{text}");
+    assert_eq!(narrative_headings(&repo)[0], "correction: step four");
+    assert!(
+        text.contains("- Decision added: keep x — it is faster\n"),
+        "{text}"
+    );
 }

@@ -42,7 +42,7 @@ pub struct KeyArgs {
     /// The key (default: GIT_HANDOFF_KEY, else this worktree's sticky key, else the branch with / as -, else HANDOFF)
     pub key: Option<String>,
     /// Target the current branch's key, even when this worktree has another sticky key
-    #[arg(long, conflicts_with = "key")]
+    #[arg(long, conflicts_with = "key", display_order = 1)]
     pub key_from_branch: bool,
 }
 
@@ -73,31 +73,31 @@ pub struct FieldArgs {
     /// Read a partial brief (JSON) from FILE, or - for stdin
     #[arg(short = 'F', long = "file", value_name = "FILE|-")]
     pub file: Option<String>,
-    #[arg(long, value_name = "TEXT", help = scalar("resume.done_when"))]
+    #[arg(long, value_name = "TEXT", help = "The check that says the work is done", long_help = scalar("resume.done_when"))]
     pub done_when: Option<String>,
-    #[arg(long, value_name = "TEXT", help = scalar("resume.resume_by"))]
+    #[arg(long, value_name = "TEXT", help = "The next step, one sentence", long_help = scalar("resume.resume_by"))]
     pub resume_by: Option<String>,
-    #[arg(long = "next-check", value_name = "TEXT", help = scalar("state.next_acceptance_check"))]
+    #[arg(long = "next-check", value_name = "TEXT", help = "The next check to run", long_help = scalar("state.next_acceptance_check"))]
     pub next_check: Option<String>,
-    #[arg(long, value_name = "TEXT", help = scalar("resume.prompt"))]
+    #[arg(long, value_name = "TEXT", help = "Override the generated resume prompt", long_help = scalar("resume.prompt"))]
     pub prompt: Option<String>,
-    #[arg(long = "decision", value_name = "TEXT", help = listed("state.decisions", ""))]
+    #[arg(long = "decision", value_name = "TEXT", help = "Add a locked decision, `DECISION — WHY` (repeatable)", long_help = listed("state.decisions", ""))]
     pub decisions: Vec<String>,
-    #[arg(long = "rejected", value_name = "TEXT", help = listed("state.rejected_paths", ""))]
+    #[arg(long = "rejected", value_name = "TEXT", help = "Add a path tried and rejected, and why (repeatable)", long_help = listed("state.rejected_paths", ""))]
     pub rejected: Vec<String>,
-    #[arg(long = "risk", value_name = "TEXT", help = listed("state.open_risks", ""))]
+    #[arg(long = "risk", value_name = "TEXT", help = "Add an open risk (repeatable)", long_help = listed("state.open_risks", ""))]
     pub risks: Vec<String>,
-    #[arg(long = "preference", value_name = "TEXT", help = listed("state.preferences", ""))]
+    #[arg(long = "preference", value_name = "TEXT", help = "Add a preference of the user that binds the work (repeatable)", long_help = listed("state.preferences", ""))]
     pub preferences: Vec<String>,
-    #[arg(long = "verbatim", value_name = "WHAT=FILE", help = listed("state.verbatim", "WHAT, the text of FILE"))]
+    #[arg(long = "verbatim", value_name = "WHAT=FILE", help = "Keep the text of FILE word for word, as WHAT (repeatable)", long_help = listed("state.verbatim", "WHAT, the text of FILE"))]
     pub verbatim: Vec<String>,
-    #[arg(long = "command", value_name = "CMD", help = listed("state.commands", ""))]
+    #[arg(long = "command", value_name = "CMD", help = "Add a command worth running again (repeatable)", long_help = listed("state.commands", ""))]
     pub commands: Vec<String>,
-    #[arg(long = "test", value_name = "CMD=pass|fail", help = listed("state.tests", "CMD=pass or CMD=fail, in place of an earlier result of CMD"))]
+    #[arg(long = "test", value_name = "CMD=pass|fail", help = "Record a test command's last result (repeatable)", long_help = listed("state.tests", "CMD=pass or CMD=fail, in place of an earlier result of CMD"))]
     pub tests: Vec<String>,
-    #[arg(long = "read", value_name = "PATH=WHY", help = listed("files_read_first", "PATH=WHY"))]
+    #[arg(long = "read", value_name = "PATH=WHY", help = "Add a file to read first, and why (repeatable)", long_help = listed("files_read_first", "PATH=WHY"))]
     pub read: Vec<String>,
-    #[arg(long = "skip", value_name = "PATH=WHY", help = listed("files_skip", "PATH=WHY"))]
+    #[arg(long = "skip", value_name = "PATH=WHY", help = "Add a file the next session can skip, and why (repeatable)", long_help = listed("files_skip", "PATH=WHY"))]
     pub skip: Vec<String>,
     /// A partial brief given as a value in place of -F (the MCP server's
     /// `brief` argument); it passes the same gate as -F's bytes.
@@ -244,7 +244,11 @@ mod tests {
         let write = cmd.find_subcommand("write").unwrap();
         let mut checked = 0;
         for arg in write.get_arguments() {
-            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let help = arg
+                .get_long_help()
+                .or(arg.get_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
             let field = help
                 .strip_prefix("Add to ")
                 .unwrap_or(&help)

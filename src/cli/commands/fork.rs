@@ -33,7 +33,7 @@ pub struct Args {
     #[command(subcommand)]
     pub action: Option<Action>,
     /// What the side task is for; names the file
-    #[arg(long, required = true, value_name = "TEXT")]
+    #[arg(long, required = true, value_name = "TEXT", display_order = 0)]
     pub purpose: Option<String>,
     /// A skill the side session should use (repeatable)
     #[arg(long = "skill", value_name = "NAME")]

@@ -8,7 +8,7 @@ use crate::cli::commands::redacted;
 use crate::cli::{Format, Output, report};
 use crate::{git::repo, support::clock};
 
-/// Write the hand-back of a fork: result, changes, merge guidance, open items
+/// Write a fork's hand-back: result, changes, how to merge, open items
 ///
 /// The hand-back goes beside the fork file, named after it
 /// (handoff-<purpose>-<date>-handback.md); the parent session reads it with

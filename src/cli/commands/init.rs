@@ -33,8 +33,10 @@ pub const DRIVER_NAME: &str = "git-handoff narrative (merged as a log, newest en
 ///
 /// Registers the narrative merge driver in the repository's config
 /// (merge.handoff-narrative.name and .driver) and adds
-/// `<narrative path> merge=handoff-narrative` to .gitattributes when git
-/// does not already see that attribute. For sharing: adds
+/// `<narrative path> merge=handoff-narrative` to .git/info/attributes when
+/// git does not already see that attribute: both per clone, so the working
+/// tree stays clean (a team may commit the line to .gitattributes instead;
+/// init leaves it alone). For sharing: adds
 /// refs/notes/handoffs to notes.rewriteRef (history notes follow rebase and
 /// amend), sets notes.handoffs.mergeStrategy=cat_sort_uniq (a plain `git
 /// notes merge` unions the history too) and, with REMOTE, handoff.remote.
@@ -342,8 +344,14 @@ impl Item for NotesRewriteRef {
     }
 }
 
-/// `<narrative> merge=handoff-narrative` in the worktree's `.gitattributes`.
+/// `<narrative> merge=handoff-narrative` in the repository's
+/// `info/attributes`: per clone, as the driver's config is, so `init`
+/// leaves the working tree clean. A line committed to `.gitattributes`
+/// works as well, and is left alone.
 pub struct NarrativeAttribute;
+
+/// The attributes file `init` writes, as reports name it.
+pub const INFO_ATTRIBUTES: &str = ".git/info/attributes";
 
 impl NarrativeAttribute {
     fn line(ctx: &Context) -> Result<String> {
@@ -351,6 +359,33 @@ impl NarrativeAttribute {
             "{} merge={DRIVER_ID}",
             attribute_pattern(&ctx.narrative)?
         ))
+    }
+
+    /// The repository's `info/attributes` (in the common git dir, shared
+    /// by its worktrees), as git resolves it.
+    fn info_file() -> Result<PathBuf> {
+        let out = git(&[
+            "rev-parse",
+            "--path-format=absolute",
+            "--git-path",
+            "info/attributes",
+        ])?;
+        if !out.status.success() {
+            bail!(
+                "`git rev-parse --git-path info/attributes` failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        let path = String::from_utf8_lossy(&out.stdout).trim_end().to_string();
+        Ok(PathBuf::from(path))
+    }
+
+    /// Whether `info/attributes` holds the line (else it comes from a
+    /// `.gitattributes`).
+    fn in_info_file(ctx: &Context) -> Result<bool> {
+        let line = Self::line(ctx)?;
+        Ok(std::fs::read_to_string(Self::info_file()?)
+            .is_ok_and(|text| text.lines().any(|l| l.trim() == line)))
     }
 
     /// The `merge` attribute git sees for the narrative: `unspecified`,
@@ -375,15 +410,20 @@ impl NarrativeAttribute {
 
 impl Item for NarrativeAttribute {
     fn name(&self) -> String {
-        ".gitattributes".to_string()
+        INFO_ATTRIBUTES.to_string()
     }
 
     fn check(&self, ctx: &Context) -> Result<Status> {
         let path = &ctx.narrative;
         Ok(match Self::current(ctx)?.as_str() {
-            DRIVER_ID => Status::Done(format!("{path} merge={DRIVER_ID}")),
+            DRIVER_ID if Self::in_info_file(ctx)? => Status::Done(format!(
+                "{path} merge={DRIVER_ID}, for this clone only (as the driver's config)"
+            )),
+            DRIVER_ID => Status::Done(format!(
+                "{path} merge={DRIVER_ID}, from a committed .gitattributes"
+            )),
             "unspecified" => Status::Missing(format!(
-                "{path} has no merge attribute, so git merges it as plain text"
+                "{path} has no merge attribute, so git merges it as plain text; init adds it here, for this clone only"
             )),
             other => {
                 let what = match other {
@@ -400,7 +440,11 @@ impl Item for NarrativeAttribute {
 
     fn apply(&self, ctx: &Context) -> Result<()> {
         let line = Self::line(ctx)?;
-        let file = ctx.root.join(".gitattributes");
+        let file = Self::info_file()?;
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
         append_line(&file, &line)
     }
 }

@@ -25,7 +25,11 @@ pub fn run() -> Result<Output> {
     } else {
         Vec::new()
     };
-    let init = if !set_up {
+    let fresh = briefs.is_empty() && !never_fetched.is_empty();
+    let init = if !set_up && fresh {
+        // A fresh clone: fetch and resume first; init is for later.
+        "\nAfter that, `git handoff init` once sets this clone up: the narrative then merges as a log, and a plain `git fetch` brings the briefs.\n".to_string()
+    } else if !set_up {
         "\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n".to_string()
     } else if unfetching.is_empty() {
         String::new()
@@ -74,7 +78,7 @@ fn text(briefs: &[Waiting], unfetched: Option<&str>) -> String {
     if briefs.is_empty() {
         if let Some(remote) = unfetched {
             return format!(
-                "No briefs here yet, and the team's briefs on '{remote}' were never fetched: get them with: git handoff fetch\nOr hand off with: git handoff write --done-when CHECK --resume-by NEXT-STEP --next-check COMMAND\n"
+                "No briefs here yet, and the team's briefs on '{remote}' were never fetched: get them with: git handoff fetch\nThen resume one with: git handoff resume KEY (fetch names the KEY)\nOr hand off with: git handoff write --done-when CHECK --resume-by NEXT-STEP --next-check COMMAND\n"
             );
         }
         return "No briefs here yet. Hand off with: git handoff write --done-when CHECK --resume-by NEXT-STEP --next-check COMMAND\n".to_string();

@@ -9,7 +9,7 @@ use crate::cli::{Format, Output, report};
 use crate::write::{self, Failed, Outcome, Source};
 use crate::{git::repo, store};
 
-/// Rebuild the brief for KEY from the stored one and the current git state
+/// Rebuild KEY's brief from the stored one and the current git state
 ///
 /// For a session whose context has degraded: starts from the stored brief
 /// (if any), applies the -F input (its fields replace the stored ones) and

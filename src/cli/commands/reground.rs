@@ -10,7 +10,7 @@ use crate::cli::render::ListRow;
 use crate::cli::{Format, Output, render, report};
 use crate::git::repo;
 
-/// Print the goal, the first five locked decisions and the files to keep in view
+/// Print the goal, the first five decisions, the files to keep in view
 ///
 /// Compact and read-only, with no warnings: for re-grounding a long
 /// session in what it is for. The user's preferences and feedback

@@ -110,6 +110,8 @@ impl Resumed {
                 .iter()
                 .filter(|w| matches!(w, drift::Warning::Changed { .. }))
                 .collect(),
+            moved_ranges: &report.moved,
+            recheck: render::recheck(&self.brief, report),
             unchecked_paths: &report.unchecked,
             measured_on: &report.measured_on,
             worktree: &report.worktree,

@@ -13,7 +13,7 @@ use crate::git::compose::{self, GitFacts, Mode};
 use crate::write::{self, Failed, Narrated, Outcome, Source};
 use crate::{git::repo, store};
 
-/// Write a brief for KEY from JSON and flags, with the git state filled in
+/// Write a brief for KEY from flags or JSON, with the git state added
 ///
 /// Takes a partial brief from -F FILE or -F - (stdin) and/or the field
 /// flags, fills schema_version, key, timestamp, mode and the git state
@@ -27,6 +27,11 @@ use crate::{git::repo, store};
 /// keeps writing under the key it last wrote (its sticky key) and warns when
 /// the branch has switched since.
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("done_when", |a| required_first(a, "the check that says it is done")),
+    mut_arg("resume_by", |a| required_first(a, "the next step, one sentence")),
+    mut_arg("next_check", |a| required_first(a, "the next check to run")),
+)]
 pub struct Args {
     /// The key, the partial brief (-F and the field flags), the checks.
     #[command(flatten)]
@@ -55,6 +60,12 @@ pub struct Args {
     /// replaces exactly that one or fails with a conflict.
     #[arg(skip)]
     pub expected: Option<Option<gix::ObjectId>>,
+}
+
+/// A flag a new brief needs (unless -F gives its field; `--update` takes
+/// it from the stored brief), as `-h` shows it: first, in one clause.
+fn required_first(arg: clap::Arg, clause: &str) -> clap::Arg {
+    arg.display_order(0).help(format!("Required: {clause}"))
 }
 
 /// Build, validate, store and narrate the brief; report it.
@@ -162,10 +173,21 @@ pub fn tier(history: bool, narrative: bool) -> &'static str {
     }
 }
 
-/// What `write` prints for a stored brief: where it went and its tier, the
-/// narrative entry and how many lines it prepended (and, while git neither
-/// tracks nor ignores the narrative file, to commit it), then the resume
-/// prompt.
+/// Which key a write chose and why, in plain words: the key named, the
+/// branch's, or `HANDOFF` on a detached HEAD.
+pub fn key_reason(brief: &crate::brief::Brief) -> String {
+    match key_tier(brief).0 {
+        3 => "key for a detached HEAD".to_string(),
+        2 => format!("key of branch '{}'", brief.state.branch),
+        _ => "the key you named".to_string(),
+    }
+}
+
+/// What `write` prints for a stored brief: where it went, which key was
+/// chosen and why (and, before a first commit, that its history waits),
+/// the narrative entry and how many lines it prepended (and, while git
+/// neither tracks nor ignores the narrative file, to commit it), then the
+/// resume prompt.
 fn written_text(
     brief: &crate::brief::Brief,
     id: &gix::ObjectId,
@@ -175,6 +197,10 @@ fn written_text(
 ) -> String {
     let narrated = match narrative {
         None => "; no narrative entry".to_string(),
+        Some(n) if n.amended => format!(
+            "; this session's narrative entry in {}, not committed yet, amended",
+            n.path
+        ),
         Some(n) if n.tracked || n.ignored => format!(
             "; narrative entry added to {} ({} lines prepended)",
             n.path, n.lines
@@ -186,12 +212,16 @@ fn written_text(
         ),
     };
     let key = &brief.key;
-    let (number, word) = key_tier(brief);
+    let waits = if history {
+        ""
+    } else {
+        "; no history note: the branch has no commit yet"
+    };
     format!(
-        "Wrote brief '{key}' ({}, version {}, tier {number} ({word} key), stored: {}){narrated}.\n\n{prompt}\n",
+        "Wrote brief '{key}' ({}, version {}, {}{waits}){narrated}.\n\n{prompt}\n",
         store::ref_name(key),
         store::short(id),
-        tier(history, narrative.is_some()),
+        key_reason(brief),
     )
 }
 

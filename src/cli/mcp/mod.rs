@@ -492,7 +492,7 @@ fn tool_message(error: &anyhow::Error) -> String {
         Some(refusal @ Refusal::Invalid { key, stored, .. }) => {
             let next = if *stored {
                 format!(
-                    "`write` replaces the whole brief: to change some fields of the stored one, call `recover` with \"key\": \"{key}\" and them"
+                    "`write` replaces the whole brief: to change only some fields of the stored one, call `write` again with \"key\": \"{key}\", \"update\": true and them"
                 )
             } else {
                 "the schema of `write`'s `brief` in tools/list says what it takes".to_string()

@@ -314,7 +314,7 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         name: "reground",
-        description: "Print the goal, the first five locked decisions and the files to keep in view",
+        description: "Print the goal, the first five decisions, the files to keep in view",
         read_only: true,
         props: &[KEY],
         required: &[],

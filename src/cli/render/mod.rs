@@ -19,10 +19,12 @@ mod usage;
 pub use color::{Painter, color_wanted, remember};
 pub use fence::fenced;
 pub use list::{ListRow, line_width, list_text, waiting_text};
-pub use notes::{failed_text, notes_text, refusal_text, warning, warning_kind, warnings_text};
+pub use notes::{
+    failed_text, missing_flags, notes_text, refusal_text, warning, warning_kind, warnings_text,
+};
 pub use reread::reread_text;
 pub use resume::{
-    AUTO_NOTE, SubagentSource, draft_text, hook_context, reground_text, relevant_slice,
+    AUTO_NOTE, SubagentSource, draft_text, hook_context, recheck, reground_text, relevant_slice,
     resume_for_model, resume_lines, resume_text, subagent_text,
 };
 pub use setup::{SetupRow, setup_text};

@@ -3,6 +3,7 @@
 //! on stderr (and the MCP tools append to their text), and a refusal's
 //! report.
 
+use crate::brief::Issue;
 use crate::brief::redact;
 use crate::cli::render::{invalid, split_invalid};
 use crate::write::plan::MAX_RECOMMENDED_THREADS;
@@ -185,23 +186,81 @@ pub fn notes_text(notes: &Notes, stored: bool) -> String {
 /// then [`refusal_text`].
 pub fn failed_text(failed: &Failed) -> String {
     let mut out = warning_lines(&failed.notes, |w| !after_store(w));
-    out.push_str(&refusal_text(failed));
+    out.push_str(&refusal_report(failed, true));
     out
 }
 
 /// The report of a refusal: the schema errors (`handoff-validate:
 /// INVALID`, or per thread `handoff-split: INVALID`), or the strict
-/// findings as errors.
+/// findings as errors; for the MCP tools, whose input is JSON, a missing
+/// field is named by its schema path.
 pub fn refusal_text(failed: &Failed) -> String {
+    refusal_report(failed, false)
+}
+
+/// [`refusal_text`]; with `flags`, a missing field a command-line flag
+/// gives is named by that flag.
+fn refusal_report(failed: &Failed, flags: bool) -> String {
     let mut out = String::new();
     match failed.error.downcast_ref::<Refusal>() {
         Some(Refusal::Invalid { issues, .. } | Refusal::Unrecoverable { issues, .. }) => {
-            out.push_str(&invalid(issues));
+            out.push_str(&if flags {
+                invalid_naming_flags(issues)
+            } else {
+                invalid(issues)
+            });
         }
         Some(Refusal::Threads { invalid, .. }) => out.push_str(&split_invalid(invalid)),
         _ => {}
     }
     out.push_str(&finding_lines(&failed.notes.findings, failed.notes.strict));
+    out
+}
+
+/// The field flags of `write` and `recover`, by the schema path of the
+/// field each one sets.
+const FIELD_FLAGS: &[(&str, &str)] = &[
+    ("resume.done_when", "--done-when"),
+    ("resume.resume_by", "--resume-by"),
+    ("resume.prompt", "--prompt"),
+    ("state.next_acceptance_check", "--next-check"),
+];
+
+/// The flag that gives the field a schema error says is missing
+/// (`resume: "resume_by" is a required property` → `--resume-by`).
+pub fn missing_flag(issue: &Issue) -> Option<&'static str> {
+    let field = issue
+        .message
+        .strip_prefix('"')?
+        .strip_suffix("\" is a required property")?;
+    let path = format!("{}.{field}", issue.path);
+    FIELD_FLAGS
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, flag)| *flag)
+}
+
+/// Every missing field a flag gives, as that flag.
+pub fn missing_flags(issues: &[Issue]) -> Vec<&'static str> {
+    issues.iter().filter_map(missing_flag).collect()
+}
+
+/// A refused write's schema errors, a missing field that a flag gives
+/// named by its flag (`  - missing --resume-by`), the rest as the
+/// validator says them.
+fn invalid_naming_flags(issues: &[Issue]) -> String {
+    let (flagged, rest): (Vec<&Issue>, Vec<&Issue>) =
+        issues.iter().partition(|i| missing_flag(i).is_some());
+    let rest: Vec<Issue> = rest.into_iter().cloned().collect();
+    let mut out = if rest.is_empty() {
+        String::from("handoff-validate: INVALID\n")
+    } else {
+        invalid(&rest)
+    };
+    for issue in flagged {
+        let flag = missing_flag(issue).expect("partitioned");
+        out.push_str(&format!("  - missing {flag}\n"));
+    }
     out
 }
 

@@ -19,16 +19,96 @@ fn section(out: &mut Doc, title: &str, items: &[String]) {
 }
 
 fn pointers(files: &[FilePointer]) -> Vec<String> {
+    pointers_now(files, None)
+}
+
+/// The pointers, each line range that moved or changed since shown with
+/// its place now (`t.py:3-5 (now 5-7)`), as drift mapped it.
+fn pointers_now(files: &[FilePointer], report: Option<&Report>) -> Vec<String> {
+    let now = |path: &str| -> Option<&str> {
+        let report = report?;
+        let moved = report.moved.iter().find(|m| m.path == path);
+        moved.map(|m| m.now.as_str()).or_else(|| {
+            report.warnings.iter().find_map(|w| match w {
+                Warning::Changed {
+                    path: p,
+                    now: Some(now),
+                    ..
+                } if p == path => Some(now.as_str()),
+                _ => None,
+            })
+        })
+    };
     files
         .iter()
         .map(|f| {
+            let path = match now(&f.path) {
+                Some(now) => format!("{} (now {now})", f.path),
+                None => f.path.clone(),
+            };
             if f.why.trim().is_empty() {
-                flat(&f.path)
+                flat(&path)
             } else {
-                format!("{} — {}", flat(&f.path), f.why.trim())
+                format!("{} — {}", flat(&path), f.why.trim())
             }
         })
         .collect()
+}
+
+/// The parts of the brief that name a CHANGED file (its path or its file
+/// name), to re-check before acting on them: the next step, done-when, the
+/// next check, the tests, the decisions.
+pub fn recheck(brief: &Brief, report: &Report) -> Vec<&'static str> {
+    let names: Vec<&str> = report
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            Warning::Changed { path, .. } => Some(crate::drift::strip_lines(path)),
+            _ => None,
+        })
+        .flat_map(|path| {
+            let file = path.rsplit('/').next().unwrap_or(path);
+            [path, file]
+        })
+        .filter(|name| name.len() >= 3)
+        .collect();
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let names_one = |text: &str| names.iter().any(|n| text.contains(n));
+    let s = &brief.state;
+    let parts = [
+        ("the next step", names_one(&brief.resume.resume_by)),
+        ("done-when", names_one(&brief.resume.done_when)),
+        ("the next check", names_one(&s.next_acceptance_check)),
+        ("the tests", s.tests.iter().any(|t| names_one(&t.cmd))),
+        ("the decisions", s.decisions.iter().any(|d| names_one(d))),
+    ];
+    parts
+        .into_iter()
+        .filter(|(_, named)| *named)
+        .map(|(part, _)| part)
+        .collect()
+}
+
+/// The `!! RE-CHECK` line: which parts of the brief name a CHANGED file.
+fn recheck_line(out: &mut Doc, brief: &Brief, report: &Report) {
+    let parts = recheck(brief, report);
+    let Some((last, rest)) = parts.split_last() else {
+        return;
+    };
+    let list = if rest.is_empty() {
+        last.to_string()
+    } else {
+        format!("{} and {last}", rest.join(", "))
+    };
+    let verb = if parts.len() == 1 { "names" } else { "name" };
+    out.styled_line(
+        Style::Drift,
+        &format!(
+            "!! RE-CHECK: {list} {verb} a CHANGED file: they may be stale; check them against the code before acting"
+        ),
+    );
 }
 
 /// The resume render: warnings, heading, the next step, a summary where
@@ -80,6 +160,7 @@ fn resume_doc(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
         if report.is_mismatch() {
             return out;
         }
+        recheck_line(&mut out, brief, report);
     }
     auto_line(&mut out, brief, drift.map(|(r, _)| r));
     out.styled_line(Style::Heading, &format!("# Resume — {}", brief.key));
@@ -145,7 +226,7 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     section_tight(
         &mut out,
         "Files to read first",
-        &pointers(&brief.files_read_first),
+        &pointers_now(&brief.files_read_first, drift.map(|(report, _)| report)),
     );
     section_tight(&mut out, "Files to skip", &pointers(&brief.files_skip));
     verbatim_section(&mut out, &s.verbatim);

@@ -34,7 +34,7 @@ pub fn setup_text(rows: &[SetupRow], check: bool) -> String {
     let changed = rows.iter().any(|r| r.status == "set");
     let attributes_set = rows
         .iter()
-        .any(|r| r.status == "set" && r.name == ".gitattributes");
+        .any(|r| r.status == "set" && r.name == crate::cli::commands::init::INFO_ATTRIBUTES);
     if not_ok > 0 && check {
         out.push_str(&format!(
             "{not_ok} of {} not set up; `git handoff init` sets up what is missing.\n",
@@ -48,7 +48,7 @@ pub fn setup_text(rows: &[SetupRow], check: bool) -> String {
     } else if check || !changed {
         out.push_str("Everything is set up; nothing to change.\n");
     } else if attributes_set {
-        out.push_str("Set up. Commit .gitattributes so that other clones merge the narrative as a log too; each clone runs `git handoff init` once (git never shares config).\n");
+        out.push_str("Set up, for this clone only: the working tree is unchanged. Each clone runs `git handoff init` once (git never shares config); a team may commit the narrative's line to .gitattributes instead.\n");
     } else {
         out.push_str("Set up.\n");
     }

@@ -145,6 +145,27 @@ impl Sandbox {
         self.git(dir, &["add", file]);
         self.git(dir, &["commit", "-q", "-m", message]);
     }
+
+    /// `git handoff init`, then commit the narrative's merge line it put
+    /// in `.git/info/attributes` (this clone only) to `.gitattributes`,
+    /// as a team that shares it does (docs/sharing.md).
+    pub fn init_and_commit_attribute(&self, dir: &Path) {
+        self.handoff(dir, &["init"]).success();
+        let info = self.git(
+            dir,
+            &[
+                "rev-parse",
+                "--path-format=absolute",
+                "--git-path",
+                "info/attributes",
+            ],
+        );
+        let line = std::fs::read_to_string(info.trim_end()).unwrap();
+        let file = dir.join(".gitattributes");
+        let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+        text.push_str(&line);
+        self.commit(dir, ".gitattributes", &text, "merge the narrative as a log");
+    }
 }
 
 /// The directory holding the built `git-handoff`.
