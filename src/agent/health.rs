@@ -58,9 +58,7 @@ const MAX_FILES: usize = 4096;
 const MAX_PROMPTS: usize = 256;
 
 /// A health signal, the most urgent first.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Signal {
     /// The context is at [`PRESSURE_STRONG`] % of the effective window.
@@ -242,10 +240,8 @@ fn relevant(line: &[u8]) -> Option<Value> {
     }
     let has = |i: usize| found & (1 << i) != 0;
     let (result, user) = (has(0), has(NEEDLES.len()));
-    let wanted = has(1)
-        || (has(2) && (has(3) || has(4)))
-        || (!result && user)
-        || (result && has(5));
+    let wanted =
+        has(1) || (has(2) && (has(3) || has(4))) || (!result && user) || (result && has(5));
     if !wanted {
         return None;
     }
@@ -254,7 +250,8 @@ fn relevant(line: &[u8]) -> Option<Value> {
 
 fn line_event(state: &mut State, fold: &mut Fold, v: &Value) {
     let kind = v.get("type").and_then(Value::as_str);
-    if kind == Some("system") && v.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
+    if kind == Some("system")
+        && v.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
     {
         // What the agent read is gone from its context: reading it again
         // is recovery, not a spiral.
@@ -391,9 +388,17 @@ fn read_file(state: &mut State, fold: &mut Fold, path: &str, input: &Value) {
 /// that writes in place (`sed -i`, `perl -i`, a redirection, `tee`, `mv`,
 /// `cp`, `git checkout`/`restore`).
 fn shell_writes(command: &str, cwd: Option<&str>) -> Vec<String> {
-    let writes = [" -i", ">", "tee ", "mv ", "cp ", "git checkout", "git restore"]
-        .iter()
-        .any(|m| command.contains(m));
+    let writes = [
+        " -i",
+        ">",
+        "tee ",
+        "mv ",
+        "cp ",
+        "git checkout",
+        "git restore",
+    ]
+    .iter()
+    .any(|m| command.contains(m));
     if !writes {
         return Vec::new();
     }
@@ -505,10 +510,7 @@ pub fn pressure(state: &State, effective: u64) -> Option<Signal> {
 /// this session yet, recorded as raised (the strong pressure alert
 /// raises the first one with it).
 pub fn choose(state: &mut State, fired: &BTreeSet<Signal>) -> Option<Signal> {
-    let signal = fired
-        .iter()
-        .copied()
-        .find(|s| !state.alerted.contains(s))?;
+    let signal = fired.iter().copied().find(|s| !state.alerted.contains(s))?;
     state.alerted.insert(signal);
     if signal == Signal::PressureStrong {
         state.alerted.insert(Signal::Pressure);
@@ -558,8 +560,16 @@ mod tests {
     fn a_call_repeated_three_times_in_five_without_an_edit_is_a_loop() {
         let test = call("Bash", serde_json::json!({"command": "cargo test"}));
         let ls = call("Bash", serde_json::json!({"command": "ls"}));
-        assert!(run(&[test.clone(), ls.clone(), test.clone(), ls.clone(), test.clone()])
-            .contains(&Signal::RepeatedCall));
+        assert!(
+            run(&[
+                test.clone(),
+                ls.clone(),
+                test.clone(),
+                ls.clone(),
+                test.clone()
+            ])
+            .contains(&Signal::RepeatedCall)
+        );
         // An edit between the runs is progress.
         let e = edit_of("/w/a.rs");
         assert!(run(&[test.clone(), e.clone(), test.clone(), e, test.clone()]).is_empty());
@@ -579,7 +589,10 @@ mod tests {
 
     #[test]
     fn an_edit_of_a_file_changed_behind_the_agent_is_a_stale_read() {
-        let sed = call("Bash", serde_json::json!({"command": "sed -i s/a/b/ src/a.rs"}));
+        let sed = call(
+            "Bash",
+            serde_json::json!({"command": "sed -i s/a/b/ src/a.rs"}),
+        );
         let fired = run(&[read_of("/w/src/a.rs"), sed.clone(), edit_of("/w/src/a.rs")]);
         assert_eq!(fired, BTreeSet::from([Signal::StaleRead]));
         // Read again after the change: fresh.
@@ -618,7 +631,12 @@ mod tests {
         let compact = r#"{"type":"system","subtype":"compact_boundary"}"#.to_string();
         assert!(run(&[&files[..], &[compact], &files[..]].concat()).is_empty());
         // Paging through one file is no re-read.
-        let page = |o: u64| call("Read", serde_json::json!({"file_path": "/w/a", "offset": o}));
+        let page = |o: u64| {
+            call(
+                "Read",
+                serde_json::json!({"file_path": "/w/a", "offset": o}),
+            )
+        };
         assert!(run(&[page(1), page(100), page(200), page(300)]).is_empty());
     }
 
@@ -688,7 +706,10 @@ mod tests {
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, "one\ntwo\nthr").unwrap();
         let (bytes, start, whole) = unread(&path, 0).unwrap();
-        assert_eq!((bytes.as_slice(), start, whole), (&b"one\ntwo\n"[..], 0, true));
+        assert_eq!(
+            (bytes.as_slice(), start, whole),
+            (&b"one\ntwo\n"[..], 0, true)
+        );
         let (bytes, start, _) = unread(&path, 8).unwrap();
         assert_eq!((bytes.len(), start), (0, 8));
         // Replaced by a shorter file: read afresh.

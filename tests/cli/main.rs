@@ -12,6 +12,7 @@ mod draft;
 mod first_contact;
 mod fork;
 mod formats;
+mod health;
 mod history;
 mod hostile;
 mod import_export;
