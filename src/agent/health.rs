@@ -383,28 +383,48 @@ fn read_file(state: &mut State, fold: &mut Fold, path: &str, input: &Value) {
     }
 }
 
-/// The files a shell command writes, as absolute paths (relative words
-/// joined to the session's directory): every path-like word of a command
-/// that writes in place (`sed -i`, `perl -i`, a redirection, `tee`, `mv`,
-/// `cp`, `git checkout`/`restore`).
+/// The files a shell command writes in place, as absolute paths (relative
+/// words joined to the session's directory): a redirection's target, the
+/// files of `sed -i`, `tee`'s, the target of `cp`/`mv`, the paths
+/// of `git checkout`/`git restore`.
 fn shell_writes(command: &str, cwd: Option<&str>) -> Vec<String> {
-    let writes = [
-        " -i",
-        ">",
-        "tee ",
-        "mv ",
-        "cp ",
-        "git checkout",
-        "git restore",
-    ]
-    .iter()
-    .any(|m| command.contains(m));
-    if !writes {
-        return Vec::new();
+    let mut out = Vec::new();
+    for segment in command.split(['\n', ';', '|', '&']) {
+        let words: Vec<&str> = segment
+            .split_whitespace()
+            .map(|w| w.trim_matches(['\'', '"']))
+            .collect();
+        let paths = |from: usize| -> Vec<&str> {
+            words[from.min(words.len())..]
+                .iter()
+                .copied()
+                .filter(|w| !w.starts_with('-') && w.contains(['/', '.']))
+                .collect()
+        };
+        for (i, w) in words.iter().enumerate() {
+            if let Some(target) = w.strip_prefix(">>").or_else(|| w.strip_prefix('>')) {
+                out.extend(if target.is_empty() {
+                    words.get(i + 1).copied()
+                } else {
+                    Some(target)
+                });
+            }
+        }
+        let written = match words.as_slice() {
+            // The first operand of `sed` is its script.
+            ["sed", rest @ ..] if rest.iter().any(|w| w.starts_with("-i")) => {
+                let script = rest.iter().position(|w| !w.starts_with('-'));
+                paths(script.map_or(rest.len(), |i| i + 2))
+            }
+            ["tee", ..] => paths(1),
+            ["cp" | "mv", ..] => paths(1).last().copied().into_iter().collect(),
+            ["git", "checkout" | "restore", ..] => paths(2),
+            _ => Vec::new(),
+        };
+        out.extend(written);
     }
-    command
-        .split(|c: char| c.is_whitespace() || "><|;&'\"".contains(c))
-        .filter(|w| w.contains(['/', '.']) && !w.starts_with('-'))
+    out.into_iter()
+        .filter(|w| !w.is_empty() && !w.starts_with('&') && *w != "/dev/null")
         .filter_map(|w| match (w.starts_with('/'), cwd) {
             (true, _) => Some(w.to_string()),
             (false, Some(dir)) => Some(format!(
@@ -616,6 +636,18 @@ mod tests {
             run(&[refused.to_string()]),
             BTreeSet::from([Signal::StaleRead])
         );
+    }
+
+    #[test]
+    fn shell_commands_write_their_targets_only() {
+        let w = |c: &str| shell_writes(c, Some("/w"));
+        assert_eq!(w("sed -i 's/a/b/' src/a.rs"), ["/w/src/a.rs"]);
+        assert_eq!(w("sed -i.bak -e x /abs/a.rs"), ["/abs/a.rs"]);
+        assert_eq!(w("cp src/a.rs /tmp/b.rs"), ["/tmp/b.rs"]);
+        assert_eq!(w("echo x > ./out.txt && cat src/a.rs"), ["/w/out.txt"]);
+        assert_eq!(w("cargo test 2>&1 | tee log.txt"), ["/w/log.txt"]);
+        assert_eq!(w("git checkout -- src/a.rs"), ["/w/src/a.rs"]);
+        assert!(w("cat src/a.rs; grep -n x src/b.rs 2>/dev/null").is_empty());
     }
 
     #[test]
