@@ -52,6 +52,9 @@ pub const SPIRAL: u32 = 3;
 pub const FADE_WORDS: usize = 4;
 /// The most bytes read in one reading, from the end of the transcript.
 pub const READ_LIMIT: u64 = 4 * 1024 * 1024;
+/// The most read at a session's first reading (the plugin installed in a
+/// long session): its recent history, about a hundred turns.
+pub const FIRST_LIMIT: u64 = 1024 * 1024;
 
 /// The most files and messages a state remembers.
 const MAX_FILES: usize = 4096;
@@ -153,7 +156,8 @@ fn prompt_digest(text: &str) -> Option<u64> {
 }
 
 /// The bytes of the transcript at `path` not read yet: from `offset`, at
-/// most [`READ_LIMIT`] from its end, up to its last newline (a line being
+/// most [`READ_LIMIT`] from its end ([`FIRST_LIMIT`] when nothing was read
+/// yet), up to its last newline (a line being
 /// written is left for the next reading). The bytes, the offset they start
 /// at, and whether the start is a line's (else the first line is cut and
 /// is skipped). A transcript shorter than `offset` (replaced) is read
@@ -166,7 +170,8 @@ pub fn unread(path: &Path, offset: u64) -> std::io::Result<(Vec<u8>, u64, bool)>
     }
     let len = meta.len();
     let offset = if offset > len { 0 } else { offset };
-    let start = offset.max(len.saturating_sub(READ_LIMIT));
+    let limit = if offset == 0 { FIRST_LIMIT } else { READ_LIMIT };
+    let start = offset.max(len.saturating_sub(limit));
     let mut bytes = Vec::with_capacity((len - start) as usize);
     file.seek(SeekFrom::Start(start))?;
     file.take(len - start).read_to_end(&mut bytes)?;
@@ -226,7 +231,10 @@ fn needles() -> &'static aho_corasick::AhoCorasick {
     SEARCH.get_or_init(|| {
         let mut all = NEEDLES.to_vec();
         all.push(USER);
-        aho_corasick::AhoCorasick::new(all).expect("fixed needles compile")
+        aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(all)
+            .expect("fixed needles compile")
     })
 }
 
@@ -235,7 +243,8 @@ fn needles() -> &'static aho_corasick::AhoCorasick {
 /// a transcript's bytes — are not parsed.
 fn relevant(line: &[u8]) -> Option<Value> {
     let mut found = 0u8;
-    for m in needles().find_overlapping_iter(line) {
+    // No needle overlaps another: the leftmost matches find them all.
+    for m in needles().find_iter(line) {
         found |= 1 << m.pattern().as_usize();
     }
     let has = |i: usize| found & (1 << i) != 0;

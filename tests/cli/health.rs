@@ -384,6 +384,10 @@ fn the_state_is_small_and_holds_no_text_of_the_session() {
             tokens(20_000),
         ],
     );
+    // The one text kept from the transcript, the model's id, is redacted.
+    let mut odd = tokens(21_000);
+    odd["message"]["model"] = json!("ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    append(&path, &[odd]);
     assert_eq!(prompt(&sb, &repo, &path, "go on"), None);
     let state = std::fs::read_to_string(
         repo.join(".git/handoff-health")
@@ -391,7 +395,8 @@ fn the_state_is_small_and_holds_no_text_of_the_session() {
     )
     .unwrap();
     assert!(state.len() < 1024, "{state}");
-    for word in ["hunter2", "secrets", "config", "deploy"] {
+    assert!(state.contains("[REDACTED:"), "{state}");
+    for word in ["hunter2", "secrets", "config", "deploy", "ghp_"] {
         assert!(!state.contains(word), "{state}");
     }
 }

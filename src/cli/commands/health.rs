@@ -112,7 +112,7 @@ fn answer(input: &[u8]) -> Option<report::HookContext> {
     let effective = health::effective_window(&state, window);
     fired.extend(health::pressure(&state, effective));
     let signal = health::choose(&mut state, &fired);
-    save(&file, &dir, &state, &repo)?;
+    save(&file, &dir, &mut state, &repo)?;
     let words = words(signal?, &state, effective);
     Some(report::HookContext {
         hook_specific_output: report::HookSpecific {
@@ -152,12 +152,16 @@ fn prune(dir: &Path) {
     }
 }
 
-/// Write the state through the redaction filter, replacing the file whole.
-fn save(file: &Path, dir: &Path, state: &State, repo: &gix::Repository) -> Option<()> {
+/// Write the state, replacing the file whole. The one text it holds from
+/// the session, the model's id, passes the redaction filter; the rest are
+/// digests and counts of its own making.
+fn save(file: &Path, dir: &Path, state: &mut State, repo: &gix::Repository) -> Option<()> {
     use std::io::Write;
+    if let Some(model) = &state.model {
+        let options = crate::brief::redact::Options::from_repo(repo);
+        state.model = Some(crate::brief::redact::redact(model, options).0);
+    }
     let text = serde_json::to_string(state).ok()?;
-    let options = crate::brief::redact::Options::from_repo(repo);
-    let (text, _) = crate::brief::redact::redact(&text, options);
     let mut tmp = tempfile::Builder::new()
         .prefix(".state-")
         .tempfile_in(dir)
