@@ -11,7 +11,7 @@
 //!   no edit between them (an edit between two test runs is progress, not
 //!   a loop);
 //! - **a stale read**: an edit of a file written since the agent last read
-//!   it — by a subagent or a shell command that names it — or the
+//!   it — by a subagent or a shell command that writes it — or the
 //!   harness's own refusal of such an edit (`modified since read`);
 //! - **a recovery spiral**: [`SPIRAL`] reads in a row of files (the same
 //!   part of them) already read and unchanged since;
@@ -19,9 +19,10 @@
 //!   (of at least [`FADE_WORDS`] words: `continue` is no instruction).
 //!
 //! The transcript is read from where the last reading stopped
-//! ([`State::offset`]), at most [`READ_LIMIT`] bytes from its end; what
-//! the readings learnt lives in a small [`State`] of digests and counts
-//! (no text of the session), which the caller keeps per session. Files
+//! ([`State::offset`]), at most [`READ_LIMIT`] bytes from its end
+//! ([`FIRST_LIMIT`] at a session's first reading); what the readings learnt
+//! lives in a small [`State`] of digests and counts (of the session's text
+//! only the model's id), which the caller keeps per session. Files
 //! only; no refs; nothing printed.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
