@@ -416,3 +416,31 @@ fn the_shipped_plugin_and_settings_run_the_hook() {
         );
     }
 }
+
+#[test]
+fn a_new_session_removes_the_files_of_sessions_long_gone() {
+    let sb = Sandbox::new();
+    let (repo, path) = setup(&sb);
+    let dir = repo.join(".git/handoff-health");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["gone.json", "gone.lock", ".state-x1", "recent.json"] {
+        std::fs::write(dir.join(name), "{}").unwrap();
+    }
+    for name in ["gone.json", "gone.lock", ".state-x1"] {
+        let file = dir.join(name);
+        let out = sb
+            .command("touch", &repo)
+            .args(["-d", "15 days ago"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    }
+    assert_eq!(prompt(&sb, &repo, &path, "go on"), None);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, [format!("{SESSION}.json"), "recent.json".to_string()]);
+}

@@ -122,7 +122,7 @@ fn answer(input: &[u8]) -> Option<report::HookContext> {
     })
 }
 
-/// The session's state; a new session's (then states of sessions long
+/// The session's state; a new session's (then the files of sessions long
 /// gone are removed).
 fn load(file: &Path, dir: &Path) -> State {
     match std::fs::read(file) {
@@ -146,7 +146,9 @@ fn prune(dir: &Path) {
             .ok()
             .and_then(|t| now.duration_since(t).ok())
             .is_some_and(|age| age > STATE_AGE);
-        if old && entry.path().extension().is_some_and(|x| x == "json") {
+        // The folder is the hook's own: a state, a lock or a staged file
+        // (a run stopped at its deadline) this old is left over.
+        if old {
             let _ = std::fs::remove_file(entry.path());
         }
     }
