@@ -306,6 +306,26 @@ fn every_failure_is_silent_and_exits_zero() {
         assert!(started.elapsed() < Duration::from_secs(5), "{point}");
         assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     }
+    // Standard input never closed: silent, within the deadline.
+    let mut cmd = sb.command("git", &repo);
+    cmd.args(["handoff", "hook", "user-prompt-submit"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    let open_stdin = child.stdin.take();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            panic!("the hook waited for its input past its deadline");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(open_stdin);
+    assert!(status.success());
     // Nothing was raised by the failures: the alert is still to come.
     assert!(prompt(&sb, &repo, &path, "go on").is_some());
 }

@@ -40,13 +40,15 @@ const MAX_INPUT: u64 = 1024 * 1024;
 pub fn run() -> anyhow::Result<Output> {
     // A panic anywhere below is one more silent failure.
     std::panic::set_hook(Box::new(|_| {}));
-    let mut input = Vec::new();
-    let _ = std::io::stdin()
-        .lock()
-        .take(MAX_INPUT)
-        .read_to_end(&mut input);
     let (send, receive) = mpsc::channel();
+    // Reading stdin is inside the deadline too: a harness that never
+    // closes it gets no answer, not a hook that hangs.
     let worker = std::thread::Builder::new().spawn(move || {
+        let mut input = Vec::new();
+        let _ = std::io::stdin()
+            .lock()
+            .take(MAX_INPUT)
+            .read_to_end(&mut input);
         let _ = send.send(answer(&input));
     });
     if worker.is_err() {
