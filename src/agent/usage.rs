@@ -78,8 +78,9 @@ fn parse_any(line: &[u8]) -> Option<(Sample, bool)> {
     claude_sample(&v).map(|s| (s, false))
 }
 
-/// A Claude Code assistant line's counts.
-fn claude_sample(v: &Value) -> Option<Sample> {
+/// A Claude Code assistant line's counts (not a sidechain's, not a
+/// `<synthetic>` placeholder's).
+pub fn claude_sample(v: &Value) -> Option<Sample> {
     let message = v.get("message")?;
     let assistant = v.get("type").and_then(Value::as_str) == Some("assistant")
         || message.get("role").and_then(Value::as_str) == Some("assistant");

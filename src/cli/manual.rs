@@ -87,6 +87,11 @@ pub const CONFIG: &[(&str, &str, &str)] = &[
         "the pre-compact and session-end hooks store a draft from the transcript (mode AUTO) when the session wrote no brief; false turns that off",
     ),
     (
+        "handoff.health",
+        "true",
+        "the user-prompt-submit hook suggests `git handoff reground` (recover when the context is nearly full) when the transcript shows recall degrading; false turns it off",
+    ),
+    (
         "merge.handoff-narrative.driver, .name",
         "unset; `git handoff init` sets them",
         "the narrative merge driver (git handoff merge-narrative %O %A %B %P)",
@@ -114,6 +119,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "GIT_HANDOFF_STALE_HOURS",
         "the stale threshold of resume, over handoff.staleHours",
+    ),
+    (
+        "GIT_HANDOFF_HEALTH",
+        "0, false, off or no: the user-prompt-submit hook says nothing, as handoff.health false",
     ),
     ("NO_COLOR", "when set and not empty, no colour"),
     (

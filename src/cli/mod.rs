@@ -143,8 +143,8 @@ impl Cli {
         !cmd.get_subcommands().any(|sub| first == sub.get_name())
     }
 
-    /// `hook session-start`, `hook pre-compact` and `hook session-end`,
-    /// exactly.
+    /// `hook session-start`, `hook pre-compact`, `hook session-end` and
+    /// `hook user-prompt-submit`, exactly.
     fn hook_shortcut(args: &[std::ffi::OsString]) -> Option<Cli> {
         use commands::hook::{Args, Event};
         let [hook, event] = args else {
@@ -157,6 +157,7 @@ impl Cli {
             "session-start" => Event::SessionStart,
             "pre-compact" => Event::PreCompact,
             "session-end" => Event::SessionEnd,
+            "user-prompt-submit" => Event::UserPromptSubmit,
             _ => return None,
         };
         Some(Cli {

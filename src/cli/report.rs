@@ -507,7 +507,8 @@ pub struct HandedBack<'a> {
     pub fork: &'a str,
 }
 
-/// `hook session-start`: context for the harness to inject.
+/// `hook session-start`, `hook user-prompt-submit`: context for the
+/// harness to inject.
 #[derive(Debug, Serialize)]
 pub struct HookContext {
     /// The harness's envelope.
@@ -518,7 +519,7 @@ pub struct HookContext {
 /// The envelope of a [`HookContext`].
 #[derive(Debug, Serialize)]
 pub struct HookSpecific {
-    /// Always `SessionStart`.
+    /// The event answered: `SessionStart`, `UserPromptSubmit`.
     #[serde(rename = "hookEventName")]
     pub hook_event_name: &'static str,
     /// The text injected.

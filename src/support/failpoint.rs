@@ -9,3 +9,11 @@ pub fn reach(name: &str) {
         std::thread::sleep(std::time::Duration::from_secs(120));
     }
 }
+
+/// Test-only crash injection: when `GIT_HANDOFF_FAILPOINT` names this
+/// point, panic here (for code that must survive its own crash).
+pub fn crash(name: &str) {
+    if std::env::var_os("GIT_HANDOFF_FAILPOINT").is_some_and(|v| v == name) {
+        panic!("failpoint: {name}");
+    }
+}

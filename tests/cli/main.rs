@@ -16,6 +16,7 @@ mod first_contact;
 mod fork;
 mod formats;
 mod graph;
+mod health;
 mod history;
 mod hostile;
 mod import_export;

@@ -1,5 +1,5 @@
-//! `git handoff hook session-start|pre-compact|session-end`: agent-harness
-//! hooks. A hook never blocks a session: every failure is silent, exit 0.
+//! `git handoff hook session-start|pre-compact|session-end|user-prompt-submit`:
+//! agent-harness hooks (the last one in [`super::health`]). A hook never blocks a session: every failure is silent, exit 0.
 
 use std::io::Read;
 
@@ -29,6 +29,8 @@ pub enum Event {
     PreCompact,
     /// SessionEnd: store a draft from the transcript (mode AUTO) when no brief was written in this session
     SessionEnd,
+    /// UserPromptSubmit: one line suggesting reground (recover when the context is nearly full) when the transcript shows recall degrading; each alert once per session
+    UserPromptSubmit,
 }
 
 /// The most a hook reads from stdin.
@@ -36,6 +38,9 @@ const MAX_HOOK_INPUT: u64 = 1024 * 1024;
 
 /// Read the hook input and answer; never fails.
 pub fn run(args: Args) -> anyhow::Result<Output> {
+    if let Event::UserPromptSubmit = args.event {
+        return super::health::run();
+    }
     let mut input = Vec::new();
     let _ = std::io::stdin()
         .lock()
@@ -52,6 +57,8 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
             crate::cli::commands::draft::safety_net(parsed.as_ref());
             None
         }
+        // Answered above, by its own reader.
+        Event::UserPromptSubmit => None,
     };
     Ok(answer.unwrap_or_else(Output::empty))
 }

@@ -12,6 +12,7 @@ pub mod fetch;
 pub mod fields;
 pub mod fork;
 pub mod handback;
+pub mod health;
 pub mod hook;
 pub mod import;
 pub mod init;

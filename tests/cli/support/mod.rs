@@ -192,6 +192,7 @@ pub fn hermetic(cmd: &mut Command, home: &Path) {
         "CLAUDE_CODE_SESSION_ID",
         "CLAUDE_ENV_FILE",
         "GIT_HANDOFF_STALE_HOURS",
+        "GIT_HANDOFF_HEALTH",
         "NO_COLOR",
         "EMAIL",
         "CLAUDE_CONFIG_DIR",

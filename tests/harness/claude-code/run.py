@@ -271,6 +271,31 @@ def session_start_on_each_source(w):
                   f"{name}: the brief's next step did not reach the model")
 
 
+def health_signal_reaches_the_model(w):
+    """The UserPromptSubmit hook: with the context past half the usable
+    window (a 3,000-token window, so the mock's 1,000 input tokens are 66 %
+    of its usable half), the next prompt of the session carries one line
+    suggesting `git handoff reground`; the prompt after it does not (once
+    per session). Off with handoff.health=false."""
+    w.git("config", "handoff.contextWindow", "3000")
+    _, lines, _ = w.session("health", [{"text": "ok"}], ["Read"])
+    sid = next(l["session_id"] for l in lines if l.get("type") == "system" and l.get("session_id"))
+    alert = "git-handoff session health: context at 66% of the usable window"
+    reqs, _, stderr = w.session("health-next", [{"text": "ok"}], ["Read"], prompt="go on", args=["--resume", sid])
+    check(not [l for l in stderr.splitlines() if l.strip()], f"health: Claude Code's stderr: {stderr[:300]}")
+    check(reqs and alert in json.dumps(reqs[0]), "health: the alert never reached the model")
+    check("git handoff reground" in json.dumps(reqs[0]), "health: the alert does not suggest reground")
+    # The request holds the conversation so far: the first alert, once.
+    reqs, _, _ = w.session("health-again", [{"text": "ok"}], ["Read"], prompt="go on", args=["--resume", sid])
+    check(reqs and json.dumps(reqs[0]).count("git-handoff session health") == 1,
+          "health: the alert came twice in one session")
+    w.git("config", "handoff.health", "false")
+    _, lines, _ = w.session("health-off", [{"text": "ok"}], ["Read"])
+    sid = next(l["session_id"] for l in lines if l.get("type") == "system" and l.get("session_id"))
+    reqs, _, _ = w.session("health-off-next", [{"text": "ok"}], ["Read"], prompt="go on", args=["--resume", sid])
+    check(reqs and "git-handoff session health" not in json.dumps(reqs[0]), "health: handoff.health=false did not turn it off")
+
+
 def sticky_key_across_bash_and_mcp(w):
     """One session writes `api-docs` through Bash, then a keyless write
     through the MCP server: both processes are the same session
@@ -309,6 +334,7 @@ SCENARIOS = [
     handoff_command_writes_then_clear_continues,
     handoff_command_routes_each_keyword,
     session_start_on_each_source,
+    health_signal_reaches_the_model,
     sticky_key_across_bash_and_mcp,
     look_only_session_keeps_the_brief,
     only_resumed_session_keeps_the_brief,
