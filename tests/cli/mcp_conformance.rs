@@ -391,7 +391,10 @@ fn a_request_too_deep_or_too_large_is_answered_with_its_id() {
         json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list"}),
     ));
     let answers = answers(&sb, &repo, input);
-    for (id, words) in [(json!(8), "nests 203 levels"), (json!("big"), "over 8388608 bytes")] {
+    for (id, words) in [
+        (json!(8), "nests 203 levels"),
+        (json!("big"), "over 8388608 bytes"),
+    ] {
         let answer = by_id(&answers, id.clone());
         assert_eq!(answer["error"]["code"], -32600, "{id}: {answer}");
         let message = answer["error"]["message"].as_str().unwrap();

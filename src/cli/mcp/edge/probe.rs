@@ -126,8 +126,14 @@ mod tests {
     fn the_top_level_id_is_read_wherever_it_stands() {
         let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
         for (text, id) in [
-            (r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#.to_string(), json!(7)),
-            (format!(r#"{{"params":{{"a":{deep},"id":1}},"id":"a\"b,}}"}}"#), json!("a\"b,}")),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#.to_string(),
+                json!(7),
+            ),
+            (
+                format!(r#"{{"params":{{"a":{deep},"id":1}},"id":"a\"b,}}"}}"#),
+                json!("a\"b,}"),
+            ),
             (r#"{ "id" : -1.5 }"#.into(), json!(-1.5)),
         ] {
             let p = probe(&text);
