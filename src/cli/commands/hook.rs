@@ -1,7 +1,11 @@
 //! `git handoff hook session-start|pre-compact|session-end`: agent-harness
 //! hooks. A hook never blocks a session: every failure is silent, exit 0.
+//! And the hidden `hook pre-push`, git's pre-push hook ([`pre_push`]),
+//! which refuses a push that would send a secret.
 
 use std::io::Read;
+
+pub mod pre_push;
 
 use serde_json::Value;
 
@@ -28,13 +32,20 @@ pub enum Event {
     PreCompact,
     /// SessionEnd: store a draft from the transcript (mode AUTO) when no brief was written in this session
     SessionEnd,
+    /// git's pre-push hook (`init --pre-push` installs it): the secret gate on the handoff refs a push would send, then the hook it chains
+    #[command(hide = true)]
+    PrePush(pre_push::Args),
 }
 
 /// The most a hook reads from stdin.
 const MAX_HOOK_INPUT: u64 = 1024 * 1024;
 
-/// Read the hook input and answer; never fails.
+/// Read the hook input and answer; never fails (but git's pre-push hook,
+/// which refuses).
 pub fn run(args: Args) -> anyhow::Result<Output> {
+    if let Event::PrePush(args) = args.event {
+        return pre_push::run(args);
+    }
     let mut input = Vec::new();
     let _ = std::io::stdin()
         .lock()
@@ -51,6 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
             crate::cli::commands::draft::safety_net(parsed.as_ref());
             None
         }
+        Event::PrePush(_) => None,
     };
     Ok(answer.unwrap_or_else(Output::empty))
 }
