@@ -100,7 +100,7 @@ fn script() -> String {
          # is refused (`git push --no-verify` skips it). The hook that was here\n\
          # before, if any, is {CHAINED}: it runs after the gate, with the\n\
          # same arguments and input.\n\
-         exec git handoff hook pre-push --then \"${{0%/*}}/{CHAINED}\" \"$@\"\n"
+         exec git handoff hook pre-push --then \"${{0%/*}}/{CHAINED}\" -- \"$@\"\n"
     )
 }
 
