@@ -24,7 +24,7 @@ pub fn rows(repo: &gix::Repository, now: i64) -> Result<Vec<ListRow>> {
                 match store::load(repo, &store::ref_name(key), key, *id)
                     .and_then(|stored| stored.brief())
                 {
-                    Ok(brief) => cache.insert(*id, listcache::Summary::of(brief)),
+                    Ok(brief) => cache.insert(*id, brief),
                     Err(e) => {
                         errors.insert(i, crate::cli::hints::message(&e));
                     }
@@ -102,8 +102,16 @@ fn current_key<'a>(
     }
 }
 
-/// One row per listed brief; `current` is the key to mark.
-pub fn rows_of(listed: Vec<store::Listed>, current: Option<String>, now: i64) -> Vec<ListRow> {
+/// One row per listed brief (the archived ones, which no cache holds);
+/// `current` is the key to mark. Each summary is redacted with `options`
+/// as it is read: a brief archived before a rule existed (or written with
+/// `--no-redact`) shows no secret.
+pub fn rows_of(
+    listed: Vec<store::Listed>,
+    current: Option<String>,
+    now: i64,
+    options: crate::brief::redact::Options,
+) -> Vec<ListRow> {
     let mut rows = Vec::new();
     for (key, entry) in listed {
         let mut row = ListRow {
@@ -123,11 +131,12 @@ pub fn rows_of(listed: Vec<store::Listed>, current: Option<String>, now: i64) ->
             stored.brief()
         }) {
             Ok(brief) => {
-                row.age_seconds = clock::parse(&brief.timestamp).map(|t| now - t);
-                row.branch = Some(brief.state.branch);
-                row.head_sha = brief.state.head_sha;
-                row.timestamp = Some(brief.timestamp);
-                row.done_when = Some(brief.resume.done_when);
+                let summary = listcache::Summary::of(brief, options);
+                row.age_seconds = clock::parse(&summary.timestamp).map(|t| now - t);
+                row.branch = Some(summary.branch);
+                row.head_sha = summary.head_sha;
+                row.timestamp = Some(summary.timestamp);
+                row.done_when = Some(summary.done_when);
             }
             Err(e) => row.error = Some(crate::cli::hints::message(&e)),
         }

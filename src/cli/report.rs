@@ -403,6 +403,10 @@ pub struct Restored<'a> {
     pub key: &'a str,
     /// The version restored.
     pub restored: String,
+    /// Secrets the current rules found in the archived brief, redacted
+    /// before it was restored, by rule.
+    #[serde(skip_serializing_if = "Counts::is_empty")]
+    pub redacted: Counts,
 }
 
 /// `prune --json`: what was (or would be) archived and deleted.
@@ -425,7 +429,9 @@ pub struct Redacted<'a> {
     pub dry_run: bool,
     /// The briefs with secrets.
     pub briefs: &'a [String],
-    /// Secrets found in the briefs, by rule.
+    /// The archived briefs (`refs/handoff-archive/`) with secrets.
+    pub archived: &'a [String],
+    /// Secrets found in the briefs and the archived briefs, by rule.
     pub brief_secrets: &'a Counts,
     /// Whether the history was rewritten (`null` without `--history`).
     pub history_rewritten: Option<bool>,

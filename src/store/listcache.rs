@@ -4,6 +4,10 @@
 //! validates a brief once, then takes its summary from
 //! `<common git dir>/handoff-list.cache`. The cache is derived data: a
 //! missing, unreadable or outdated file is rebuilt, and deleting it is safe.
+//! Like every file the tool writes, it holds filtered text only: a
+//! summary is redacted before it is kept, and the file names the rules and
+//! options it was filtered with, so that a file filtered otherwise is
+//! discarded and rebuilt.
 
 use std::path::PathBuf;
 
@@ -11,13 +15,27 @@ use gix::ObjectId;
 use gix::hashtable::HashMap;
 
 use crate::brief::Brief;
+use crate::brief::redact::{self, Options};
 use crate::support::atomic;
 
-/// The cache file's first line; another first line discards the file (a
-/// build that validates differently must not trust this one's verdicts).
-const HEADER: &str = "git-handoff list cache 1, schema 1\n";
+/// The cache file's name in the common git dir.
+const FILE: &str = "handoff-list.cache";
 
-/// The fields `list` shows of a valid brief.
+/// The cache file's first line, for the rules and options its text was
+/// filtered with; another first line discards the file (a build that
+/// validates or filters differently must not trust this one's entries).
+fn header(options: Options) -> String {
+    let mut off = options.off.to_vec();
+    off.sort_unstable();
+    format!(
+        "git-handoff list cache 2, schema 1, rules {}, emails {}, off {}\n",
+        redact::rules_digest(),
+        options.emails,
+        off.join(",")
+    )
+}
+
+/// The fields `list` shows of a valid brief, redacted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     /// `state.branch`.
@@ -31,15 +49,22 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The summary of `brief`.
-    pub fn of(brief: Brief) -> Summary {
+    /// The summary of `brief`, its text redacted with `options`.
+    pub fn of(brief: Brief, options: Options) -> Summary {
+        let filtered = |text: String| redact::redact(&text, options).0;
         Summary {
-            branch: brief.state.branch,
+            branch: filtered(brief.state.branch),
             head_sha: brief.state.head_sha,
             timestamp: brief.timestamp,
-            done_when: brief.resume.done_when,
+            done_when: filtered(brief.resume.done_when),
         }
     }
+}
+
+/// Drop the cache file of `repo` (after `redact`: no copy of a removed
+/// secret may stay behind, even one keyed by a blob no longer stored).
+pub fn forget(repo: &gix::Repository) {
+    let _ = std::fs::remove_file(repo.common_dir().join(FILE));
 }
 
 /// Summaries of valid briefs by blob id, loaded from and saved to the cache
@@ -47,6 +72,8 @@ impl Summary {
 #[derive(Debug, Default)]
 pub struct Cache {
     path: Option<PathBuf>,
+    /// What summaries are filtered with.
+    options: Options,
     entries: HashMap<ObjectId, Summary>,
     added: bool,
 }
@@ -54,13 +81,15 @@ pub struct Cache {
 impl Cache {
     /// Load the cache of `repo`.
     pub fn load(repo: &gix::Repository) -> Cache {
-        let path = repo.common_dir().join("handoff-list.cache");
+        let path = repo.common_dir().join(FILE);
+        let options = Options::from_repo(repo);
         let entries = std::fs::read(&path)
             .ok()
-            .and_then(|data| parse(&data))
+            .and_then(|data| parse(&data, &header(options)))
             .unwrap_or_default();
         Cache {
             path: Some(path),
+            options,
             entries,
             added: false,
         }
@@ -71,9 +100,10 @@ impl Cache {
         self.entries.get(id)
     }
 
-    /// Remember the summary of blob `id` (a brief that validated).
-    pub fn insert(&mut self, id: ObjectId, summary: Summary) {
-        self.entries.insert(id, summary);
+    /// Remember the summary of blob `id`, a brief that validated (its
+    /// text redacted).
+    pub fn insert(&mut self, id: ObjectId, brief: Brief) {
+        self.entries.insert(id, Summary::of(brief, self.options));
         self.added = true;
     }
 
@@ -89,7 +119,7 @@ impl Cache {
         if !self.added && self.entries.len() == before {
             return;
         }
-        let _ = atomic::write_unless_locked(path, &render(&self.entries));
+        let _ = atomic::write_unless_locked(path, &render(&self.entries, &header(self.options)));
         self.added = false;
     }
 
@@ -99,10 +129,10 @@ impl Cache {
     }
 }
 
-fn render(entries: &HashMap<ObjectId, Summary>) -> Vec<u8> {
+fn render(entries: &HashMap<ObjectId, Summary>, header: &str) -> Vec<u8> {
     let mut ids: Vec<&ObjectId> = entries.keys().collect();
     ids.sort();
-    let mut out = String::from(HEADER);
+    let mut out = String::from(header);
     for id in ids {
         let s = &entries[id];
         out.push_str(&id.to_string());
@@ -120,9 +150,9 @@ fn render(entries: &HashMap<ObjectId, Summary>) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn parse(data: &[u8]) -> Option<HashMap<ObjectId, Summary>> {
+fn parse(data: &[u8], header: &str) -> Option<HashMap<ObjectId, Summary>> {
     let text = std::str::from_utf8(data).ok()?;
-    let body = text.strip_prefix(HEADER)?;
+    let body = text.strip_prefix(header)?;
     let mut entries = HashMap::default();
     for line in body.split_terminator('\n') {
         let mut fields = line.split('\t');
@@ -208,17 +238,27 @@ mod tests {
                 done_when: "".into(),
             },
         );
-        assert_eq!(parse(&render(&entries)), Some(entries));
+        let header = header(Options::default());
+        assert_eq!(parse(&render(&entries, &header), &header), Some(entries));
     }
 
     #[test]
     fn another_header_or_a_damaged_line_discards_the_file() {
-        assert_eq!(parse(b"git-handoff list cache 0\n"), None);
-        let mut data = HEADER.as_bytes().to_vec();
+        let header = header(Options::default());
+        assert_eq!(parse(b"git-handoff list cache 0\n", &header), None);
+        // a file filtered by other rules or options
+        let old = "git-handoff list cache 1, schema 1\n";
+        assert_eq!(parse(old.as_bytes(), &header), None);
+        let other = Options {
+            emails: false,
+            off: &[],
+        };
+        assert_eq!(parse(header.as_bytes(), &super::header(other)), None);
+        let mut data = header.as_bytes().to_vec();
         data.extend_from_slice(b"0123456789abcdef0123456789abcdef01234567\tt\tb\n");
-        assert_eq!(parse(&data), None);
-        let mut data = HEADER.as_bytes().to_vec();
+        assert_eq!(parse(&data, &header), None);
+        let mut data = header.as_bytes().to_vec();
         data.extend_from_slice(b"0123456789abcdef0123456789abcdef01234567\tt\tb\t\td\\q\n");
-        assert_eq!(parse(&data), None);
+        assert_eq!(parse(&data, &header), None);
     }
 }

@@ -1022,3 +1022,35 @@ pub fn replace(
     let written = write(repo, std::slice::from_ref(&update), reflog)?;
     Ok(written.ids[0].1)
 }
+
+/// Replace `key`'s archived brief with `brief`, as [`replace`] does a
+/// live one: for sanitizing an archived brief in place.
+pub fn replace_archived(
+    repo: &gix::Repository,
+    brief: &Brief,
+    expected: ObjectId,
+    reflog: &str,
+) -> Result<ObjectId, StoreError> {
+    replace_at(repo, archive_ref_name(&brief.key), brief, expected, reflog)
+}
+
+fn replace_at(
+    repo: &gix::Repository,
+    name: String,
+    brief: &Brief,
+    expected: ObjectId,
+    reflog: &str,
+) -> Result<ObjectId, StoreError> {
+    let id = repo
+        .write_blob(brief.to_pretty_json().as_bytes())
+        .context("cannot write the brief blob")?
+        .detach();
+    let edit = refs::update(name.clone(), id, Some(expected), reflog);
+    edit_racing(
+        repo,
+        vec![edit],
+        std::slice::from_ref(&brief.key),
+        vec![name],
+    )?;
+    Ok(id)
+}

@@ -21,6 +21,9 @@ use crate::brief::redact::{self, Options};
 use crate::git::packs::Packs;
 use crate::{store, store::history};
 
+mod prepush;
+pub use prepush::{handoff_updates, outgoing_refs};
+
 /// The notes commits, trees and note blobs of one or more notes
 /// histories.
 #[derive(Default)]

@@ -157,7 +157,7 @@ impl<'r> Stamps<'r> {
                 match data.as_deref().map(Brief::from_slice) {
                     Some(Ok(brief)) => {
                         let timestamp = brief.timestamp.clone();
-                        cache.insert(id, listcache::Summary::of(brief));
+                        cache.insert(id, brief);
                         Some(timestamp)
                     }
                     // Not a valid brief: its timestamp, if it has one.

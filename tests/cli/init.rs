@@ -113,7 +113,9 @@ fn init_sets_up_the_driver_and_running_it_twice_changes_nothing() {
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["ok"], true);
     assert_eq!(v["changed"], false);
-    assert_eq!(v["items"].as_array().unwrap().len(), 6);
+    // the six items, and whether the pre-push hook is installed (56.11)
+    assert_eq!(v["items"].as_array().unwrap().len(), 7);
+    assert_eq!(v["items"][6]["name"], "pre-push hook");
     assert_eq!(v["items"][1]["name"], "merge.handoff-narrative.driver");
     assert_eq!(v["items"][1]["status"], "ok");
 }

@@ -301,3 +301,31 @@ fn every_rule_is_documented_with_examples() {
         );
     }
 }
+
+#[test]
+fn invalid_json_is_a_refusal_as_validate_and_write_answer_it() {
+    let sb = Sandbox::new();
+    let repo = repo(&sb);
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let inputs: [(&str, Vec<u8>); 4] = [
+        ("truncated", b"{\"resume\":".to_vec()),
+        ("not UTF-8", b"{\"resume\": \"\xff\xfe\"}".to_vec()),
+        ("too deep", deep.into_bytes()),
+        ("not an object", b"[1]".to_vec()),
+    ];
+    for (what, bytes) in inputs {
+        let file = sb.path("input.json");
+        std::fs::write(&file, &bytes).unwrap();
+        let mut commands = vec![vec!["lint", "-F", file.to_str().unwrap()]];
+        if what != "not an object" {
+            // validate lists a schema issue per line for a non-object
+            commands.push(vec!["validate", file.to_str().unwrap()]);
+        }
+        for args in commands {
+            let out = sb.handoff(&repo, &args).code(1);
+            let err = stderr(&out);
+            assert_eq!(err.lines().count(), 1, "{what}, {args:?}: {err}");
+            assert!(err.starts_with("error: "), "{what}, {args:?}: {err}");
+        }
+    }
+}

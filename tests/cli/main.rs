@@ -35,6 +35,7 @@ mod model;
 mod narrative_merge;
 mod net_model;
 mod pipeline;
+mod pre_push;
 mod prune;
 mod push_once;
 mod quoting;

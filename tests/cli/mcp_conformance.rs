@@ -402,3 +402,52 @@ async fn the_readme_mcp_table_matches_the_tools() {
     }
     client.cancel().await.unwrap();
 }
+
+/// Issue 56.8: a request too deep to parse or too large to keep is
+/// answered with its id (read wherever it stands in the line), never
+/// left unanswered; the session goes on.
+#[test]
+fn a_request_too_deep_or_too_large_is_answered_with_its_id() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let mut input = initialize("2025-06-18");
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    input.extend(
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"lint","arguments":{{"brief":{deep}}}}},"id":8}}"#
+        )
+        .into_bytes(),
+    );
+    input.push(b'\n');
+    let big = "x".repeat(9 * 1024 * 1024);
+    input.extend(
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"lint","arguments":{{"brief":"{big}"}}}},"id":"big"}}"#
+        )
+        .into_bytes(),
+    );
+    input.push(b'\n');
+    input.extend(format!("{}\n", "[".repeat(300)).into_bytes());
+    input.extend(line(
+        json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list"}),
+    ));
+    let answers = answers(&sb, &repo, input);
+    for (id, words) in [
+        (json!(8), "nests 203 levels"),
+        (json!("big"), "over 8388608 bytes"),
+    ] {
+        let answer = by_id(&answers, id.clone());
+        assert_eq!(answer["error"]["code"], -32600, "{id}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{id}: {message}");
+    }
+    let unknown = by_id(&answers, Value::Null);
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nests 300 levels"),
+        "{unknown}"
+    );
+    assert!(by_id(&answers, json!(10))["result"]["tools"].is_array());
+}

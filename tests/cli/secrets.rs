@@ -689,3 +689,96 @@ fn a_narrative_reference_in_a_subagent_brief_is_redacted() {
         stdout(&out)
     );
 }
+
+/// Issue 56.7 and 56.10: `redact --history` reaches the archived briefs,
+/// and after it and the cleanup it prints no file of the git dir holds
+/// the secret: neither the list cache (filled by `list`), nor the history
+/// index (built by `log`), nor anything else the tool wrote. Before it,
+/// every read redacts: `list`, `list --archived` and the cache itself.
+#[test]
+fn redact_history_reaches_the_archive_and_leaves_no_copy_in_any_cache() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    let done = format!("cargo test passes with {token}");
+    for key in ["live", "old"] {
+        sb.write_brief(
+            &repo,
+            Some(key),
+            [&done, "r", "cargo test x"],
+            &["--no-redact", "--no-lint"],
+        )
+        .success();
+    }
+    sb.archive(&repo, "old");
+    for args in [
+        &["list"][..],
+        &["list", "--json"],
+        &["list", "--archived"],
+        &["list", "--archived", "--json"],
+    ] {
+        let out = stdout(&sb.handoff(&repo, args).success());
+        assert!(!out.contains(&token), "{args:?}: {out}");
+        assert!(out.contains("[REDACTED:github_token]"), "{args:?}: {out}");
+    }
+    // the history index, built by a read of one key's versions
+    sb.handoff(&repo, &["log", "live"]).success();
+    let git_dir = repo.join(".git");
+    assert_eq!(
+        files_holding(&git_dir, &token)
+            .iter()
+            .filter(|p| p.ends_with("handoff-list.cache"))
+            .count(),
+        0,
+        "the list cache holds filtered text"
+    );
+
+    let out = stdout(&sb.handoff(&repo, &["redact", "--history"]).success());
+    assert!(out.contains("live, old (archived)"), "{out}");
+    assert!(
+        !sb.git(&repo, &["cat-file", "-p", "refs/handoff-archive/old"])
+            .contains(&token)
+    );
+    sb.git(&repo, &["reflog", "expire", "--expire=now", "--all"]);
+    sb.git(&repo, &["gc", "-q", "--prune=now"]);
+    assert_eq!(
+        files_holding(&git_dir, &token),
+        Vec::<std::path::PathBuf>::new()
+    );
+    let out = stdout(&sb.handoff(&repo, &["redact", "--history"]).success());
+    assert!(out.contains("Briefs: no secrets found."), "{out}");
+}
+
+/// Issue 56.7: an archived brief that holds a secret (archived before a
+/// rule existed, or written with `--no-redact`) comes back redacted from
+/// `restore`, and the MCP `list` tool's archived view shows none of it.
+#[tokio::test]
+async fn restore_and_the_mcp_archived_list_redact_on_read() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("r");
+    let token = format!("ghp_{}", "Zq8xW2vN5m".repeat(4));
+    sb.write_brief(
+        &repo,
+        Some("old"),
+        [
+            &format!("cargo test passes with {token}"),
+            "r",
+            "cargo test x",
+        ],
+        &["--no-redact", "--no-lint"],
+    )
+    .success();
+    sb.archive(&repo, "old");
+    let client = crate::mcp::connect(&sb, &repo, &[]).await;
+    let listed = crate::mcp::call(&client, "list", serde_json::json!({"archived": true})).await;
+    let listed = serde_json::to_string(&listed).unwrap();
+    assert!(!listed.contains(&token), "{listed}");
+    assert!(listed.contains("[REDACTED:github_token]"), "{listed}");
+    client.cancel().await.unwrap();
+
+    let out = stdout(&sb.handoff(&repo, &["restore", "old"]).success());
+    assert!(out.contains("1 secret redacted (1 github_token)"), "{out}");
+    let brief = sb.git(&repo, &["cat-file", "-p", "refs/handoffs/old"]);
+    assert!(!brief.contains(&token), "{brief}");
+    assert!(brief.contains("[REDACTED:github_token]"), "{brief}");
+}

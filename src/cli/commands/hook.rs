@@ -1,7 +1,11 @@
 //! `git handoff hook session-start|pre-compact|session-end|user-prompt-submit`:
 //! agent-harness hooks (the last one in [`super::health`]). A hook never blocks a session: every failure is silent, exit 0.
+//! And the hidden `hook pre-push`, git's pre-push hook ([`pre_push`]),
+//! which refuses a push that would send a secret.
 
 use std::io::Read;
+
+pub mod pre_push;
 
 use serde_json::Value;
 
@@ -31,15 +35,22 @@ pub enum Event {
     SessionEnd,
     /// UserPromptSubmit: one line suggesting reground (recover when the context is nearly full) when the transcript shows recall degrading; each alert once per session
     UserPromptSubmit,
+    /// git's pre-push hook (`init --pre-push` installs it): the secret gate on the handoff refs a push would send, then the hook it chains
+    #[command(hide = true)]
+    PrePush(pre_push::Args),
 }
 
 /// The most a hook reads from stdin.
 const MAX_HOOK_INPUT: u64 = 1024 * 1024;
 
-/// Read the hook input and answer; never fails.
+/// Read the hook input and answer; never fails (but git's pre-push hook,
+/// which refuses).
 pub fn run(args: Args) -> anyhow::Result<Output> {
     if let Event::UserPromptSubmit = args.event {
         return super::health::run();
+    }
+    if let Event::PrePush(args) = args.event {
+        return pre_push::run(args);
     }
     let mut input = Vec::new();
     let _ = std::io::stdin()
@@ -59,6 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<Output> {
         }
         // Answered above, by its own reader.
         Event::UserPromptSubmit => None,
+        Event::PrePush(_) => None,
     };
     Ok(answer.unwrap_or_else(Output::empty))
 }

@@ -49,7 +49,12 @@ pub const DRIVER_NAME: &str = "git-handoff narrative (merged as a log, newest en
 /// again changes nothing. Never writes global config. `--check` also
 /// lists the remote's refs and reports (blocked) refs of git-handoff's own
 /// bookkeeping there, which a plain `git push --mirror` copies, with the
-/// command that removes them.
+/// command that removes them. With --pre-push, installs a pre-push hook
+/// that runs the secret gate on every handoff ref and history a plain `git
+/// push` would send and refuses a secret; an existing hook is kept (moved
+/// to pre-push.before-handoff) and runs after it; with core.hooksPath set,
+/// nothing is installed and the line to add is printed. `--check` reports
+/// whether it is installed.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The remote `push` and `fetch` use by default (sets handoff.remote)
@@ -57,6 +62,9 @@ pub struct Args {
     /// Only report what is and is not set up (exit 1 when something is not)
     #[arg(long)]
     pub check: bool,
+    /// Also install a pre-push hook that refuses a plain `git push` sending a secret in a brief, an archived brief or the history (an existing hook is kept and runs after it)
+    #[arg(long)]
+    pub pre_push: bool,
     /// Print the report as JSON
     #[arg(id = "json", long = "json", action = clap::ArgAction::SetTrue, value_parser = Format::from_flag())]
     pub format: Format,
@@ -162,6 +170,12 @@ pub fn run(args: Args) -> Result<Output> {
         .iter()
         .map(|item| setup(item.as_ref(), &ctx, !args.check))
         .collect();
+    if args.check || args.pre_push {
+        let hook = super::hook::pre_push::PrePushHook {
+            wanted: args.pre_push,
+        };
+        rows.push(setup(&hook, &ctx, !args.check));
+    }
     if args.check {
         rows.extend(remote_bookkeeping(&repo, ctx.remote.as_deref()));
     }

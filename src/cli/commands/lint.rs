@@ -36,8 +36,10 @@ pub fn run(args: Args) -> Result<Output> {
     let value = match &args.source.file {
         Some(source) => match brief::parse_json(&read_input(source)?) {
             Ok(v @ Value::Object(_)) => v,
-            Ok(_) => bail!("the brief must be a JSON object"),
-            Err(e) => bail!("{e}"),
+            Ok(_) => return Err(crate::refusal!("the brief must be a JSON object")),
+            // Invalid input is a refusal (exit 1), as `validate` and `write`
+            // answer it, not a fatal error.
+            Err(e) => return Err(crate::refusal!("{e}")),
         },
         None => {
             let Some(repo) = repo.as_ref() else {

@@ -51,7 +51,12 @@ fn compute(args: &Args) -> Result<Listed> {
     let now = clock::now().map_err(crate::refused)?;
     if args.archived {
         return Ok(Listed {
-            rows: rows_of(store::list_archived(&repo)?, None, now),
+            rows: rows_of(
+                store::list_archived(&repo)?,
+                None,
+                now,
+                crate::brief::redact::Options::from_repo(&repo),
+            ),
             unfetched: None,
         });
     }

@@ -11,8 +11,9 @@ use crate::{git::repo, store};
 
 /// Remove secrets from the stored briefs (and with --history, from every version)
 ///
-/// Every current brief under refs/handoffs is passed through the redaction
-/// filter and replaced in place (compare-and-swap) when it held a secret.
+/// Every current brief under refs/handoffs, and every archived one under
+/// refs/handoff-archive, is passed through the redaction filter and
+/// replaced in place (compare-and-swap) when it held a secret.
 /// With --history, refs/notes/handoffs is rewritten commit by commit with the
 /// filter applied to every version: this is a history rewrite, like
 /// `git filter-branch` — clones that already fetched the old history keep it.
@@ -82,13 +83,27 @@ pub fn redact_note(data: &[u8], options: Options, counts: &mut Counts) -> Option
     changed.then_some(out)
 }
 
-/// Redact briefs, then (with --history) the notes history.
-pub fn run(args: Args) -> Result<Output> {
-    let repo = repo::open_cwd()?;
-    let options = Options::from_repo(&repo);
-    let mut brief_counts = Counts::new();
+/// Where the briefs [`redact_briefs`] redacts live.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// `refs/handoffs/*`.
+    Live,
+    /// `refs/handoff-archive/*` (`prune`).
+    Archive,
+}
+
+/// Redact every brief of `listed` in place (unless `dry_run`); the keys
+/// that held a secret.
+fn redact_briefs(
+    repo: &gix::Repository,
+    listed: Vec<store::Listed>,
+    place: Place,
+    options: Options,
+    dry_run: bool,
+    counts: &mut Counts,
+) -> Result<Vec<String>> {
     let mut keys = Vec::new();
-    for (key, entry) in store::list(&repo)? {
+    for (key, entry) in listed {
         let Ok(stored) = entry else { continue };
         let Ok(mut value) = serde_json::from_slice::<Value>(&stored.data) else {
             continue;
@@ -103,14 +118,46 @@ pub fn run(args: Args) -> Result<Output> {
         if found.is_empty() {
             continue;
         }
-        redact::merge(&mut brief_counts, found);
-        if !args.dry_run {
+        redact::merge(counts, found);
+        if !dry_run {
             let brief = serde_json::from_value(value)
                 .map_err(|e| anyhow!("brief '{key}' cannot be re-read after redaction: {e}"))?;
-            store::replace(&repo, &brief, stored.id, "handoff: redact")?;
+            match place {
+                Place::Live => store::replace(repo, &brief, stored.id, "handoff: redact")?,
+                Place::Archive => {
+                    store::replace_archived(repo, &brief, stored.id, "handoff: redact")?
+                }
+            };
         }
         keys.push(key);
     }
+    Ok(keys)
+}
+
+/// Redact briefs, archived briefs, then (with --history) the notes
+/// history; the list cache goes with what it summarized.
+pub fn run(args: Args) -> Result<Output> {
+    let repo = repo::open_cwd()?;
+    let options = Options::from_repo(&repo);
+    let mut brief_counts = Counts::new();
+    let (dry_run, live, archive) = (args.dry_run, Place::Live, Place::Archive);
+    let keys = redact_briefs(
+        &repo,
+        store::list(&repo)?,
+        live,
+        options,
+        dry_run,
+        &mut brief_counts,
+    )?;
+    let archived = store::list_archived(&repo)?;
+    let archived = redact_briefs(
+        &repo,
+        archived,
+        archive,
+        options,
+        dry_run,
+        &mut brief_counts,
+    )?;
     let mut history_counts = Counts::new();
     let rewritten = if args.history {
         Some(store::rewrite_notes(
@@ -125,10 +172,17 @@ pub fn run(args: Args) -> Result<Output> {
         crate::sync::gate::mark_history_redacted(&repo)?;
         crate::store::remotes::forget_remote_secrets(&repo)?;
     }
+    if !args.dry_run {
+        // Rebuilt, filtered, by the next `list`: no summary of a blob
+        // that held a secret stays behind (a cache written by an older
+        // build may hold one unfiltered).
+        crate::store::listcache::forget(&repo);
+    }
     if args.format.is_json() {
         return Ok(report::pretty(&report::Redacted {
             dry_run: args.dry_run,
             briefs: &keys,
+            archived: &archived,
             brief_secrets: &brief_counts,
             history_rewritten: rewritten.as_ref().map(|r| r.tips.is_some()),
             history_notes: rewritten.as_ref().map(|r| r.blobs),
@@ -142,8 +196,10 @@ pub fn run(args: Args) -> Result<Output> {
         "redacted"
     };
     let mut out = String::new();
+    let mut named = keys.clone();
+    named.extend(archived.iter().map(|k| format!("{k} (archived)")));
     match redact::summary(&brief_counts) {
-        Some(s) => out.push_str(&format!("Briefs: {verb} {} ({s}).\n", keys.join(", "))),
+        Some(s) => out.push_str(&format!("Briefs: {verb} {} ({s}).\n", named.join(", "))),
         None => out.push_str("Briefs: no secrets found.\n"),
     }
     match (&rewritten, redact::summary(&history_counts)) {

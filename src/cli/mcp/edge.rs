@@ -15,7 +15,13 @@
 //!   `_meta` passes: that revision has no `initialize`).
 //!
 //! Lines that are not JSON are ignored, as the SDKs do (answering them
-//! could start an error storm); a line over the limit is dropped unread.
+//! could start an error storm). A line over the limit is not kept, and a
+//! line nested deeper than the parser takes cannot be parsed: both are
+//! answered with an Invalid Request carrying the request's `id` when a
+//! streaming read of the line ([`probe`]) finds it at the top level
+//! (`null` otherwise), so that the client never waits for an answer.
+
+mod probe;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -28,11 +34,17 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
+use probe::Probe;
+
 /// The protocol revision whose clients may send batches.
 pub const BATCH_REVISION: &str = "2025-03-26";
 
 /// The `_meta` key of a 2026 request's own protocol version.
 const INLINE_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The deepest nesting the JSON parser takes (serde_json refuses the
+/// 128th open bracket).
+pub const MAX_DEPTH: usize = 127;
 
 /// The request methods of the protocol: a params error on one of them is
 /// Invalid Params; on any other method, Invalid Request.
@@ -60,6 +72,8 @@ pub struct Edge<R> {
     line: Vec<u8>,
     /// Dropping the rest of a line over `max_line`.
     discarding: bool,
+    /// The streaming reading of the line being dropped.
+    probe: Probe,
     max_line: usize,
     /// Messages of a batch, handed to the service one by one.
     queue: VecDeque<RxJsonRpcMessage<RoleServer>>,
@@ -115,6 +129,7 @@ impl<R: AsyncRead + Unpin + Send> Edge<R> {
             read: BufReader::new(read),
             line: Vec::new(),
             discarding: false,
+            probe: Probe::default(),
             max_line,
             queue: VecDeque::new(),
             session: Arc::default(),
@@ -129,32 +144,32 @@ impl<R: AsyncRead + Unpin + Send> Edge<R> {
     }
 
     /// Read one line into `self.line`, bounded: `Some(true)` a line,
-    /// `Some(false)` a line over the limit (dropped), `None` the end.
+    /// `Some(false)` a line over the limit (not kept: read through
+    /// `self.probe` to its end), `None` the end.
     /// Cancel-safe: a partial line stays in `self.line`.
     async fn read_line(&mut self) -> Option<bool> {
         loop {
             let available = self.read.fill_buf().await.ok()?;
             if available.is_empty() {
-                return None;
+                // An over-long last line is still answered.
+                return std::mem::take(&mut self.discarding).then_some(false);
             }
             let newline = available.iter().position(|b| *b == b'\n');
             let take = newline.map_or(available.len(), |i| i + 1);
-            let over = !self.discarding && self.line.len() + take > self.max_line;
-            if !self.discarding && !over {
+            if !self.discarding && self.line.len() + take > self.max_line {
+                self.discarding = true;
+                self.probe = Probe::default();
+                self.probe.feed(&self.line);
+                self.line.clear();
+            }
+            if self.discarding {
+                self.probe.feed(&available[..take]);
+            } else {
                 self.line.extend_from_slice(&available[..take]);
             }
             self.read.consume(take);
-            if over {
-                self.line.clear();
-                self.discarding = newline.is_none();
-                return Some(false);
-            }
             if newline.is_some() {
-                if self.discarding {
-                    self.discarding = false;
-                    continue;
-                }
-                return Some(true);
+                return Some(!std::mem::take(&mut self.discarding));
             }
         }
     }
@@ -167,6 +182,12 @@ impl<R: AsyncRead + Unpin + Send> Edge<R> {
                 return Some(message);
             }
             if !self.read_line().await? {
+                let why = format!(
+                    "the request is over {} bytes, the most one line may hold; it was not read",
+                    self.max_line
+                );
+                let id = self.probe.id();
+                let _ = self.emit(&error(id.as_ref(), ErrorData::invalid_request(why, None)));
                 continue;
             }
             let line = std::mem::take(&mut self.line);
@@ -174,6 +195,9 @@ impl<R: AsyncRead + Unpin + Send> Edge<R> {
             let text = text.strip_suffix(b"\r").unwrap_or(text);
             let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
             let Ok(value) = serde_json::from_slice::<Value>(text) else {
+                if let Some(answer) = too_deep(text) {
+                    let _ = self.emit(&answer);
+                }
                 continue;
             };
             // A repeated field would reach the tools as its last value
@@ -262,6 +286,21 @@ fn emit(out: Option<&mpsc::UnboundedSender<String>>, value: &Value) -> std::io::
     line.push('\n');
     out.and_then(|out| out.send(line).ok())
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotConnected, "stdout is closed"))
+}
+
+/// The answer to a line that does not parse because it nests deeper than
+/// [`MAX_DEPTH`] (with its `id` when the line shows it); `None` for any
+/// other line that is not JSON.
+fn too_deep(text: &[u8]) -> Option<Value> {
+    let mut probe = Probe::default();
+    probe.feed(text);
+    (probe.deepest > MAX_DEPTH).then(|| {
+        let why = format!(
+            "the request nests {} levels deep; the most it may nest is {MAX_DEPTH}",
+            probe.deepest
+        );
+        error(probe.id().as_ref(), ErrorData::invalid_request(why, None))
+    })
 }
 
 /// A JSON-RPC error answer.

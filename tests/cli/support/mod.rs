@@ -711,3 +711,26 @@ pub fn lineage_lines(note: &str) -> Vec<&str> {
         .filter(|l| l.starts_with("{\"lineage\""))
         .collect()
 }
+
+/// The files under `dir` (a git dir, say) whose bytes hold `needle`, as
+/// `grep -rl` lists them.
+pub fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    files_under(dir)
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(p)
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        })
+        .collect()
+}
+
+impl Sandbox {
+    /// Move the brief `key` of `dir`'s repository to its archive ref with
+    /// plain git, as `prune` leaves it.
+    pub fn archive(&self, dir: &Path, key: &str) {
+        let id = self.git(dir, &["rev-parse", &format!("refs/handoffs/{key}")]);
+        let archived = format!("refs/handoff-archive/{key}");
+        self.git(dir, &["update-ref", &archived, id.trim()]);
+        self.git(dir, &["update-ref", "-d", &format!("refs/handoffs/{key}")]);
+    }
+}
