@@ -34,7 +34,8 @@ pub enum Place {
 /// Who recorded a version, when and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
-    /// The git identity of the notes commit: `Name <email>`.
+    /// The git identity of the notes commit: its name (an email address
+    /// is personal data, which the filter would redact anyway).
     pub by: String,
     /// Its author date (ISO 8601).
     pub at: String,
@@ -127,7 +128,7 @@ pub fn of(repo: &gix::Repository, version: ObjectId, head: Option<&str>) -> Resu
     let commit = repo.find_commit(at)?;
     let author = commit.author()?;
     Ok(Some(Record {
-        by: format!("{} <{}>", author.name, author.email),
+        by: author.name.to_string(),
         at: crate::support::clock::format(commit.time()?.seconds),
         place,
     }))
@@ -157,7 +158,7 @@ fn by_git(repo: &gix::Repository, version: ObjectId) -> Result<Option<Record>> {
     }
     let mut args = vec![
         "log".to_string(),
-        "--format=%H%x1f%an <%ae>%x1f%at".to_string(),
+        "--format=%H%x1f%an%x1f%at".to_string(),
         "-E".to_string(),
         format!("-G\"(brief|lineage)\":\"{version}\""),
     ];

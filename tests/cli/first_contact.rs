@@ -204,7 +204,7 @@ fn a_plain_git_fetch_takes_nothing_a_fetch_would_not() {
     let out = t.sb.handoff(&t.b, &["resume", "shared"]).success();
     let err = stderr(&out);
     assert!(
-        err.contains("warning: diverged from 'origin': shared (both versions kept; `git handoff diff shared @origin` compares them"),
+        err.contains("warning: diverged from 'origin': shared (both versions kept; `git handoff diff shared@origin` compares them, `git handoff resolve shared --merge` merges them"),
         "{err}"
     );
     assert!(
