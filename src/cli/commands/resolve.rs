@@ -10,8 +10,7 @@ use crate::support::escape::shell_quote;
 use crate::sync::merge::{MergeDraft, MergeResolved, StateFrom};
 use crate::sync::{self, Resolution};
 
-/// End a divergence: merge both sides, keep the local version or take the
-/// remote's
+/// End a divergence: merge both sides, or keep one of them
 ///
 /// Works on the state of the last fetch. --merge merges the two versions
 /// field by field against their merge base (lists item by item); a field
