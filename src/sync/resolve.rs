@@ -99,17 +99,18 @@ pub fn resolve(
         .into());
     }
     let message = format!("handoff: resolve {key} with {remote}");
-    // The version kept is recorded as a merge of both sides first, so
-    // that the other side fast-forwards to it (a resolve killed after this
-    // line is settled by the next fetch or push the same way).
-    let kept = match resolution {
-        Resolution::KeepLocal => l,
-        Resolution::TakeRemote => r,
-    };
-    if let Some(head) = lineage::head_of(repo, kept) {
+    // Keeping the local version records a merge of both sides holding it,
+    // first, so that the other side fast-forwards to it (a resolve killed
+    // after this line is settled by the next fetch or push the same way).
+    // Taking the remote's makes the local brief that very version, as
+    // `git reset` to the upstream does: the remote's next version, written
+    // on top of it, fast-forwards here; the local one stays in the history.
+    if resolution == Resolution::KeepLocal
+        && let Some(head) = lineage::head_of(repo, l)
+    {
         let mut parents = graph.versions_of(key, l)?;
         parents.extend(graph.versions_of(key, r)?);
-        store::record_version(repo, key, (kept, head), &parents, &message)?;
+        store::record_version(repo, key, (l, head), &parents, &message)?;
     }
     let base_name = base_ref(remote, key);
     // The brief before the base (refs are committed in order): a resolve

@@ -346,10 +346,12 @@ impl Run<'_> {
         let (l, r) = (self.brief(c, key), self.remote_staged(c, key));
         let flag = ["--keep-local", "--take-remote", "--merge"][mode as usize];
         let out = self.handoff(c, &["resolve", key, flag]);
+        // The version kept, or the merge, is on top of both sides; taking
+        // the remote's makes the local brief that version.
         if out.status.success()
+            && mode != 1
             && let (Some(l), Some(r)) = (l, r)
         {
-            // The version kept, or the merge, is on top of both sides.
             let now = self.brief(c, key).expect("resolved");
             self.model.add(key, &now, Some(&l));
             self.model.add(key, &now, Some(&r));
