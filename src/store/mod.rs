@@ -297,9 +297,10 @@ fn write_versions(
             Ok(_) => {
                 // A brief written again as stored has its version in the
                 // history already.
-                let again = updates.iter().zip(&blobs).any(|(u, b)| {
-                    u.expected == Some(*b) && u.brief.state.head_sha.is_some()
-                });
+                let again = updates
+                    .iter()
+                    .zip(&blobs)
+                    .any(|(u, b)| u.expected == Some(*b) && u.brief.state.head_sha.is_some());
                 return Ok(Written {
                     ids: updates
                         .iter()
