@@ -183,7 +183,7 @@ def handoff_command_writes_then_clear_continues(w):
     w.session("handoff-clear", [{"text": "ok"}], ["Read"], prompt="/clear", args=["--resume", sid])
     reqs, _, _ = w.session("handoff-next", [{"text": "ok"}], ["Read"], prompt="next", args=["--continue"])
     text = json.dumps(reqs[0], ensure_ascii=False) if reqs else ""
-    check("# Resumed (auto, on /clear) — main" in text and "Next step: fix verify()" in text,
+    check("# Resumed (auto, on /clear) — main" in text and "Next step (the brief's plan): fix verify()" in text,
           "handoff-write: after /clear the brief is not in the new context")
 
 
@@ -267,7 +267,7 @@ def session_start_on_each_source(w):
         check(not [l for l in stderr.splitlines() if l.strip()], f"{name}: Claude Code's stderr: {stderr[:300]}")
         if expected:
             check(reqs and expected in json.dumps(reqs[0], ensure_ascii=False), f"{name}: the model never got {expected!r}")
-            check("Next step: fix verify()" in json.dumps(reqs[0]) or name == "resume",
+            check("Next step (the brief's plan): fix verify()" in json.dumps(reqs[0]) or name == "resume",
                   f"{name}: the brief's next step did not reach the model")
 
 
