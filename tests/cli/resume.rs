@@ -1232,7 +1232,7 @@ fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
     );
     assert!(on_main.contains("+2 more: `git handoff list`"), "{on_main}");
     assert!(
-        on_main.ends_with("\nResume one with: git handoff resume KEY\n\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"),
+        on_main.ends_with("\nResume one with: git handoff resume KEY\n\nOptional, once per clone (resuming works without it): `git handoff init` makes the narrative merge as a log and a plain `git fetch` bring the briefs.\n"),
         "{on_main}"
     );
 
@@ -1247,7 +1247,7 @@ fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
         "{on_branch}"
     );
     assert!(
-        on_branch.ends_with("\nResume with: git handoff resume feat-jwt\n\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"),
+        on_branch.ends_with("\nResume with: git handoff resume feat-jwt\n\nOptional, once per clone (resuming works without it): `git handoff init` makes the narrative merge as a log and a plain `git fetch` bring the briefs.\n"),
         "{on_branch}"
     );
     // What that names is what a keyless resume takes.
@@ -1269,7 +1269,7 @@ fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
         "{out}"
     );
     assert!(
-        out.ends_with("\nResume with: git handoff resume\n\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n"),
+        out.ends_with("\nResume with: git handoff resume\n\nOptional, once per clone (resuming works without it): `git handoff init` makes the narrative merge as a log and a plain `git fetch` bring the briefs.\n"),
         "{out}"
     );
     // Once set up, the overview stops asking for `init`.

@@ -30,7 +30,7 @@ pub fn run() -> Result<Output> {
         // A fresh clone: fetch and resume first; init is for later.
         "\nAfter that, `git handoff init` once sets this clone up: the narrative then merges as a log, and a plain `git fetch` brings the briefs.\n".to_string()
     } else if !set_up {
-        "\nThis clone is not set up yet: run `git handoff init` once (the narrative then merges as a log, and a plain `git fetch` brings the briefs).\n".to_string()
+        "\nOptional, once per clone (resuming works without it): `git handoff init` makes the narrative merge as a log and a plain `git fetch` bring the briefs.\n".to_string()
     } else if unfetching.is_empty() {
         String::new()
     } else {
