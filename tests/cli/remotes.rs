@@ -108,8 +108,10 @@ fn taking_one_remotes_version_in_a_resolve_keeps_the_others_divergence() {
 #[test]
 fn a_fast_forward_onto_the_other_remotes_line_ends_its_divergence() {
     let (t, _) = diverged_from_backup(false);
-    // Someone resolves against backup's version elsewhere and pushes the
-    // result to origin: it descends from backup's value.
+    // Someone resolves against backup's version elsewhere, keeping
+    // origin's (a merge version on top of both), and pushes the result to
+    // origin: it descends from backup's value. (Taking backup's version
+    // instead would make it that version itself, diverged from origin's.)
     let d = t.clone_as("D");
     t.sb.git(
         &d,
@@ -122,7 +124,7 @@ fn a_fast_forward_onto_the_other_remotes_line_ends_its_divergence() {
     );
     t.run(&d, &["fetch"]).success();
     t.run(&d, &["fetch", "backup"]).code(1);
-    t.run(&d, &["resolve", "k", "--take-remote", "--remote", "backup"])
+    t.run(&d, &["resolve", "k", "--keep-local", "--remote", "backup"])
         .success();
     t.run(&d, &["push"]).success();
     t.run(&t.a, &["fetch", "origin"]).success();
