@@ -26,14 +26,15 @@ pub use output::{Doc, Format, Output, Style};
 /// decisions, rejected paths and files to read first; the next session, a
 /// subagent or a teammate acts on it at once, told what has drifted since.
 ///
+/// Resume, as a new session in any worktree or after /clear: `git handoff
+/// resume` prints the brief waiting here (this session's, this branch's,
+/// or the only one; `resume KEY` another) with its drift warnings (`!!`
+/// lines) first; `git handoff` alone lists every brief waiting and the
+/// command that resumes each.
+///
 /// Hand off: commit your work, then `git handoff write [KEY] --done-when
 /// CHECK --resume-by STEP --next-check CMD` (or `-F brief.json`); commit
 /// .claude/PROJECT_STATE.md, the narrative entry the write added.
-///
-/// Resume, in another worktree or after /clear: `git handoff resume [KEY]`
-/// prints the brief with its drift warnings (`!!` lines) first; `git
-/// handoff` alone lists every brief waiting and the command that resumes
-/// each.
 ///
 /// Pick up a teammate's work: in a fresh clone, `git handoff fetch` (git
 /// clone does not bring briefs), then `git handoff resume KEY`; `git

@@ -208,8 +208,8 @@ fn the_manual_page_is_short_and_the_detail_has_a_home() {
     );
     let description = &root[root.find("DESCRIPTION").unwrap()..root.find("COMMANDS").unwrap()];
     for flow in [
+        "Resume, as a new session in any worktree or after /clear:",
         "Hand off:",
-        "Resume, in another worktree or after /clear:",
         "Pick up a teammate's work:",
     ] {
         assert!(description.contains(flow), "{flow}\n{description}");
