@@ -28,8 +28,9 @@ fn header(options: Options) -> String {
     let mut off = options.off.to_vec();
     off.sort_unstable();
     format!(
-        "git-handoff list cache 2, schema 1, rules {}, emails {}, off {}\n",
+        "git-handoff list cache 2, schema 1, rules {} ({}), emails {}, off {}\n",
         redact::rules_digest(),
+        redact::engine_version(),
         options.emails,
         off.join(",")
     )

@@ -46,33 +46,32 @@ const MAX_HOOK_INPUT: u64 = 1024 * 1024;
 /// Read the hook input and answer; never fails (but git's pre-push hook,
 /// which refuses).
 pub fn run(args: Args) -> anyhow::Result<Output> {
-    if let Event::UserPromptSubmit = args.event {
-        return super::health::run();
-    }
-    if let Event::PrePush(args) = args.event {
-        return pre_push::run(args);
-    }
+    let answer = match args.event {
+        // Each with its own reader of its input.
+        Event::UserPromptSubmit => return super::health::run(),
+        Event::PrePush(args) => return pre_push::run(args),
+        Event::SessionStart => input()
+            .as_ref()
+            .and_then(session_start)
+            .map(|a| report::line(&a)),
+        Event::PreCompact => Some(report::line(&pre_compact(input().as_ref()))),
+        Event::SessionEnd => {
+            crate::cli::commands::draft::safety_net(input().as_ref());
+            None
+        }
+    };
+    Ok(answer.unwrap_or_else(Output::empty))
+}
+
+/// The hook's JSON object on stdin (at most [`MAX_HOOK_INPUT`] bytes), if
+/// it is one.
+fn input() -> Option<Value> {
     let mut input = Vec::new();
     let _ = std::io::stdin()
         .lock()
         .take(MAX_HOOK_INPUT)
         .read_to_end(&mut input);
-    let parsed: Option<Value> = serde_json::from_slice(&input).ok().filter(Value::is_object);
-    let answer = match args.event {
-        Event::SessionStart => parsed
-            .as_ref()
-            .and_then(session_start)
-            .map(|a| report::line(&a)),
-        Event::PreCompact => Some(report::line(&pre_compact(parsed.as_ref()))),
-        Event::SessionEnd => {
-            crate::cli::commands::draft::safety_net(parsed.as_ref());
-            None
-        }
-        // Answered above, by its own reader.
-        Event::UserPromptSubmit => None,
-        Event::PrePush(_) => None,
-    };
-    Ok(answer.unwrap_or_else(Output::empty))
+    serde_json::from_slice(&input).ok().filter(Value::is_object)
 }
 
 /// The repository the hook is about: the input's `cwd` when it names one
