@@ -92,6 +92,32 @@ enum Place {
     Archive,
 }
 
+/// The stored brief `data` of `key` passed through the current rules:
+/// `None` when it holds no secret (or is no JSON), else the brief redacted
+/// and what was found.
+pub(crate) fn redacted_brief(
+    key: &str,
+    data: &[u8],
+    options: Options,
+) -> Result<Option<(crate::brief::Brief, Counts)>> {
+    let Ok(mut value) = serde_json::from_slice::<Value>(data) else {
+        return Ok(None);
+    };
+    let mut found = redact::redact_json(&mut value, options);
+    // A repeated field hides its first values from the parsed reading
+    // (which keeps the last): the raw bytes say what it holds, and the
+    // brief rewritten from the parsed value holds it no more.
+    if found.is_empty() && crate::brief::duplicate_field(data).is_some() {
+        found = redact::find_in_line(data, options);
+    }
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let brief = serde_json::from_value(value)
+        .map_err(|e| anyhow!("brief '{key}' cannot be re-read after redaction: {e}"))?;
+    Ok(Some((brief, found)))
+}
+
 /// Redact every brief of `listed` in place (unless `dry_run`); the keys
 /// that held a secret.
 fn redact_briefs(
@@ -105,23 +131,11 @@ fn redact_briefs(
     let mut keys = Vec::new();
     for (key, entry) in listed {
         let Ok(stored) = entry else { continue };
-        let Ok(mut value) = serde_json::from_slice::<Value>(&stored.data) else {
+        let Some((brief, found)) = redacted_brief(&key, &stored.data, options)? else {
             continue;
         };
-        let mut found = redact::redact_json(&mut value, options);
-        // A repeated field hides its first values from the parsed reading
-        // (which keeps the last): the raw bytes say what it holds, and the
-        // brief rewritten from the parsed value holds it no more.
-        if found.is_empty() && crate::brief::duplicate_field(&stored.data).is_some() {
-            found = redact::find_in_line(&stored.data, options);
-        }
-        if found.is_empty() {
-            continue;
-        }
         redact::merge(counts, found);
         if !dry_run {
-            let brief = serde_json::from_value(value)
-                .map_err(|e| anyhow!("brief '{key}' cannot be re-read after redaction: {e}"))?;
             match place {
                 Place::Live => store::replace(repo, &brief, stored.id, "handoff: redact")?,
                 Place::Archive => {

@@ -32,16 +32,10 @@ fn redacted(
 ) -> Result<(gix::ObjectId, Counts)> {
     let name = store::archive_ref_name(key);
     let stored = store::load(repo, &name, key, id)?;
-    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&stored.data) else {
+    let options = Options::from_repo(repo);
+    let Some((brief, found)) = super::redact::redacted_brief(key, &stored.data, options)? else {
         return Ok((id, Counts::new()));
     };
-    let options = Options::from_repo(repo);
-    let found = redact::redact_json(&mut value, options);
-    if found.is_empty() {
-        return Ok((id, found));
-    }
-    let brief = serde_json::from_value(value)
-        .map_err(|e| anyhow::anyhow!("brief '{key}' cannot be re-read after redaction: {e}"))?;
     let new = store::replace_archived(repo, &brief, id, "handoff: restore (redact)").map_err(
         |e| match e {
             StoreError::Conflict(_) => crate::refusal!(
