@@ -313,16 +313,10 @@ pub fn stored_form(repo: &gix::Repository, key: &str, id: ObjectId) -> Result<Op
     if tips.is_empty() {
         return Ok(None);
     }
-    let entries = crate::store::history_index::entries_of(repo, &tips, key)?;
-    for entry in entries.iter().filter(|e| e.id == id) {
-        if let Ok(brief) = serde_json::from_slice::<Brief>(&entry.line) {
-            let pretty = brief.to_pretty_json();
-            if brief.key == key && version_id(repo, &pretty)? == id {
-                return Ok(Some(pretty));
-            }
-        }
-    }
-    Ok(None)
+    Ok(collect(repo, &tips, key)?
+        .into_iter()
+        .find(|v| v.id == id)
+        .map(|v| v.pretty))
 }
 
 fn sort_newest_first(versions: &mut [Version]) {

@@ -24,9 +24,7 @@
 //!
 //! A ref holds a blob, not a version: the version a ref's blob stands for
 //! is the newest version recorded with that blob — the one version of the
-//! blob that descends from every other (a line's optional `"as"` names the
-//! blob a version was redacted into, which stands for it too). When no
-//! single one does (two versions of one content written on different
+//! blob that descends from every other. When no single one does (two versions of one content written on different
 //! parents), the blob is ambiguous and every question about it answers
 //! diverged, never a fast-forward on a guess. A blob no line records (a
 //! ref moved by plain git, a push cut off between its refs) stands for a
@@ -58,9 +56,6 @@ struct Line {
     /// the blob id itself).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     brief: Option<String>,
-    /// The blob the version was redacted into (`redact --history`).
-    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
-    alias: Option<String>,
     parents: Vec<String>,
     /// When the line was written (the clock `write` reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,8 +84,6 @@ pub struct Record {
     pub version: ObjectId,
     /// The brief's blob (for a 0.3 line, the same as `version`).
     pub brief: ObjectId,
-    /// The blob the version was redacted into, if any.
-    pub alias: Option<ObjectId>,
     /// Its parents: version ids (for a 0.3 line, blob ids).
     pub parents: Vec<ObjectId>,
     /// Who and when.
@@ -137,18 +130,6 @@ pub fn line(
     parents: &[ObjectId],
     by: &Written,
 ) -> (String, ObjectId) {
-    record_line(kind, key, (brief, None), parents, by)
-}
-
-/// [`line`] for a version whose content was redacted into `alias` (the
-/// id still binds the original `brief`).
-pub fn record_line(
-    kind: gix::hash::Kind,
-    key: &str,
-    (brief, alias): (ObjectId, Option<ObjectId>),
-    parents: &[ObjectId],
-    by: &Written,
-) -> (String, ObjectId) {
     let id = version_id(kind, key, brief, parents);
     let mut parents: Vec<String> = parents.iter().map(|p| p.to_string()).collect();
     parents.sort();
@@ -157,7 +138,6 @@ pub fn record_line(
         lineage: id.to_string(),
         key: key.to_string(),
         brief: Some(brief.to_string()),
-        alias: alias.map(|a| a.to_string()),
         parents,
         at: by.at.clone(),
         session: by.session.clone(),
@@ -190,15 +170,10 @@ pub fn parse_record(line: &[u8]) -> Option<Record> {
         Some(b) => id(b)?,
         None => version,
     };
-    let alias = match &parsed.alias {
-        Some(a) => Some(id(a)?),
-        None => None,
-    };
     Some(Record {
         key: parsed.key,
         version,
         brief,
-        alias,
         parents,
         written: Written {
             at: parsed.at,
@@ -219,7 +194,7 @@ impl Record {
 
     /// Whether this version stands for `blob`.
     pub fn holds(&self, blob: ObjectId) -> bool {
-        self.brief == blob || self.alias == Some(blob)
+        self.brief == blob
     }
 }
 
@@ -349,9 +324,6 @@ impl KeyGraph {
                 continue;
             }
             graph.add(r.version, r.brief, Some(r.parents), r.written);
-            if let Some(alias) = r.alias {
-                graph.stands_for(alias, r.version);
-            }
         }
         // A 0.3 line speaks only of a blob this version never recorded (so
         // a line of 0.3's shape cannot touch a version of this one); its
@@ -391,11 +363,7 @@ impl KeyGraph {
             parents,
             written,
         });
-        self.stands_for(brief, version);
-    }
-
-    fn stands_for(&mut self, blob: ObjectId, version: ObjectId) {
-        self.by_blob.entry(blob).or_default().push(version);
+        self.by_blob.entry(brief).or_default().push(version);
     }
 
     /// Whether `target` is `from` or one of its ancestors.
@@ -505,11 +473,6 @@ impl Graph {
     pub fn versions_of(&mut self, key: &str, blob: ObjectId) -> Result<Vec<ObjectId>> {
         let kind = self.repo.object_hash();
         Ok(self.key(key)?.versions_of(kind, key, blob))
-    }
-
-    /// Whether a line records a version holding `blob` of `key`.
-    pub fn is_recorded(&mut self, key: &str, blob: ObjectId) -> Result<bool> {
-        Ok(self.key(key)?.by_blob.contains_key(&blob))
     }
 
     /// The blobs of the versions under the one `blob` of `key` stands for,

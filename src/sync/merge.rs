@@ -10,10 +10,9 @@ use serde_json::{Value, json};
 
 use super::VersionInfo;
 use super::refs::{Sides, info, previous, set, transaction};
-use super::resolve::ResolveError;
 use crate::brief::merge::{self, Conflict, Merged};
 use crate::git::compose::{self, GitFacts, Mode};
-use crate::store::lineage::{Graph, Relation};
+use crate::store::lineage::Graph;
 use crate::store::remotes::{self, base_ref};
 use crate::store::{self, history};
 
@@ -65,7 +64,10 @@ pub struct MergeResolved {
     /// The remote's version.
     pub theirs: VersionInfo,
     /// The merge base's version, when the two shared one.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "hex_opt")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::hex_opt"
+    )]
     pub base: Option<ObjectId>,
     /// The merge version stored.
     pub merged: VersionInfo,
@@ -73,13 +75,6 @@ pub struct MergeResolved {
     pub state_from: StateFrom,
     /// The fields settled by hand (conflicts resolved in the editor).
     pub settled: Vec<String>,
-}
-
-fn hex_opt<S: serde::Serializer>(id: &Option<ObjectId>, s: S) -> Result<S::Ok, S::Error> {
-    match id {
-        Some(id) => s.serialize_str(&id.to_string()),
-        None => s.serialize_none(),
-    }
 }
 
 /// The brief stored as `id` of `key`, as JSON.
@@ -94,18 +89,8 @@ fn value_of(repo: &gix::Repository, key: &str, id: ObjectId) -> Result<Value> {
 pub fn merge_draft(repo: &gix::Repository, remote: &str, key: &str) -> Result<MergeDraft> {
     remotes::migrate(repo)?;
     let sides = Sides::read(repo, remote)?;
-    let (l, _, r) = sides.get(key);
     let mut graph = Graph::of_repo(repo, &[])?;
-    let (l, r) = match (l, r) {
-        (Some(l), Some(r)) if l != r && graph.relation(key, l, r)? == Relation::Diverged => (l, r),
-        _ => {
-            return Err(ResolveError::NotDiverged {
-                key: key.to_string(),
-                remote: remote.to_string(),
-            }
-            .into());
-        }
-    };
+    let (l, r) = super::resolve::diverged_sides(&mut graph, &sides, remote, key)?;
     let base = graph.merge_base(key, l, r)?;
     let (ours, theirs) = (value_of(repo, key, l)?, value_of(repo, key, r)?);
     let base_value = match base {

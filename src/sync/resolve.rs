@@ -61,6 +61,28 @@ pub enum ResolveError {
     },
 }
 
+/// The local and remote values of `key` when the version graph (`graph`,
+/// of the checked histories only: the local one, the remote's as fetch
+/// validated it, never the staged copy as such) says they diverged; else
+/// [`ResolveError::NotDiverged`].
+pub(super) fn diverged_sides(
+    graph: &mut Graph,
+    sides: &Sides,
+    remote: &str,
+    key: &str,
+) -> Result<(gix::ObjectId, gix::ObjectId)> {
+    match sides.get(key) {
+        (Some(l), _, Some(r)) if l != r && graph.relation(key, l, r)? == Relation::Diverged => {
+            Ok((l, r))
+        }
+        _ => Err(ResolveError::NotDiverged {
+            key: key.to_string(),
+            remote: remote.to_string(),
+        }
+        .into()),
+    }
+}
+
 /// End the divergence of `key` with `remote` (as of the last fetch):
 /// keep-local moves the base to the remote's value so the next push may
 /// replace it; take-remote sets the local brief (and the base) to it.
@@ -74,22 +96,9 @@ pub fn resolve(
     store::history::check_tip(repo, store::NOTES_REF)?;
     let _lock = super::lock::hold(repo, remote)?;
     let sides = Sides::read(repo, remote)?;
-    let (l, b, r) = sides.get(key);
-    // The graph of the checked histories only (the local one, the remote's
-    // as fetch validated it), never the staged copy as such.
+    let (_, b, _) = sides.get(key);
     let mut graph = Graph::of_repo(repo, &[])?;
-    let diverged = match (l, r) {
-        (Some(l), Some(r)) if l != r => graph.relation(key, l, r)? == Relation::Diverged,
-        _ => false,
-    };
-    if !diverged {
-        return Err(ResolveError::NotDiverged {
-            key: key.to_string(),
-            remote: remote.to_string(),
-        }
-        .into());
-    }
-    let (l, r) = (l.expect("diverged"), r.expect("diverged"));
+    let (l, r) = diverged_sides(&mut graph, &sides, remote, key)?;
     if resolution == Resolution::TakeRemote && !is_brief(repo, Some(r), key) {
         return Err(ResolveError::NotABrief {
             key: key.to_string(),
