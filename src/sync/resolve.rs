@@ -93,10 +93,11 @@ pub fn resolve(
     resolution: Resolution,
 ) -> Result<Resolved> {
     remotes::migrate(repo)?;
-    store::history::check_tip(repo, store::NOTES_REF)?;
     let _lock = super::lock::hold(repo, remote)?;
     let sides = Sides::read(repo, remote)?;
     let (_, b, _) = sides.get(key);
+    // Checks every history's tip first (`notes_tips`): a damaged one stops
+    // here with its repair.
     let mut graph = Graph::of_repo(repo, &[])?;
     let (l, r) = diverged_sides(&mut graph, &sides, remote, key)?;
     if resolution == Resolution::TakeRemote && !is_brief(repo, Some(r), key) {
