@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::support::briefs::one_repo;
 use crate::support::{EXAMPLE, Sandbox, assert_stderr_has, files_under, stderr, stdout};
 
 /// A sandbox with a private TMPDIR.
@@ -178,8 +179,7 @@ fn fork_file_lands_in_tmpdir_and_nowhere_in_the_repo() {
 
 #[test]
 fn a_tmpdir_inside_the_repository_is_refused() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let inside = repo.join("tmp");
     std::fs::create_dir_all(&inside).unwrap();
     let out = sb

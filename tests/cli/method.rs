@@ -3,36 +3,18 @@
 
 use std::path::Path;
 
+use crate::support::briefs::*;
 use crate::support::*;
-use serde_json::Value;
-
-const FLAGS: [&str; 6] = [
-    "--done-when",
-    "cargo test passes",
-    "--resume-by",
-    "run cargo test",
-    "--next-check",
-    "cargo test",
-];
 
 fn write(sb: &Sandbox, dir: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
-    let mut args = vec!["write"];
-    args.extend(FLAGS);
-    args.extend(extra);
-    sb.handoff(dir, &args)
-}
-
-fn brief(sb: &Sandbox, dir: &Path, key: &str) -> Value {
-    serde_json::from_str(&sb.git(dir, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
-        .unwrap()
+    sb.write_brief(dir, None, CARGO_TEST, extra)
 }
 
 /// Item 1: on feat/a, a keyless write after writing on feat/b targets
 /// feat-a and leaves feat-b's brief alone.
 #[test]
 fn item1_a_keyless_write_after_a_branch_switch_never_overwrites_another_brief() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.git(&repo, &["switch", "-q", "-c", "feat/b"]);
     write(&sb, &repo, &["--decision", "b's own decision"]).success();
     let b_before = sb.git(&repo, &["rev-parse", "refs/handoffs/feat-b"]);
@@ -49,7 +31,10 @@ fn item1_a_keyless_write_after_a_branch_switch_never_overwrites_another_brief() 
         sb.git(&repo, &["rev-parse", "refs/handoffs/feat-b"]),
         b_before
     );
-    assert_eq!(brief(&sb, &repo, "feat-a")["state"]["branch"], "feat/a");
+    assert_eq!(
+        sb.stored_brief(&repo, "feat-a")["state"]["branch"],
+        "feat/a"
+    );
     // Back on feat/b the sticky key follows again.
     sb.git(&repo, &["switch", "-q", "feat/b"]);
     let out = write(&sb, &repo, &[]).success();
@@ -60,8 +45,7 @@ fn item1_a_keyless_write_after_a_branch_switch_never_overwrites_another_brief() 
 /// write continues that thread instead of the branch's brief.
 #[test]
 fn item2_resuming_a_key_makes_it_the_sessions_key() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(&sb, &repo, &[]).success();
     let main_before = sb.git(&repo, &["rev-parse", "refs/handoffs/main"]);
     let plan = r#"{"why":"two threads","threads":[
@@ -102,8 +86,7 @@ fn item2_resuming_a_key_makes_it_the_sessions_key() {
 /// `lint`, and `pipeline save` no longer writes a token or an e-mail.
 #[test]
 fn item3_common_secrets_and_pii_never_land() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let openai = "sk-proj-Ab3dEf6hIj9kLm2nOp5qT3BlbkFJZx8wV7uT6sR5qP4oN3mL";
     let anthropic = format!("sk-ant-api03-{}AA", "aB3dE6fH9iK2lM5nP8qR".repeat(5));
     let npm = "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
@@ -134,7 +117,7 @@ fn item3_common_secrets_and_pii_never_land() {
     // lint names every kind before anything is written
     let out = sb.handoff(&repo, &["lint", "-F", file.to_str().unwrap()]);
     let lint = stdout(&out) + &stderr(&out);
-    for kind in [
+    let kinds = [
         "secret_assignment",
         "openai_api_key",
         "anthropic_api_key",
@@ -143,7 +126,8 @@ fn item3_common_secrets_and_pii_never_land() {
         "ssn",
         "payment_card",
         "ip_address",
-    ] {
+    ];
+    for kind in kinds {
         assert!(lint.contains(kind), "lint misses {kind}: {lint}");
     }
     let out = sb
@@ -192,8 +176,7 @@ fn item3_common_secrets_and_pii_never_land() {
 /// Item 6: a pipeline template in the method's own stage format is saved.
 #[test]
 fn item6_pipeline_templates_in_the_methods_format_are_accepted() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let template = "# Pipeline: feature\n\n## When to use\nA feature across modules.\n\n## Decomposition axis\nstage\n\n## Stages\n1. **explore** (parallel) — one read-only explorer per module; returns file:line findings\n2. **implement** (sequential) — the lead applies the plan\n3. **verify** (background) — runs the full suite\n\n## Synthesis\nThe lead merges findings; synthesis is not concatenation.\n";
     sb.handoff_with(
         &repo,
@@ -234,8 +217,7 @@ fn newest_entry(repo: &Path) -> String {
 /// entry, and "Surprises / lessons" appears only when given.
 #[test]
 fn item4_the_narrative_entry_keeps_the_why() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(&sb, &repo, &[]).success();
     for n in 1..=7 {
         sb.commit(&repo, "f.txt", &format!("{n}\n"), &format!("step {n}"));
@@ -308,8 +290,7 @@ fn item4_the_narrative_entry_keeps_the_why() {
 /// imported and validated; `write` stores it normalised to `Z`.
 #[test]
 fn item7_any_rfc3339_timestamp_is_accepted() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let dir = sb.path("briefs");
     std::fs::create_dir_all(&dir).unwrap();
     let brief = |key: &str, ts: &str| {
@@ -331,7 +312,7 @@ fn item7_any_rfc3339_timestamp_is_accepted() {
             .success(),
     );
     assert!(out.contains("1 imported, 0 skipped-invalid"), "{out}");
-    let stored = self::brief(&sb, &repo, "offset");
+    let stored = sb.stored_brief(&repo, "offset");
     assert_eq!(
         stored["timestamp"], "2026-11-30T13:00:00+01:00",
         "imported as recorded"
@@ -342,7 +323,7 @@ fn item7_any_rfc3339_timestamp_is_accepted() {
     sb.handoff_with(&repo, &["write", "-F", "-"], Some(&input.to_string()))
         .success();
     assert_eq!(
-        self::brief(&sb, &repo, "main")["timestamp"],
+        sb.stored_brief(&repo, "main")["timestamp"],
         "2026-11-30T12:00:00Z"
     );
 }
@@ -352,19 +333,8 @@ fn item7_any_rfc3339_timestamp_is_accepted() {
 /// rejected paths. (`split`'s entry and warning: tests/split.rs.)
 #[test]
 fn item9_reground_file_and_the_rejected_paths_lint() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
-    write(
-        &sb,
-        &repo,
-        &[
-            "--decision",
-            "keep JWT — one token format",
-            "--rejected",
-            "sessions",
-        ],
-    )
-    .success();
+    let (sb, repo) = one_repo();
+    write(&sb, &repo, &DECIDED).success();
     let raw = sb.git(&repo, &["cat-file", "-p", "refs/handoffs/main"]);
     let file = sb.path("HANDOFF.json");
     std::fs::write(&file, &raw).unwrap();
@@ -400,8 +370,7 @@ fn item9_reground_file_and_the_rejected_paths_lint() {
 /// the write follows main's branch, says so, and the feature's brief stays.
 #[test]
 fn a_keyless_write_after_resuming_another_branchs_brief_never_overwrites_it() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let feat = sb.worktree(&repo, "r-feat", "feat/x");
     write(&sb, &feat, &["--decision", "the feature's own decision"]).success();
     let before = sb.git(&repo, &["rev-parse", "refs/handoffs/feat-x"]);
@@ -422,7 +391,7 @@ fn a_keyless_write_after_resuming_another_branchs_brief_never_overwrites_it() {
         sb.git(&repo, &["rev-parse", "refs/handoffs/feat-x"]),
         before
     );
-    assert_eq!(brief(&sb, &repo, "main")["state"]["branch"], "main");
+    assert_eq!(sb.stored_brief(&repo, "main")["state"]["branch"], "main");
     // In the feature's own worktree, resume and write continue its thread.
     sb.handoff(&feat, &["resume"]).success();
     let out = write(&sb, &feat, &[]).success();
@@ -434,8 +403,7 @@ fn a_keyless_write_after_resuming_another_branchs_brief_never_overwrites_it() {
 /// the narrative and work is.
 #[test]
 fn what_was_done_leaves_out_the_narratives_own_commit() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(&sb, &repo, &[]).success();
     sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
     sb.git(&repo, &["commit", "-q", "-m", "handoff: main"]);

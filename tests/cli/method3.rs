@@ -3,19 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::support::briefs::*;
 use crate::support::*;
 use serde_json::{Value, json};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-const FLAGS: [&str; 6] = [
-    "--done-when",
-    "cargo test passes",
-    "--resume-by",
-    "run cargo test",
-    "--next-check",
-    "cargo test",
-];
 
 fn write(sb: &Sandbox, dir: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
     write_env(sb, dir, &[], extra)
@@ -27,15 +19,7 @@ fn write_env(
     env: &[(&str, &str)],
     extra: &[&str],
 ) -> assert_cmd::assert::Assert {
-    let mut args = vec!["write"];
-    args.extend(FLAGS);
-    args.extend(extra);
-    sb.handoff_env(dir, env, &args, None)
-}
-
-fn stored(sb: &Sandbox, dir: &Path, key: &str) -> Value {
-    serde_json::from_str(&sb.git(dir, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
-        .unwrap()
+    sb.handoff_env(dir, env, &write_args(None, CARGO_TEST, extra), None)
 }
 
 fn rev(sb: &Sandbox, dir: &Path, key: &str) -> String {
@@ -73,8 +57,7 @@ fn threads(sb: &Sandbox, repo: &Path) {
 /// branch's key, and says which key another session chose.
 #[test]
 fn item1_a_new_session_never_writes_into_the_last_sessions_thread() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     threads(&sb, &repo);
     sb.handoff(&repo, &["resume", "api-docs"]).success();
     let docs = rev(&sb, &repo, "api-docs");
@@ -129,23 +112,13 @@ fn item1_a_new_session_never_writes_into_the_last_sessions_thread() {
     // GIT_HANDOFF_SESSION names the session even with no hook.
     let other = sb.repo("o");
     threads(&sb, &other);
-    sb.handoff_env(
-        &other,
-        &[("GIT_HANDOFF_SESSION", "a")],
-        &["resume", "api-docs"],
-        None,
-    )
-    .success();
+    sb.handoff_in_session(&other, "a", &["resume", "api-docs"])
+        .success();
     let out = write_env(&sb, &other, &[("GIT_HANDOFF_SESSION", "b")], &[]).success();
     assert_stdout_has(&out, "Wrote brief 'main'");
     assert_stderr_has(&out, "'api-docs' is the key another session chose");
-    sb.handoff_env(
-        &other,
-        &[("GIT_HANDOFF_SESSION", "a")],
-        &["resume", "api-docs"],
-        None,
-    )
-    .success();
+    sb.handoff_in_session(&other, "a", &["resume", "api-docs"])
+        .success();
     write_env(&sb, &other, &[("GIT_HANDOFF_SESSION", "a")], &[])
         .success()
         .stdout(predicates::str::contains("Wrote brief 'api-docs'"));
@@ -170,8 +143,7 @@ fn item1_a_new_session_never_writes_into_the_last_sessions_thread() {
 /// waiting), every keyless command and hook selects it.
 #[test]
 fn item2_every_command_and_hook_selects_the_sessions_key() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     threads(&sb, &repo);
     for key in ["notes", "spike"] {
         write(&sb, &repo, &[key]).success();
@@ -221,8 +193,7 @@ fn item2_every_command_and_hook_selects_the_sessions_key() {
 /// is built from the task, scope and flags, redacted, never stored.
 #[test]
 fn item4_a_subagent_brief_without_a_stored_brief() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     // The reported case: a fresh repository, a task and a scope.
     let out = stdout(
         &sb.handoff(&repo, &["brief", "--task", "Fix it", "--scope", "src/"])
@@ -434,8 +405,7 @@ fn good() -> Value {
 /// redacted, shown by resume and carried into the summary templates.
 #[test]
 fn item7_verbatim_material_has_a_place() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let error: String = (1..=14)
         .map(|i| format!("error[E0308]: mismatched types at src/auth.rs:{i}\n"))
         .collect();
@@ -457,7 +427,7 @@ fn item7_verbatim_material_has_a_place() {
         "{}",
         stderr(&out)
     );
-    let kept = stored(&sb, &repo, "main");
+    let kept = sb.stored_brief(&repo, "main");
     assert_eq!(kept["state"]["verbatim"][0]["text"], error.as_str());
     let last = kept["state"]["verbatim"][1]["text"].as_str().unwrap();
     assert!(
@@ -492,7 +462,7 @@ fn item7_verbatim_material_has_a_place() {
     let spec = format!("the panic={}", file.display());
     sb.handoff_with(&repo, &["recover", "--verbatim", &spec, "--no-lint"], None)
         .success();
-    let kept = stored(&sb, &repo, "main");
+    let kept = sb.stored_brief(&repo, "main");
     assert_eq!(kept["state"]["verbatim"][2]["what"], "the panic");
     let out = sb
         .handoff(
@@ -540,17 +510,10 @@ fn item8_continue_summaries_are_taught() {
 /// `(because …)` separate the why, in lint and in the narrative.
 #[test]
 fn item9_a_decision_without_a_why() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let mut brief = good();
     brief["state"]["decisions"] = json!(["Operator is <="]);
-    let out = sb
-        .handoff_with(
-            &repo,
-            &["lint", "-F", "-", "--strict"],
-            Some(&brief.to_string()),
-        )
-        .code(1);
+    let out = sb.lint_strict(&repo, &brief).code(1);
     assert_stderr_has(
         &out,
         "error: state.decisions[0]: decision-without-why: 'Operator is <=' gives no why",
@@ -619,24 +582,15 @@ fn item11_trivial_sessions_and_the_pipeline_rules() {
 /// linted, redacted.
 #[test]
 fn item12_user_preferences_have_a_field() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
-    write(
-        &sb,
-        &repo,
-        &[
-            "--decision",
-            "keep JWT — one token format",
-            "--rejected",
-            "sessions",
-            "--preference",
-            "no new dependencies",
-            "--preference",
-            "ask ops@corp.example.com before touching CI",
-        ],
-    )
-    .success();
-    let kept = stored(&sb, &repo, "main");
+    let (sb, repo) = one_repo();
+    let preferences = [
+        "--preference",
+        "no new dependencies",
+        "--preference",
+        "ask ops@corp.example.com before touching CI",
+    ];
+    write(&sb, &repo, &[&DECIDED[..], &preferences].concat()).success();
+    let kept = sb.stored_brief(&repo, "main");
     assert_eq!(
         kept["state"]["preferences"],
         json!([
@@ -674,8 +628,7 @@ fn item12_user_preferences_have_a_field() {
 /// Item 13: a fork's brief keeps the slice relevant to its purpose.
 #[test]
 fn item13_a_fork_keeps_the_slice_of_its_purpose() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let tmp = std::fs::canonicalize({
         let t = sb.path("tmp");
         std::fs::create_dir_all(&t).unwrap();
@@ -734,8 +687,7 @@ fn item13_a_fork_keeps_the_slice_of_its_purpose() {
 /// lifecycle: consumed files are kept, listed as consumed, until `fork done`.
 #[test]
 fn item14_the_hand_back_lifecycle_is_told_as_it_is() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let tmp = sb.path("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let env = [("TMPDIR", tmp.to_str().unwrap())];

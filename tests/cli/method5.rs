@@ -1,6 +1,7 @@
 //! The method, round 5 (issue 58): the last losses against the seed
 //! documents.
 
+use crate::support::briefs::*;
 use crate::support::*;
 
 /// Item 1: beside an 80-character key (the ladder's cap), `list` and a
@@ -8,17 +9,10 @@ use crate::support::*;
 /// age, branch, head and done-when, at 80 columns.
 #[test]
 fn item1_a_long_key_is_cut_never_the_facts() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let long = "k".repeat(80);
     for key in [long.as_str(), "short"] {
-        sb.write_brief(
-            &repo,
-            Some(key),
-            ["cargo test auth passes", "r", "cargo test auth"],
-            &[],
-        )
-        .success();
+        sb.write_brief(&repo, Some(key), AUTH_GOAL, &[]).success();
     }
     let head = sb.git(&repo, &["rev-parse", "--short=7", "HEAD"]);
     let check = |out: &str| {
@@ -51,8 +45,7 @@ fn item1_a_long_key_is_cut_never_the_facts() {
 /// the worktree is never called outside it.
 #[test]
 fn item2_absolute_paths_are_checked_as_they_are() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "src/auth.rs", "fn verify() {}\n", "auth");
     let there = sb.path("config.yml");
     std::fs::write(&there, "a: 1\n").unwrap();
@@ -66,13 +59,7 @@ fn item2_absolute_paths_are_checked_as_they_are() {
     for r in &reads {
         args.extend(["--read", r.as_str()]);
     }
-    sb.write_brief(
-        &repo,
-        None,
-        ["cargo test auth passes", "r", "cargo test auth"],
-        &args,
-    )
-    .success();
+    sb.write_brief(&repo, None, AUTH_GOAL, &args).success();
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(
         out.contains(&format!("!! MISSING: {}", gone.display())),
@@ -102,18 +89,11 @@ fn item2_absolute_paths_are_checked_as_they_are() {
 /// finding (and fails `--strict`).
 #[test]
 fn item3_a_placeholder_next_step_is_a_finding() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     for step in ["TBD", "none", "n/a", "?", "todo."] {
         let brief = serde_json::json!({"resume": {"done_when": "cargo test auth passes", "resume_by": step},
             "state": {"next_acceptance_check": "cargo test auth", "rejected_paths": ["< (off by one)"]}});
-        let out = sb
-            .handoff_with(
-                &repo,
-                &["lint", "-F", "-", "--strict"],
-                Some(&brief.to_string()),
-            )
-            .code(1);
+        let out = sb.lint_strict(&repo, &brief).code(1);
         let err = stderr(&out);
         assert!(
             err.contains("resume.resume_by: placeholder"),
@@ -122,32 +102,20 @@ fn item3_a_placeholder_next_step_is_a_finding() {
     }
     let brief = serde_json::json!({"resume": {"done_when": "cargo test auth passes", "resume_by": "rerun cargo test auth"},
         "state": {"next_acceptance_check": "cargo test auth", "rejected_paths": ["< (off by one)"]}});
-    sb.handoff_with(
-        &repo,
-        &["lint", "-F", "-", "--strict"],
-        Some(&brief.to_string()),
-    )
-    .success();
+    sb.lint_strict(&repo, &brief).success();
 }
 
 /// Item 4: `handoff.briefMaxLines` may lower the 30-line ceiling, never
 /// lift it; the refusal says to re-decompose, never to raise the setting.
 #[test]
 fn item4_the_brief_ceiling_is_the_methods() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let mut args = vec!["--no-lint".to_string()];
     for i in 0..60 {
         args.extend(["--decision".into(), format!("decision {i} — because {i}")]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    sb.write_brief(
-        &repo,
-        None,
-        ["cargo test auth passes", "r", "cargo test auth"],
-        &args,
-    )
-    .success();
+    sb.write_brief(&repo, None, AUTH_GOAL, &args).success();
     sb.git(&repo, &["config", "handoff.briefMaxLines", "500"]);
     let out = sb.handoff(&repo, &["brief"]).success();
     assert!(stdout(&out).lines().count() <= 30, "{}", stdout(&out));
@@ -250,8 +218,7 @@ fn item8_outside_a_repository_the_error_says_why() {
 #[tokio::test]
 async fn item9_mcp_usage_takes_the_harness_window() {
     use crate::mcp::{call, connect, text};
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let basic = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/transcript-basic.jsonl");
     let transcript = |session: &str| {

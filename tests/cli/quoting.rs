@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::mcp::{call, connect, text};
+use crate::support::briefs::one_repo;
 use crate::support::{Sandbox, stderr, stdout, team};
 
 /// Keys a teammate may push: each would run `touch pwned…` if a printed
@@ -131,8 +132,7 @@ fn write_hostile(sb: &Sandbox, dir: &Path, key: &str) -> String {
 
 #[test]
 fn printed_commands_quote_hostile_keys() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let mut named = 0;
     for key in HOSTILE {
         // write's stored resume prompt and its report.
@@ -154,13 +154,10 @@ fn printed_commands_quote_hostile_keys() {
     named += run_printed(&sb, &repo, "narrative", &narrative);
     let overview = stdout(&sb.handoff(&repo, &[]).success());
     named += run_printed(&sb, &repo, "overview", &overview);
-    let hook = stdout(
-        &sb.handoff_with(
-            &repo,
-            &["hook", "session-start"],
-            Some(r#"{"source":"startup","session_id":"s1"}"#),
-        )
-        .success(),
+    let hook = sb.hook_output(
+        &repo,
+        "session-start",
+        r#"{"source":"startup","session_id":"s1"}"#,
     );
     let context: Value = serde_json::from_str(&hook).unwrap();
     let context = context["hookSpecificOutput"]["additionalContext"]
@@ -169,13 +166,10 @@ fn printed_commands_quote_hostile_keys() {
     named += run_printed(&sb, &repo, "hook", context);
     // After /clear with this session's brief the hook injects it whole.
     sb.handoff(&repo, &["resume", HOSTILE[0]]).success();
-    let hook = stdout(
-        &sb.handoff_with(
-            &repo,
-            &["hook", "session-start"],
-            Some(r#"{"source":"clear","session_id":"s1"}"#),
-        )
-        .success(),
+    let hook = sb.hook_output(
+        &repo,
+        "session-start",
+        r#"{"source":"clear","session_id":"s1"}"#,
     );
     named += run_printed(&sb, &repo, "hook after /clear", &hook);
     assert!(
@@ -186,8 +180,7 @@ fn printed_commands_quote_hostile_keys() {
 
 #[test]
 fn split_reports_quote_hostile_keys() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let threads: Vec<Value> = HOSTILE[..2]
         .iter()
         .map(|key| {
@@ -244,8 +237,7 @@ fn fetch_and_push_reports_quote_hostile_keys() {
 
 #[tokio::test]
 async fn mcp_text_quotes_hostile_keys() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let client = connect(&sb, &repo, &[]).await;
     let brief = json!({"resume": {"done_when": "cargo test passes", "resume_by": "carry on"},
                        "state": {"next_acceptance_check": "cargo test"}});

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::support::briefs::*;
 use crate::support::*;
 use serde_json::{Value, json};
 
@@ -38,8 +39,7 @@ fn warnings(text: &str) -> Vec<String> {
 
 #[test]
 fn a_fresh_brief_on_its_branch_resumes_without_warnings() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "src/auth.rs", "fn verify() {}\n", "auth");
     write(
         &sb,
@@ -91,8 +91,7 @@ fn a_fresh_brief_on_its_branch_resumes_without_warnings() {
 
 #[test]
 fn warnings_come_first_in_their_fixed_order() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "src/auth.rs", "a\n", "auth");
     sb.commit(&repo, "src/old.rs", "o\n", "old");
     let wt = sb.worktree(&repo, "wt", "feat/x");
@@ -139,8 +138,7 @@ fn warnings_come_first_in_their_fixed_order() {
 
 #[test]
 fn stale_threshold_comes_from_env_then_config_then_24h() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(&sb, &repo, &[]);
     let stale = |extra_env: Option<&str>, now: &str| -> Vec<String> {
         let mut cmd = assert_cmd::Command::from_std(sb.command("git", &repo));
@@ -183,8 +181,7 @@ fn an_impossible_timestamp_is_refused_not_stored() {
     // It used to be stored (and resumed without a stale line), but its date
     // in the narrative heading made the file unreadable to the merge
     // driver: a timestamp must be a real UTC time.
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let input = r#"{"timestamp":"2026-13-45T00:00:00Z","resume":{"done_when":"d","resume_by":"r"},"state":{"next_acceptance_check":"c"}}"#;
     let out = sb
         .handoff_with(&repo, &["write", "-F", "-", "--no-lint"], Some(input))
@@ -200,8 +197,7 @@ fn an_impossible_timestamp_is_refused_not_stored() {
 
 #[test]
 fn commits_since_changed_files_and_a_dirty_tree() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "src/auth.rs", "a\n", "auth");
     write(
         &sb,
@@ -294,8 +290,7 @@ fn commits_since_changed_files_and_a_dirty_tree() {
 
 #[test]
 fn a_brief_head_outside_the_current_history_is_named() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "a.txt", "a\n", "a");
     write(&sb, &repo, &[]);
     let brief_head = sb.git(&repo, &["rev-parse", "--short=7", "HEAD"]);
@@ -375,20 +370,7 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
 
     // 1. written in A at a commit B has: another clone, resumed with a note.
     write(&sb, &a, &[]);
-    sb.git(
-        &b,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "+refs/handoffs/*:refs/handoff-remotes/origin/briefs/*",
-        ],
-    );
-    let id = sb.git(
-        &b,
-        &["rev-parse", "refs/handoff-remotes/origin/briefs/main"],
-    );
-    sb.git(&b, &["update-ref", "refs/handoffs/main", id.trim()]);
+    sb.take_origin_brief(&b, "main");
     let out = stdout(&sb.handoff(&b, &["resume"]).success());
     assert!(!out.contains("REPO MISMATCH"), "{out}");
     // Where it was written, said once.
@@ -402,20 +384,7 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
     sb.commit(&a, "new.txt", "n\n", "unpushed");
     sb.write_brief(&a, Some("teammate"), ["d", "r", "c"], &[])
         .success();
-    sb.git(
-        &b,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "+refs/handoffs/*:refs/handoff-remotes/origin/briefs/*",
-        ],
-    );
-    let id = sb.git(
-        &b,
-        &["rev-parse", "refs/handoff-remotes/origin/briefs/teammate"],
-    );
-    sb.git(&b, &["update-ref", "refs/handoffs/teammate", id.trim()]);
+    sb.take_origin_brief(&b, "teammate");
     let out = stdout(&sb.handoff(&b, &["resume", "teammate"]).success());
     assert!(!out.contains("REPO MISMATCH"), "{out}");
     assert!(
@@ -447,8 +416,7 @@ fn briefs_from_other_clones_resume_and_other_projects_are_refused() {
 
 #[test]
 fn selection_with_zero_one_and_several_briefs() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let out = sb.handoff(&repo, &["resume"]).code(1);
     assert_stderr_has(&out, "no briefs in this repository yet");
 
@@ -488,8 +456,7 @@ fn selection_with_zero_one_and_several_briefs() {
 
 #[test]
 fn json_carries_the_same_facts_as_the_text() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(&sb, &repo, &["--read", "gone.rs=x"]);
     sb.commit(&repo, "a.txt", "a\n", "a");
     let text = stdout(&resume(&sb, &repo, &[], "2026-12-02T00:00:00Z").success());
@@ -521,8 +488,7 @@ fn json_carries_the_same_facts_as_the_text() {
 
 #[test]
 fn reground_is_compact() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let mut extra = vec![];
     for i in 1..=7 {
         extra.push("--decision".to_string());
@@ -551,8 +517,7 @@ fn resume_cmd(sb: &Sandbox, dir: &Path, sub: &str) -> assert_cmd::assert::Assert
 
 #[test]
 fn subagent_brief_shape_and_cap() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(
         &sb,
         &repo,
@@ -676,8 +641,7 @@ fn hook(sb: &Sandbox, dir: &Path, event: &str, input: &str) -> String {
 
 #[test]
 fn session_start_hook_for_each_source() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     // no brief: nothing
     assert_eq!(
         hook(&sb, &repo, "session-start", r#"{"source":"compact"}"#),
@@ -746,8 +710,7 @@ fn session_start_hook_for_each_source() {
 
 #[test]
 fn hooks_never_block_a_session() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(&sb, &repo, &[]);
     for garbage in ["", "not json", "[1]", "{\"source\":", "\u{0}\u{1}"] {
         assert_eq!(
@@ -788,8 +751,7 @@ fn hooks_never_block_a_session() {
 
 #[test]
 fn refusals_speak_json_and_name_the_right_command_and_key() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     for key in ["alpha", "beta"] {
         sb.write_brief(&repo, Some(key), ["cargo test a", "r", "cargo test b"], &[])
             .success();
@@ -809,8 +771,7 @@ fn refusals_speak_json_and_name_the_right_command_and_key() {
 #[test]
 fn a_stored_brief_with_an_impossible_timestamp_resumes_without_a_stale_line() {
     // The schema admits it (wire compatibility); only write refuses to make one.
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let head = sb.git(&repo, &["rev-parse", "HEAD"]);
     let common = std::fs::canonicalize(repo.join(".git")).unwrap();
     let brief = serde_json::json!({"schema_version": "1", "key": "odd", "timestamp": "2026-13-45T00:00:00Z", "mode": "WRITE",
@@ -1182,8 +1143,7 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
 
 #[test]
 fn a_hook_cwd_that_is_not_a_directory_gets_no_answer() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     write(&sb, &repo, &[]);
     let file = repo.join("README");
     for cwd in [
@@ -1298,8 +1258,7 @@ fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
 
 #[test]
 fn commits_that_only_add_the_narrative_entry_are_named_as_such() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "src/auth.rs", "a\n", "auth");
     write(&sb, &repo, &[]);
     sb.git(&repo, &["add", ".claude/PROJECT_STATE.md"]);
@@ -1336,8 +1295,7 @@ fn commits_that_only_add_the_narrative_entry_are_named_as_such() {
 /// commit). Any other change to `.gitattributes` is work.
 #[test]
 fn a_narrative_commit_with_inits_attribute_line_is_still_only_the_narrative() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, ".gitattributes", "*.png binary\n", "attributes");
     sb.handoff(&repo, &["init"]).success();
     let line = std::fs::read_to_string(repo.join(".git/info/attributes")).unwrap();
@@ -1372,8 +1330,7 @@ fn a_narrative_commit_with_inits_attribute_line_is_still_only_the_narrative() {
 
 #[test]
 fn a_configured_narrative_path_and_a_switched_off_one_are_followed() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "src/auth.rs", "a\n", "auth");
     sb.git(&repo, &["config", "handoff.narrative", "docs/log/state.md"]);
     write(&sb, &repo, &[]);
@@ -1396,8 +1353,7 @@ fn a_configured_narrative_path_and_a_switched_off_one_are_followed() {
 /// changes it is named among them.
 #[test]
 fn the_narratives_own_uncommitted_entry_is_no_drift() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.commit(&repo, "src/lib.rs", "fn a() {}\n", "a");
     sb.write_brief(
         &repo,
