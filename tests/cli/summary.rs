@@ -4,10 +4,23 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::briefs::one_repo;
 use crate::support::{EXAMPLE, Sandbox, assert_stderr_has, stdout};
 
-fn at(sb: &Sandbox, dir: &Path, now: &str, args: &[&str]) -> assert_cmd::assert::Assert {
-    sb.handoff_env(dir, &[("GIT_HANDOFF_NOW", now)], args, None)
+/// `git handoff summary clean` in `dir` with both ages set.
+fn clean_by_age(
+    sb: &Sandbox,
+    dir: &Path,
+    archive_after: &str,
+    delete_after: &str,
+) -> assert_cmd::assert::Assert {
+    let ages = [
+        "--archive-after",
+        archive_after,
+        "--delete-after",
+        delete_after,
+    ];
+    sb.handoff(dir, &[&["summary", "clean"][..], &ages].concat())
 }
 
 /// Every file under `.claude/memory`, relative path → content.
@@ -40,25 +53,14 @@ fn headings(text: &str) -> Vec<&str> {
 
 #[test]
 fn summary_new_writes_each_template_prefilled() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     sb.handoff_with(&repo, &["write", "-F", "-"], Some(EXAMPLE))
         .success();
     std::fs::write(repo.join("README"), "changed\n").unwrap();
     std::fs::write(repo.join("notes.txt"), "new\n").unwrap();
 
     let out = sb
-        .handoff(
-            &repo,
-            &[
-                "summary",
-                "new",
-                "--template",
-                "task",
-                "--task",
-                "Fix the JWT expiry!",
-            ],
-        )
+        .summary_new(&repo, "task", "Fix the JWT expiry!")
         .success();
     assert_eq!(
         stdout(&out),
@@ -99,54 +101,26 @@ fn summary_new_writes_each_template_prefilled() {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
 
-    let expected: [(&str, &[&str]); 3] = [
+    // Each template's sections, in order, as `## ` headings.
+    let expected = [
         (
             "research",
-            &[
-                "Date",
-                "Task",
-                "System Understanding",
-                "Files Involved",
-                "Key Findings",
-                "Constraints & Gotchas",
-                "Open Questions",
-            ],
+            "Date; Task; System Understanding; Files Involved; Key Findings; Constraints & Gotchas; Open Questions",
         ),
         (
             "plan",
-            &[
-                "Date",
-                "Task",
-                "Changes",
-                "Test Strategy",
-                "Execution Order",
-                "Decisions Made",
-                "Status",
-            ],
+            "Date; Task; Changes; Test Strategy; Execution Order; Decisions Made; Status",
         ),
         (
             "implementation",
-            &[
-                "Date",
-                "Task",
-                "Completed",
-                "In Progress",
-                "Remaining",
-                "Issues Encountered",
-                "Test Results",
-            ],
+            "Date; Task; Completed; In Progress; Remaining; Issues Encountered; Test Results",
         ),
     ];
     for (template, sections) in expected {
         let task = format!("{template} work");
-        let out = sb
-            .handoff(
-                &repo,
-                &["summary", "new", "--template", template, "--task", &task],
-            )
-            .success();
+        let out = sb.summary_new(&repo, template, &task).success();
         let text = std::fs::read_to_string(repo.join(stdout(&out).trim())).unwrap();
-        assert_eq!(headings(&text), sections, "{text}");
+        assert_eq!(headings(&text).join("; "), sections, "{text}");
     }
     let plan =
         std::fs::read_to_string(repo.join(".claude/memory/2026-11-30-plan-work.md")).unwrap();
@@ -158,73 +132,30 @@ fn summary_new_writes_each_template_prefilled() {
 
     // The same task the same day: refused, the file kept.
     let before = memory(&repo);
-    let out = sb
-        .handoff(
-            &repo,
-            &[
-                "summary",
-                "new",
-                "--template",
-                "plan",
-                "--task",
-                "fix the jwt expiry",
-            ],
-        )
-        .code(1);
+    let out = sb.summary_new(&repo, "plan", "fix the jwt expiry").code(1);
     assert_stderr_has(&out, "exists already");
     assert_eq!(memory(&repo), before);
     // No task, no template.
-    sb.handoff(
-        &repo,
-        &["summary", "new", "--template", "task", "--task", " "],
-    )
-    .code(1);
+    sb.summary_new(&repo, "task", " ").code(1);
     sb.handoff(&repo, &["summary", "new", "--task", "x"])
         .code(2);
-    sb.handoff(
-        &repo,
-        &["summary", "new", "--template", "poem", "--task", "x"],
-    )
-    .code(2);
+    sb.summary_new(&repo, "poem", "x").code(2);
     assert_eq!(memory(&repo), before);
 }
 
 #[test]
 fn summary_latest_prints_the_newest_key_context() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let out = sb.handoff(&repo, &["summary", "latest"]).code(1);
     assert_stderr_has(&out, "no summaries");
 
-    at(
-        &sb,
-        &repo,
-        "2026-11-01T09:00:00Z",
-        &["summary", "new", "--template", "task", "--task", "old task"],
-    )
-    .success();
-    at(
-        &sb,
-        &repo,
-        "2026-11-20T09:00:00Z",
-        &["summary", "new", "--template", "task", "--task", "new task"],
-    )
-    .success();
+    sb.summary_new_at(&repo, "2026-11-01T09:00:00Z", "task", "old task")
+        .success();
+    sb.summary_new_at(&repo, "2026-11-20T09:00:00Z", "task", "new task")
+        .success();
     // A newer research summary has no Key Context section: skipped.
-    at(
-        &sb,
-        &repo,
-        "2026-11-25T09:00:00Z",
-        &[
-            "summary",
-            "new",
-            "--template",
-            "research",
-            "--task",
-            "digging",
-        ],
-    )
-    .success();
+    sb.summary_new_at(&repo, "2026-11-25T09:00:00Z", "research", "digging")
+        .success();
     let path = repo.join(".claude/memory/2026-11-20-new-task.md");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(
@@ -242,16 +173,9 @@ fn summary_latest_prints_the_newest_key_context() {
 
 #[test]
 fn summary_clean_archives_deletes_and_consolidates_by_age() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let new = |now: &str, template: &str, task: &str| {
-        at(
-            &sb,
-            &repo,
-            now,
-            &["summary", "new", "--template", template, "--task", task],
-        )
-        .success();
+        sb.summary_new_at(&repo, now, template, task).success();
     };
     // Now is 2026-11-30 (the sandbox clock).
     new("2026-11-25T09:00:00Z", "task", "auth fix"); // 5 days
@@ -323,19 +247,7 @@ fn summary_clean_archives_deletes_and_consolidates_by_age() {
         "{}",
         stdout(&out)
     );
-    let out = sb
-        .handoff(
-            &repo,
-            &[
-                "summary",
-                "clean",
-                "--archive-after",
-                "1w",
-                "--delete-after",
-                "60d",
-            ],
-        )
-        .success();
+    let out = clean_by_age(&sb, &repo, "1w", "60d").success();
     assert_eq!(
         stdout(&out),
         "archive .claude/memory/2026-10-31-keep-me.md (30d old) to .claude/memory/archive/2026-10-31-keep-me.md\n\
@@ -344,37 +256,19 @@ fn summary_clean_archives_deletes_and_consolidates_by_age() {
     // Bad ages.
     sb.handoff(&repo, &["summary", "clean", "--archive-after", "soon"])
         .code(2);
-    let out = sb
-        .handoff(
-            &repo,
-            &[
-                "summary",
-                "clean",
-                "--archive-after",
-                "60d",
-                "--delete-after",
-                "30d",
-            ],
-        )
-        .code(1);
+    let out = clean_by_age(&sb, &repo, "60d", "30d").code(1);
     assert_stderr_has(&out, "--delete-after");
 }
 
 #[test]
 fn a_memory_dir_outside_the_worktree_is_refused() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let outside: PathBuf = sb.path("elsewhere");
     std::fs::create_dir_all(&outside).unwrap();
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(&outside, repo.join(".claude")).unwrap();
-        let out = sb
-            .handoff(
-                &repo,
-                &["summary", "new", "--template", "task", "--task", "x"],
-            )
-            .code(1);
+        let out = sb.summary_new(&repo, "task", "x").code(1);
         assert_stderr_has(&out, "outside the worktree");
         assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     }
@@ -382,21 +276,10 @@ fn a_memory_dir_outside_the_worktree_is_refused() {
 
 #[test]
 fn summaries_are_redacted_names_included() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("r");
+    let (sb, repo) = one_repo();
     let key = "AKIAR7WBZKD3UQ5NXM6L";
     let out = sb
-        .handoff(
-            &repo,
-            &[
-                "summary",
-                "new",
-                "--template",
-                "task",
-                "--task",
-                &format!("rotate {key}"),
-            ],
-        )
+        .summary_new(&repo, "task", &format!("rotate {key}"))
         .success();
     let rel = stdout(&out).trim().to_string();
     assert!(
