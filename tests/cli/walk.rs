@@ -29,30 +29,6 @@ fn commit(sb: &Sandbox, dir: &Path, parents: &[&str], time: u64, message: &str) 
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-/// Store a brief written at `sha` in this repository, the way `write`
-/// stores one (blob + ref), without touching HEAD.
-fn put_brief(sb: &Sandbox, dir: &Path, key: &str, sha: &str) {
-    let root = sb.git(dir, &["rev-parse", "--show-toplevel"]);
-    let common = sb.git(
-        dir,
-        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
-    );
-    let brief = serde_json::json!({
-        "schema_version": "1", "key": key, "timestamp": "2026-11-30T11:00:00Z", "mode": "WRITE",
-        "resume": {"done_when": "d", "resume_by": "r"},
-        "state": {"branch": "main", "next_acceptance_check": "c", "head_sha": sha,
-                  "worktree": {"root": root.trim(), "is_linked": false,
-                               "git_common_dir": common.trim()}}
-    });
-    let path = dir.join(".git").join("brief.json");
-    std::fs::write(&path, brief.to_string()).unwrap();
-    let blob = sb.git(dir, &["hash-object", "-w", path.to_str().unwrap()]);
-    sb.git(
-        dir,
-        &["update-ref", &format!("refs/handoffs/{key}"), blob.trim()],
-    );
-}
-
 /// git's answer: (in history, commits since).
 fn git_answer(sb: &Sandbox, dir: &Path, sha: &str) -> (bool, Option<u64>) {
     let ancestor = sb
@@ -80,6 +56,28 @@ fn our_answer(sb: &Sandbox, dir: &Path, key: &str) -> (bool, Option<u64>) {
 
 const GRAPH: &str = ".git/objects/info/commit-graph";
 
+/// Write the commit-graph of every commit reachable now; its bytes.
+fn write_graph(sb: &Sandbox, dir: &Path) -> Vec<u8> {
+    sb.git(dir, &["commit-graph", "write", "--reachable"]);
+    std::fs::read(dir.join(GRAPH)).unwrap()
+}
+
+/// Put in `dir`, in turn, the `full` commit-graph, the `partial` one (of
+/// older commits only) and none, and `check` after each, named.
+fn in_each_graph_state(dir: &Path, full: &[u8], partial: &[u8], mut check: impl FnMut(&str)) {
+    for (mode, graph) in [
+        ("full commit-graph", Some(full)),
+        ("partial commit-graph", Some(partial)),
+        ("no commit-graph", None),
+    ] {
+        match graph {
+            Some(bytes) => std::fs::write(dir.join(GRAPH), bytes).unwrap(),
+            None => std::fs::remove_file(dir.join(GRAPH)).unwrap(),
+        }
+        check(mode);
+    }
+}
+
 #[test]
 fn one_walk_answers_as_git_does_with_and_without_a_commit_graph() {
     let sb = Sandbox::new();
@@ -98,8 +96,7 @@ fn one_walk_answers_as_git_does_with_and_without_a_commit_graph() {
     sb.git(&dir, &["update-ref", "refs/heads/other", &c1]);
     sb.git(&dir, &["update-ref", "refs/heads/unrelated", &z1]);
     // The commit-graph as of now covers only the commits above.
-    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
-    let partial = std::fs::read(dir.join(GRAPH)).unwrap();
+    let partial = write_graph(&sb, &dir);
     let a3 = commit(&sb, &dir, &[&m1], 5_000, "a3");
     let e1 = commit(&sb, &dir, &[&m1], 5_100, "e1");
     let m2 = commit(&sb, &dir, &[&a3, &e1], 5_200, "m2");
@@ -108,8 +105,7 @@ fn one_walk_answers_as_git_does_with_and_without_a_commit_graph() {
     let ahead = commit(&sb, &dir, &[&a4], 7_000, "ahead of HEAD");
     sb.git(&dir, &["update-ref", "refs/heads/main", &a4]);
     sb.git(&dir, &["update-ref", "refs/heads/ahead", &ahead]);
-    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
-    let full = std::fs::read(dir.join(GRAPH)).unwrap();
+    let full = write_graph(&sb, &dir);
 
     let heads = [
         ("root", &root),
@@ -128,24 +124,16 @@ fn one_walk_answers_as_git_does_with_and_without_a_commit_graph() {
         ("ahead", &ahead),
     ];
     for (key, sha) in heads {
-        put_brief(&sb, &dir, key, sha);
+        sb.put_brief(&dir, key, sha, &[], None);
     }
     let mut checked = 0;
-    for (mode, graph) in [
-        ("full commit-graph", Some(&full)),
-        ("partial commit-graph", Some(&partial)),
-        ("no commit-graph", None),
-    ] {
-        match graph {
-            Some(bytes) => std::fs::write(dir.join(GRAPH), bytes).unwrap(),
-            None => std::fs::remove_file(dir.join(GRAPH)).unwrap(),
-        }
+    in_each_graph_state(&dir, &full, &partial, |mode| {
         for (key, sha) in heads {
             let git = git_answer(&sb, &dir, sha);
             assert_eq!(our_answer(&sb, &dir, key), git, "{key} with {mode}");
             checked += 1;
         }
-    }
+    });
     assert_eq!(checked, 42);
     // The cases cover both answers and counts through merges.
     assert_eq!(git_answer(&sb, &dir, &b1), (true, Some(8)));
@@ -157,7 +145,7 @@ fn one_walk_answers_as_git_does_with_and_without_a_commit_graph() {
 fn a_brief_head_missing_from_the_database_is_unknown_not_an_error() {
     let sb = Sandbox::new();
     let dir = sb.repo("r");
-    put_brief(&sb, &dir, "gone", &"1".repeat(40));
+    sb.put_brief(&dir, "gone", &"1".repeat(40), &[], None);
     let out = stdout(&sb.handoff(&dir, &["resume", "gone", "--json"]).success());
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["in_history"], Value::Null, "{out}");
@@ -180,33 +168,23 @@ fn clock_skew_below_the_brief_head_is_handled_like_git() {
     let r0 = commit(&sb, &dir, &[&root], 2_000, "r0");
     let y = commit(&sb, &dir, &[&r0], 3_000, "y");
     sb.git(&dir, &["update-ref", "refs/heads/main", &y]);
-    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
-    let partial = std::fs::read(dir.join(GRAPH)).unwrap();
+    let partial = write_graph(&sb, &dir);
     let q = commit(&sb, &dir, &[&y], 10, "q (dated before its parent)");
     let p = commit(&sb, &dir, &[&y], 4_000, "p");
     let m = commit(&sb, &dir, &[&p, &q], 5_000, "m");
     sb.git(&dir, &["update-ref", "refs/heads/main", &m]);
-    sb.git(&dir, &["commit-graph", "write", "--reachable"]);
-    let full = std::fs::read(dir.join(GRAPH)).unwrap();
-    put_brief(&sb, &dir, "q", &q);
-    put_brief(&sb, &dir, "y", &y);
+    let full = write_graph(&sb, &dir);
+    sb.put_brief(&dir, "q", &q, &[], None);
+    sb.put_brief(&dir, "y", &y, &[], None);
     assert_eq!(git_answer(&sb, &dir, &q), (true, Some(2)));
-    for (mode, graph) in [
-        ("full commit-graph", Some(&full)),
-        ("partial commit-graph", Some(&partial)),
-        ("no commit-graph", None),
-    ] {
-        match graph {
-            Some(bytes) => std::fs::write(dir.join(GRAPH), bytes).unwrap(),
-            None => std::fs::remove_file(dir.join(GRAPH)).unwrap(),
-        }
+    in_each_graph_state(&dir, &full, &partial, |mode| {
         assert_eq!(our_answer(&sb, &dir, "q"), (true, Some(2)), "q with {mode}");
         assert_eq!(
             our_answer(&sb, &dir, "y"),
             git_answer(&sb, &dir, &y),
             "y with {mode}"
         );
-    }
+    });
 }
 
 #[test]
