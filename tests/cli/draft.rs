@@ -68,10 +68,6 @@ fn brief_at(sb: &Sandbox, repo: &Path, at: &str, step: &str) {
     .success();
 }
 
-fn stored(sb: &Sandbox, repo: &Path, key: &str) -> Value {
-    json(&sb.git(repo, &["cat-file", "-p", &format!("refs/handoffs/{key}")]))
-}
-
 fn partial(sb: &Sandbox, repo: &Path, path: &str) -> Value {
     json(&stdout(
         &sb.handoff(repo, &["draft", "--json", path]).success(),
@@ -272,7 +268,7 @@ fn write_stores_an_auto_brief_that_resume_marks_and_never_replaces_a_newer_one()
         "{text}"
     );
     assert!(text.contains("no narrative entry"), "{text}");
-    let brief = stored(&sb, &repo, "main");
+    let brief = sb.stored_brief(&repo, "main");
     assert_eq!(brief["mode"], "AUTO");
     assert_eq!(brief["timestamp"], NOW);
     assert_eq!(brief["state"]["next_acceptance_check"], "cargo test expiry");
@@ -315,12 +311,12 @@ fn write_stores_an_auto_brief_that_resume_marks_and_never_replaces_a_newer_one()
         &["--no-lint"],
     )
     .success();
-    let before = stored(&sb, &repo, "main");
+    let before = sb.stored_brief(&repo, "main");
     let out = sb.handoff(&repo, &["draft", "--write", &path]).code(1);
     let err = stderr(&out);
     assert!(err.contains("brief 'main' was written at 2026-11-30T12:00:00Z, after the transcript's last turn (2026-11-30T10:02:50Z)"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert_eq!(stored(&sb, &repo, "main"), before);
+    assert_eq!(sb.stored_brief(&repo, "main"), before);
     // A brief of other resume-time drift than AUTO is not marked.
     let v = json(&stdout(&sb.handoff(&repo, &["resume", "--json"]).success()));
     assert!(v.get("auto").is_none());
@@ -360,6 +356,23 @@ fn the_draft_is_redacted_as_every_write() {
     assert!(!notes.contains(&token));
 }
 
+/// Claude Code's SessionEnd hook: `git handoff hook` subcommand, event name.
+const SESSION_END: [&str; 2] = ["session-end", "SessionEnd"];
+/// Claude Code's PreCompact hook: `git handoff hook` subcommand, event name.
+const PRE_COMPACT: [&str; 2] = ["pre-compact", "PreCompact"];
+
+/// Claude Code's hook `[hook, event]` for the session of `transcript` in
+/// `repo`, at `now`.
+fn claude_hook(
+    sb: &Sandbox,
+    [hook_name, event]: [&str; 2],
+    transcript: &str,
+    repo: &Path,
+    now: &str,
+) -> assert_cmd::assert::Assert {
+    hook(sb, hook_name, &hook_input(event, transcript, repo), now)
+}
+
 /// A hook's input, as Claude Code sends it.
 pub(crate) fn hook_input(event: &str, transcript: &str, repo: &Path) -> String {
     json!({
@@ -395,36 +408,21 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
     let path = transcript(&sb, "draft-claude.jsonl", &repo);
     // The session (10:00–10:02:50) wrote its brief at 10:01: kept, by both hooks.
     brief_at(&sb, &repo, "2026-11-30T10:01:00Z", "written");
-    let written = stored(&sb, &repo, "main");
-    let out = hook(
-        &sb,
-        "pre-compact",
-        &hook_input("PreCompact", &path, &repo),
-        "2026-11-30T10:03:00Z",
-    );
+    let written = sb.stored_brief(&repo, "main");
+    let out = claude_hook(&sb, PRE_COMPACT, &path, &repo, "2026-11-30T10:03:00Z");
     let message = json(&stdout(&out));
     assert!(
         !message["systemMessage"].as_str().unwrap().contains("draft"),
         "{message}"
     );
-    let out = hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:03:00Z",
-    );
+    let out = claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:03:00Z");
     assert_eq!(stdout(&out), "");
-    assert_eq!(stored(&sb, &repo, "main"), written);
+    assert_eq!(sb.stored_brief(&repo, "main"), written);
     // A brief from before the session started does not count: the draft replaces it.
     brief_at(&sb, &repo, "2026-11-29T09:00:00Z", "yesterday");
     let narrative = std::fs::read(repo.join(".claude/PROJECT_STATE.md")).unwrap();
     let tree = sb.git(&repo, &["status", "--porcelain", "--untracked-files=all"]);
-    let out = hook(
-        &sb,
-        "pre-compact",
-        &hook_input("PreCompact", &path, &repo),
-        "2026-11-30T10:02:55Z",
-    );
+    let out = claude_hook(&sb, PRE_COMPACT, &path, &repo, "2026-11-30T10:02:55Z");
     assert_eq!(
         std::fs::read(repo.join(".claude/PROJECT_STATE.md")).unwrap(),
         narrative
@@ -438,7 +436,7 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
         message.contains("a draft of it from the transcript is stored as brief 'main' (mode AUTO)"),
         "{message}"
     );
-    let auto = stored(&sb, &repo, "main");
+    let auto = sb.stored_brief(&repo, "main");
     assert_eq!(
         (auto["mode"].as_str(), auto["timestamp"].as_str()),
         (Some("AUTO"), Some("2026-11-30T10:02:55Z"))
@@ -455,13 +453,8 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
     more.push_str(&json!({"type": "user", "uuid": "z", "sessionId": "s", "timestamp": "2026-11-30T10:10:00.000Z", "message": {"role": "user", "content": "now also cover the leeway edge case"}}).to_string());
     more.push('\n');
     std::fs::write(&path, more).unwrap();
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:11:00Z",
-    );
-    let end = stored(&sb, &repo, "main");
+    claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:11:00Z");
+    let end = sb.stored_brief(&repo, "main");
     assert_eq!(end["timestamp"], "2026-11-30T10:11:00Z");
     assert_eq!(end["mode"], "AUTO");
     assert_eq!(end["resume"]["resume_by"], "yesterday", "{end}");
@@ -476,14 +469,9 @@ fn the_hooks_store_a_draft_only_when_the_session_wrote_no_brief() {
     // handoff.autoDraft false turns the safety net off.
     sb.git(&repo, &["config", "handoff.autoDraft", "false"]);
     brief_at(&sb, &repo, "2026-11-29T09:00:00Z", "yesterday");
-    let before = stored(&sb, &repo, "main");
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:12:00Z",
-    );
-    assert_eq!(stored(&sb, &repo, "main"), before);
+    let before = sb.stored_brief(&repo, "main");
+    claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:12:00Z");
+    assert_eq!(sb.stored_brief(&repo, "main"), before);
 }
 
 #[test]
@@ -496,7 +484,7 @@ fn a_session_that_only_read_and_talked_leaves_the_older_brief() {
         "2026-11-29T09:00:00Z",
         "yesterday's careful brief",
     );
-    let before = stored(&sb, &repo, "main");
+    let before = sb.stored_brief(&repo, "main");
     let dir = repo.display().to_string();
     let lines = [
         json!({"type": "user", "uuid": "u1", "sessionId": "s", "cwd": dir, "timestamp": "2026-11-30T10:00:00.000Z",
@@ -517,16 +505,11 @@ fn a_session_that_only_read_and_talked_leaves_the_older_brief() {
     )
     .unwrap();
     let path = path.to_str().unwrap();
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", path, &repo),
-        "2026-11-30T10:01:00Z",
-    );
-    assert_eq!(stored(&sb, &repo, "main"), before);
+    claude_hook(&sb, SESSION_END, path, &repo, "2026-11-30T10:01:00Z");
+    assert_eq!(sb.stored_brief(&repo, "main"), before);
     // Asked for, the draft is stored all the same.
     sb.handoff(&repo, &["draft", "--write", path]).success();
-    assert_eq!(stored(&sb, &repo, "main")["mode"], "AUTO");
+    assert_eq!(sb.stored_brief(&repo, "main")["mode"], "AUTO");
 }
 
 #[test]
@@ -576,7 +559,7 @@ fn the_shipped_claude_settings_run_the_session_end_hook() {
     sb.handoff_with(&repo, &args, Some(&hook_input("SessionEnd", &path, &repo)))
         .success()
         .stdout("");
-    assert_eq!(stored(&sb, &repo, "main")["mode"], "AUTO");
+    assert_eq!(sb.stored_brief(&repo, "main")["mode"], "AUTO");
 }
 
 #[test]
@@ -589,7 +572,7 @@ fn recover_from_transcript_grounds_the_stored_brief_in_what_the_session_did() {
     let arg = format!("--from-transcript={path}");
     let out = sb.handoff(&repo, &["recover", &arg, "--no-lint"]).success();
     assert_stdout_has(&out, "Recovered brief 'main'");
-    let b = stored(&sb, &repo, "main");
+    let b = sb.stored_brief(&repo, "main");
     assert_eq!(b["mode"], "RECOVER");
     // The stored goal stays; what the session did is added.
     assert_eq!(b["resume"]["done_when"], "cargo test auth passes");
@@ -710,7 +693,7 @@ fn careful_brief(sb: &Sandbox, repo: &Path) -> Value {
         ],
     )
     .success();
-    stored(sb, repo, "main")
+    sb.stored_brief(repo, "main")
 }
 
 #[test]
@@ -741,17 +724,12 @@ fn a_session_that_only_resumed_leaves_the_brief_it_read() {
             &hook_input(name, &path, &repo),
             "2026-11-30T10:01:00Z",
         );
-        assert_eq!(stored(&sb, &repo, "main"), before, "{event}");
+        assert_eq!(sb.stored_brief(&repo, "main"), before, "{event}");
     }
     // A session that ran the tests did work: the draft goes over the brief.
     let path = session_running(&sb, &repo, "tested.jsonl", &["cargo test expiry"]);
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:01:00Z",
-    );
-    assert_eq!(stored(&sb, &repo, "main")["mode"], "AUTO");
+    claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:01:00Z");
+    assert_eq!(sb.stored_brief(&repo, "main")["mode"], "AUTO");
 }
 
 #[test]
@@ -760,13 +738,8 @@ fn a_draft_over_a_written_brief_keeps_it_and_says_so() {
     let repo = app(&sb);
     let before = careful_brief(&sb, &repo);
     let path = transcript(&sb, "draft-claude.jsonl", &repo);
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:03:00Z",
-    );
-    let auto = stored(&sb, &repo, "main");
+    claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:03:00Z");
+    let auto = sb.stored_brief(&repo, "main");
     assert_eq!(auto["mode"], "AUTO");
     assert_eq!(auto["timestamp"], "2026-11-30T10:03:00Z");
     // What a person wrote stays: the goal, the decisions, the rejected
@@ -845,15 +818,10 @@ fn a_brief_the_session_wrote_is_judged_by_the_history_not_its_fields() {
         None,
     )
     .success();
-    let written = stored(&sb, &repo, "main");
+    let written = sb.stored_brief(&repo, "main");
     assert_eq!(written["timestamp"], "2026-11-29T09:00:00Z");
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:03:00Z",
-    );
-    assert_eq!(stored(&sb, &repo, "main"), written);
+    claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:03:00Z");
+    assert_eq!(sb.stored_brief(&repo, "main"), written);
 
     // A brief the session itself wrote (its id in the history) is kept
     // whatever the clock said when it was written.
@@ -874,14 +842,9 @@ fn a_brief_the_session_wrote_is_judged_by_the_history_not_its_fields() {
         None,
     )
     .success();
-    let ours = stored(&sb, &repo, "main");
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:03:00Z",
-    );
-    assert_eq!(stored(&sb, &repo, "main"), ours);
+    let ours = sb.stored_brief(&repo, "main");
+    claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:03:00Z");
+    assert_eq!(sb.stored_brief(&repo, "main"), ours);
 }
 
 /// A draft over an earlier draft (PreCompact's, then SessionEnd's) goes
@@ -904,7 +867,7 @@ fn a_second_draft_goes_over_the_persons_version_not_the_first_draft() {
         ("SessionEnd", "session-end", "2026-11-30T10:03:00Z"),
     ] {
         hook(&sb, hook_name, &hook_input(event, &path, &repo), at);
-        let auto = stored(&sb, &repo, "main");
+        let auto = sb.stored_brief(&repo, "main");
         assert_eq!(auto["mode"], "AUTO", "{event}");
         assert_eq!(auto["timestamp"], at, "{event}: stored");
         assert_eq!(
@@ -951,17 +914,12 @@ fn a_trivial_session_gets_no_draft_over_a_persons_brief() {
             &hook_input("SessionEnd", &path, &repo),
             "2026-11-30T10:01:00Z",
         );
-        assert_eq!(stored(&sb, &repo, "main"), before, "{event}");
+        assert_eq!(sb.stored_brief(&repo, "main"), before, "{event}");
     }
     let out = stdout(&sb.handoff(&repo, &["resume"]).success());
     assert!(!out.contains("AUTO"), "{out}");
     // Left uncommitted, the same work is not trivial: the net drafts it.
     std::fs::write(repo.join("README.md"), "A typo here, and more.\n").unwrap();
-    hook(
-        &sb,
-        "session-end",
-        &hook_input("SessionEnd", &path, &repo),
-        "2026-11-30T10:01:00Z",
-    );
-    assert_eq!(stored(&sb, &repo, "main")["mode"], "AUTO");
+    claude_hook(&sb, SESSION_END, &path, &repo, "2026-11-30T10:01:00Z");
+    assert_eq!(sb.stored_brief(&repo, "main")["mode"], "AUTO");
 }
