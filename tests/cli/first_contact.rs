@@ -1,19 +1,13 @@
 //! First contact: what a session that knows nothing meets first — in a
 //! teammate's fresh clone, whose remote's briefs were never fetched.
 
+use crate::support::briefs::*;
 use crate::support::*;
 
 #[test]
 fn a_fresh_clone_says_how_to_get_the_team_s_briefs_not_to_write_one() {
     let t = team();
-    t.sb.write_brief(
-        &t.a,
-        Some("feat"),
-        ["cargo test passes", "go on", "cargo test"],
-        &[],
-    )
-    .success();
-    t.sb.handoff(&t.a, &["push"]).success();
+    t.push_brief_from_a("feat", GO_ON);
     // B cloned before any brief existed: like a fresh clone, it has none.
     let fetch_hint = "`git handoff fetch` brings them";
     let out = stdout(&t.sb.handoff(&t.b, &["list"]).success());
@@ -89,14 +83,7 @@ fn a_fresh_clone_says_how_to_get_the_team_s_briefs_not_to_write_one() {
 #[test]
 fn a_key_only_a_remote_still_has_is_offered_by_name() {
     let t = team();
-    t.sb.write_brief(
-        &t.a,
-        Some("feat"),
-        ["cargo test passes", "go on", "cargo test"],
-        &[],
-    )
-    .success();
-    t.sb.handoff(&t.a, &["push"]).success();
+    t.push_brief_from_a("feat", GO_ON);
     t.sb.handoff(&t.b, &["fetch"]).success();
     t.sb.handoff(&t.b, &["drop", "feat"]).success();
     let out = t.sb.handoff(&t.b, &["resume", "feat"]).code(1);
@@ -108,45 +95,22 @@ fn a_key_only_a_remote_still_has_is_offered_by_name() {
     assert!(out.contains("# Resume — feat"), "{out}");
 }
 
-/// `git handoff write KEY` in `dir` at the clock `now`, stored as given
-/// (no redaction, no lint); the version's id.
-fn write_at(t: &Team, dir: &std::path::Path, key: &str, now: &str, done: &str) -> String {
-    let args = write_args(
-        Some(key),
-        [done, "carry on", "cargo test"],
-        &["--json", "--no-redact", "--no-lint"],
-    );
-    let out =
-        t.sb.handoff_env(dir, &[("GIT_HANDOFF_NOW", now)], &args, None);
-    let v = json(&stdout(&out.success()));
-    v["id"].as_str().unwrap().to_string()
-}
-
-/// The id `name` holds in `dir`'s repository, if any.
-fn ref_id(t: &Team, dir: &std::path::Path, name: &str) -> Option<String> {
-    let out = t.sb.git_out(dir, &["rev-parse", "--verify", "-q", name]);
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 #[test]
 fn after_init_a_plain_git_fetch_brings_the_team_s_briefs_to_the_next_command() {
     let t = team();
-    let v1 = write_at(&t, &t.a, "feat", "2026-11-30T09:00:00Z", "v1");
-    t.sb.handoff(&t.a, &["push"]).success();
+    let v1 = t.publish("feat", "2026-11-30T09:00:00Z", "v1");
     t.sb.handoff(&t.b, &["init"]).success();
     t.sb.git(&t.b, &["fetch", "-q"]);
     // No `git handoff fetch`: the next reading command takes it, saying so.
     let out = t.sb.handoff(&t.b, &["list"]).success();
-    assert!(stdout(&out).contains("feat"), "{}", stdout(&out));
+    assert_stdout_has(&out, "feat");
     assert_eq!(
         stderr(&out),
         "note: took 1 brief `git fetch` brought from 'origin': feat (new)\n"
     );
-    assert_eq!(ref_id(&t, &t.b, "refs/handoffs/feat"), Some(v1.clone()));
+    assert_eq!(t.id(&t.b, "refs/handoffs/feat"), Some(v1.clone()));
     assert_eq!(
-        ref_id(&t, &t.b, "refs/handoff-remotes/origin/briefs/feat"),
+        t.id(&t.b, "refs/handoff-remotes/origin/briefs/feat"),
         Some(v1.clone())
     );
     let log = stdout(&t.sb.handoff(&t.b, &["log", "feat", "--json"]).success());
@@ -157,8 +121,7 @@ fn after_init_a_plain_git_fetch_brings_the_team_s_briefs_to_the_next_command() {
 
     // A newer version, by `git pull` this time: a fast-forward, taken by
     // bare `git handoff`, `resume` then reads it.
-    let v2 = write_at(&t, &t.a, "feat", "2026-11-30T10:00:00Z", "v2");
-    t.sb.handoff(&t.a, &["push"]).success();
+    let v2 = t.publish("feat", "2026-11-30T10:00:00Z", "v2");
     t.sb.git(&t.b, &["pull", "-q"]);
     let out = t.sb.handoff(&t.b, &[]).success();
     assert_eq!(
@@ -169,30 +132,24 @@ fn after_init_a_plain_git_fetch_brings_the_team_s_briefs_to_the_next_command() {
             &v2[..7]
         )
     );
-    assert_eq!(ref_id(&t, &t.b, "refs/handoffs/feat"), Some(v2.clone()));
+    assert_eq!(t.id(&t.b, "refs/handoffs/feat"), Some(v2.clone()));
     let out = t.sb.handoff(&t.b, &["show", "feat"]).success();
-    assert!(stdout(&out).contains("v2"), "{}", stdout(&out));
+    assert_stdout_has(&out, "v2");
     assert_eq!(stderr(&out), "");
     // `git handoff fetch` finds nothing left to do.
     let out = t.sb.handoff(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("briefs: up to date"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "briefs: up to date");
 }
 
 #[test]
 fn a_plain_git_fetch_takes_nothing_a_fetch_would_not() {
     let t = team();
     // Both sides change a shared brief: diverged, reported, neither taken.
-    write_at(&t, &t.a, "shared", "2026-11-30T09:00:00Z", "v1");
-    t.sb.handoff(&t.a, &["push"]).success();
-    t.sb.handoff(&t.b, &["fetch"]).success();
+    t.publish("shared", "2026-11-30T09:00:00Z", "v1");
+    t.run(&t.b, &["fetch"]).success();
     t.sb.handoff(&t.b, &["init"]).success();
-    write_at(&t, &t.a, "shared", "2026-11-30T10:00:00Z", "theirs");
-    t.sb.handoff(&t.a, &["push"]).success();
-    let ours = write_at(&t, &t.b, "shared", "2026-11-30T10:30:00Z", "ours");
+    t.publish("shared", "2026-11-30T10:00:00Z", "theirs");
+    let ours = t.write(&t.b, "shared", "2026-11-30T10:30:00Z", "ours");
     // A key that holds a secret, planted on the remote with plain git.
     let token = "ghp_Zq8xW2vN5mZq8xW2vN5mZq8xW2vN5mZq8xW2vN5m";
     let blob = t.sb.git(&t.a, &["rev-parse", "refs/handoffs/shared"]);
@@ -203,53 +160,31 @@ fn a_plain_git_fetch_takes_nothing_a_fetch_would_not() {
     t.sb.git(&t.b, &["fetch", "-q"]);
     let out = t.sb.handoff(&t.b, &["resume", "shared"]).success();
     let err = stderr(&out);
-    assert!(
-        err.contains("warning: diverged from 'origin': shared (both versions kept; `git handoff diff shared@origin` compares them, `git handoff resolve shared --merge` merges them"),
-        "{err}"
-    );
-    assert!(
-        err.contains("warning: ignored: '[REDACTED:github_token]' (the key holds a secret"),
-        "{err}"
-    );
+    for warning in [
+        "warning: diverged from 'origin': shared (both versions kept; `git handoff diff shared@origin` compares them, `git handoff resolve shared --merge` merges them",
+        "warning: ignored: '[REDACTED:github_token]' (the key holds a secret",
+    ] {
+        assert!(err.contains(warning), "{err}");
+    }
     assert!(!err.contains(token), "{err}");
     assert!(!err.contains("took 1 brief"), "{err}");
-    assert_eq!(ref_id(&t, &t.b, "refs/handoffs/shared"), Some(ours));
+    assert_eq!(t.id(&t.b, "refs/handoffs/shared"), Some(ours));
     let refs = t.sb.git(&t.b, &["for-each-ref", "refs/handoffs/"]);
     assert!(!refs.contains(token), "{refs}");
     // `git handoff fetch` reports the same divergence.
     let out = t.sb.handoff(&t.b, &["fetch"]).code(1);
-    assert!(
-        stdout(&out).contains("diverged: shared"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stdout_has(&out, "diverged: shared");
 }
 
 #[test]
 fn after_redact_history_a_plain_git_fetch_never_brings_a_secret_back() {
     let t = team();
     let token = "ghp_Zq8xW2vN5mZq8xW2vN5mZq8xW2vN5mZq8xW2vN5m";
-    write_at(
-        &t,
-        &t.a,
-        "k1",
-        "2026-11-30T09:00:00Z",
-        &format!("uses {token}"),
-    );
-    t.sb.git(
-        &t.a,
-        &[
-            "push",
-            "-q",
-            "origin",
-            "refs/notes/handoffs",
-            "refs/handoffs/k1",
-        ],
-    );
+    t.push_secret_with_git("k1", token);
     t.sb.handoff(&t.b, &["fetch"]).success();
     t.sb.handoff(&t.b, &["redact", "--history"]).success();
     t.sb.handoff(&t.b, &["init"]).success();
-    let clean_notes = ref_id(&t, &t.b, "refs/notes/handoffs");
+    let clean_notes = t.id(&t.b, "refs/notes/handoffs");
     t.sb.git(&t.b, &["fetch", "-q"]);
     // Comparing with the remote's version takes first: never the staged
     // secret.
@@ -269,7 +204,7 @@ fn after_redact_history_a_plain_git_fetch_never_brings_a_secret_back() {
         "{err}"
     );
     assert!(!err.contains(token), "{err}");
-    assert_eq!(ref_id(&t, &t.b, "refs/notes/handoffs"), clean_notes);
+    assert_eq!(t.id(&t.b, "refs/notes/handoffs"), clean_notes);
     let log = stdout(&t.sb.handoff(&t.b, &["log", "k1", "--json"]).success());
     assert!(!log.contains(token), "{log}");
     let brief = stdout(&t.sb.handoff(&t.b, &["show", "k1"]).success());
@@ -279,10 +214,10 @@ fn after_redact_history_a_plain_git_fetch_never_brings_a_secret_back() {
 #[test]
 fn git_fetch_prune_never_makes_a_brief_vanish_silently() {
     let t = team();
-    write_at(&t, &t.a, "k1", "2026-11-30T09:00:00Z", "one");
-    let v2 = write_at(&t, &t.a, "k2", "2026-11-30T09:00:00Z", "two");
+    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "one");
+    let v2 = t.write(&t.a, "k2", "2026-11-30T09:00:00Z", "two");
     for key in ["k3", "k4", "k5", "k6"] {
-        write_at(&t, &t.a, key, "2026-11-30T09:00:00Z", "more");
+        t.write(&t.a, key, "2026-11-30T09:00:00Z", "more");
     }
     t.sb.handoff(&t.a, &["push"]).success();
     t.sb.handoff(&t.b, &["init"]).success();
@@ -293,49 +228,35 @@ fn git_fetch_prune_never_makes_a_brief_vanish_silently() {
         stderr(&out),
         "note: took 6 briefs `git fetch` brought from 'origin': k1 (new), k2 (new), k3 (new), k4 (new), k5 (new) and 1 more (`git handoff list` lists them)\n"
     );
-    assert_eq!(ref_id(&t, &t.b, "refs/handoffs/k2"), Some(v2.clone()));
+    assert_eq!(t.id(&t.b, "refs/handoffs/k2"), Some(v2.clone()));
     // The team deletes k2 on the remote; a pruning fetch removes the
     // staged value.
     t.sb.handoff(&t.a, &["drop", "k2"]).success();
     t.sb.handoff(&t.a, &["push", "--prune"]).success();
-    assert_eq!(ref_id(&t, &t.bare, "refs/handoffs/k2"), None);
+    assert_eq!(t.id(&t.bare, "refs/handoffs/k2"), None);
     t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
-    assert_eq!(
-        ref_id(&t, &t.b, "refs/handoff-fetch/origin/briefs/k2"),
-        None
-    );
+    assert_eq!(t.id(&t.b, "refs/handoff-fetch/origin/briefs/k2"), None);
     // As `git handoff fetch` does with a key deleted on the remote: kept
     // here, and said.
     let out = t.sb.handoff(&t.b, &["list"]).success();
-    assert!(stdout(&out).contains("k2"), "{}", stdout(&out));
+    assert_stdout_has(&out, "k2");
     assert_eq!(
         stderr(&out),
         "note: deleted on 'origin': k2 (kept here; `git handoff drop k2` drops it too)\n"
     );
-    assert_eq!(ref_id(&t, &t.b, "refs/handoffs/k2"), Some(v2));
-    let out = t.sb.handoff(&t.b, &["fetch"]).success();
-    assert!(
-        stdout(&out).contains("deleted on 'origin': k2 (kept here"),
-        "{}",
-        stdout(&out)
-    );
+    assert_eq!(t.id(&t.b, "refs/handoffs/k2"), Some(v2));
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(&out, "deleted on 'origin': k2 (kept here");
 }
 
 #[test]
 fn a_session_start_after_git_pull_names_the_team_s_briefs() {
     let t = team();
-    write_at(&t, &t.a, "feat", "2026-11-30T09:00:00Z", "v1");
-    t.sb.handoff(&t.a, &["push"]).success();
+    t.publish("feat", "2026-11-30T09:00:00Z", "v1");
     t.sb.handoff(&t.b, &["init"]).success();
     t.sb.git(&t.b, &["pull", "-q"]);
-    let input = format!(
-        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
-        t.b.display()
-    );
-    let out =
-        t.sb.handoff_with(&t.b, &["hook", "session-start"], Some(&input))
-            .success();
-    let text = stdout(&out);
+    let input = session_start_input("s", "startup", &t.b);
+    let text = t.sb.hook_output(&t.b, "session-start", &input);
     assert!(text.contains("git handoff resume feat"), "{text}");
     assert!(!text.contains("never fetched"), "{text}");
 }
