@@ -35,8 +35,7 @@ fn hook(sb: &Sandbox, dir: &Path, event: &str, input: Value) -> Value {
 }
 
 fn start(sb: &Sandbox, dir: &Path, source: &str, session: &str) -> String {
-    let input = json!({"session_id": session, "source": source, "cwd": dir.display().to_string(),
-                       "hook_event_name": "SessionStart"});
+    let input = json(&session_start_input(session, source, dir));
     hook(sb, dir, "session-start", input)["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap_or("")

@@ -7,18 +7,9 @@ use crate::support::briefs::*;
 use crate::support::*;
 use serde_json::{Value, json};
 
+/// Write this branch's brief: the README's example goal, with `extra`.
 fn write(sb: &Sandbox, dir: &Path, extra: &[&str]) {
-    let mut args = vec![
-        "write",
-        "--done-when",
-        "cargo test auth passes",
-        "--resume-by",
-        "add leeway",
-        "--next-check",
-        "cargo test auth::expiry",
-    ];
-    args.extend(extra);
-    sb.handoff(dir, &args).success();
+    sb.write_brief(dir, None, AUTH, extra).success();
 }
 
 fn resume(sb: &Sandbox, dir: &Path, args: &[&str], now: &str) -> assert_cmd::assert::Assert {
