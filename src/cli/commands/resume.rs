@@ -135,6 +135,24 @@ impl Resumed {
     }
 }
 
+/// What a keyless `resume` prints, for the overview to show when a brief
+/// waits for this branch (or this session): `None` when it is another
+/// project's. As with `resume`, it becomes this worktree's sticky key.
+pub fn keyless_text() -> Result<Option<crate::cli::Doc>> {
+    let args = Args {
+        key: None,
+        format: Format::Human,
+    };
+    Ok(match compute(&args)? {
+        Ok(resumed) if resumed.code() == 0 => Some(render::resume_text(
+            &resumed.brief,
+            &resumed.report,
+            &resumed.others,
+        )),
+        _ => None,
+    })
+}
+
 /// Select, compute drift, render.
 pub fn run(args: Args) -> Result<Output> {
     Ok(match compute(&args)? {
