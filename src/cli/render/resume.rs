@@ -91,24 +91,26 @@ pub fn recheck(brief: &Brief, report: &Report) -> Vec<&'static str> {
         .collect()
 }
 
-/// The `!! RE-CHECK` line: which parts of the brief name a CHANGED file.
-fn recheck_line(out: &mut Doc, brief: &Brief, report: &Report) {
+/// The `!! RE-CHECK` line, if any part of the brief names a CHANGED file:
+/// which parts.
+fn recheck_text(brief: &Brief, report: &Report) -> Option<String> {
     let parts = recheck(brief, report);
-    let Some((last, rest)) = parts.split_last() else {
-        return;
-    };
+    let (last, rest) = parts.split_last()?;
     let list = if rest.is_empty() {
         last.to_string()
     } else {
         format!("{} and {last}", rest.join(", "))
     };
     let verb = if parts.len() == 1 { "names" } else { "name" };
-    out.styled_line(
-        Style::Drift,
-        &format!(
-            "!! RE-CHECK: {list} {verb} a CHANGED file: they may be stale; check them against the code before acting"
-        ),
-    );
+    Some(format!(
+        "!! RE-CHECK: {list} {verb} a CHANGED file: they may be stale; check them against the code before acting"
+    ))
+}
+
+fn recheck_line(out: &mut Doc, brief: &Brief, report: &Report) {
+    if let Some(line) = recheck_text(brief, report) {
+        out.styled_line(Style::Drift, &line);
+    }
 }
 
 /// The resume render: warnings, heading, the next step, a summary where
@@ -728,7 +730,10 @@ pub fn hook_context(
         .iter()
         .map(|w| format!("{}\n", w.line()))
         .collect();
-    if let Some(line) = auto_text(brief, Some(report)) {
+    for line in [recheck_text(brief, report), auto_text(brief, Some(report))]
+        .into_iter()
+        .flatten()
+    {
         warnings.push_str(&line);
         warnings.push('\n');
     }
@@ -778,6 +783,7 @@ pub fn resume_for_model(
     if report.is_mismatch() {
         return out.as_str().to_string();
     }
+    recheck_line(&mut out, brief, report);
     auto_line(&mut out, brief, Some(report));
     let mut inner = Doc::new();
     inner.push_str(&format!("# Resume — {}\n", flat(&brief.key)));
