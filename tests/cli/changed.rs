@@ -755,7 +755,10 @@ async fn the_mcp_resume_says_which_parts_to_re_check() {
     let result = crate::mcp::call(&client, "resume", serde_json::json!({})).await;
     let text = crate::mcp::text(&result);
     let line = text.find(RECHECK).expect(&text);
-    assert!(text.find("!! CHANGED: src/auth.py").expect(&text) < line, "{text}");
+    assert!(
+        text.find("!! CHANGED: src/auth.py").expect(&text) < line,
+        "{text}"
+    );
     assert!(line < text.find("--- BEGIN BRIEF").expect(&text), "{text}");
     client.cancel().await.ok();
 }
@@ -779,5 +782,8 @@ fn the_session_start_context_says_which_parts_to_re_check() {
         .as_str()
         .unwrap();
     let line = context.find(RECHECK).expect(context);
-    assert!(line < context.find("--- BEGIN BRIEF").expect(context), "{context}");
+    assert!(
+        line < context.find("--- BEGIN BRIEF").expect(context),
+        "{context}"
+    );
 }

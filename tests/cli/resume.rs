@@ -1276,7 +1276,10 @@ fn git_handoff_alone_prints_the_brief_waiting_for_this_branch_as_resume_does() {
     );
     // Elsewhere (main has no brief) it still lists them.
     let listed = stdout(&sb.handoff(&repo, &[]).success());
-    assert!(listed.contains("Briefs here, newest first:\n- feat-x"), "{listed}");
+    assert!(
+        listed.contains("Briefs here, newest first:\n- feat-x"),
+        "{listed}"
+    );
     assert!(!listed.contains("# Resume"), "{listed}");
 }
 

@@ -178,16 +178,8 @@ pub fn for_model(args: Args, include_brief: bool) -> Result<(Output, serde_json:
     };
     let repo = crate::git::repo::open_cwd_for_reading()?;
     let brief = crate::cli::commands::for_model(&repo, &resumed.brief);
-    let record = crate::store::provenance::of(&repo, resumed.id, brief.state.head_sha.as_deref())
-        .ok()
-        .flatten();
-    let version = crate::store::short(&resumed.id);
-    let from = render::fence::Source {
-        key: &brief.key,
-        version: &version,
-        record: record.as_ref(),
-        timestamp: &brief.timestamp,
-    };
+    let provenance = crate::cli::commands::Provenance::of(&repo, Some(resumed.id), &brief);
+    let from = provenance.source(&brief);
     let text = render::resume_for_model(&brief, &resumed.report, &resumed.others, &from);
     let value = serde_json::to_value(report::ResumedForModel {
         key: &brief.key,

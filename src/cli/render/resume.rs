@@ -238,18 +238,21 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     out
 }
 
+/// The goal's two lines, as every render of a brief gives them: done-when
+/// and the next acceptance check.
+fn goal_lines(brief: &Brief) -> String {
+    format!(
+        "- Done when: {}\n- Next acceptance check: {}\n",
+        continued(&brief.resume.done_when),
+        continued(&brief.state.next_acceptance_check)
+    )
+}
+
 /// The summary lines of the resume render: goal, check, where and when it
 /// was written, commit drift, pointers.
 fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String])>) {
     let s = &brief.state;
-    out.push_str(&format!(
-        "- Done when: {}\n",
-        continued(&brief.resume.done_when)
-    ));
-    out.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        continued(&s.next_acceptance_check)
-    ));
+    out.push_str(&goal_lines(brief));
     let at = s
         .head_sha
         .as_deref()
@@ -419,14 +422,7 @@ pub fn reground_text(brief: &Brief) -> Doc {
     out.styled_line(Style::Heading, &format!("# Reground — {}", brief.key));
     out.push('\n');
     out.styled_line(Style::Heading, "## Goal");
-    out.push_str(&format!(
-        "- Done when: {}\n",
-        continued(&brief.resume.done_when)
-    ));
-    out.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        continued(&brief.state.next_acceptance_check)
-    ));
+    out.push_str(&goal_lines(brief));
     out.push('\n');
     out.styled_line(Style::Heading, "## Locked decisions");
     if brief.state.decisions.is_empty() {
@@ -746,14 +742,7 @@ pub fn hook_context(
         "- Next step (the brief's plan): {}\n",
         continued(&brief.resume.resume_by)
     );
-    body.push_str(&format!(
-        "- Done when: {}\n",
-        continued(&brief.resume.done_when)
-    ));
-    body.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        continued(&brief.state.next_acceptance_check)
-    ));
+    body.push_str(&goal_lines(brief));
     body.push_str(&format!(
         "- Open risks: {}\n",
         dash(brief.state.open_risks.clone())
