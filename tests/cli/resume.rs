@@ -1237,7 +1237,7 @@ fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
     );
 
     // Issue 57: on the branch, the overview shows its brief as a keyless
-    // resume does, and names the others.
+    // resume does, and names the others, five at most.
     let on_branch = stdout(&sb.handoff(&jwt, &[]).success());
     assert!(
         on_branch.contains(
@@ -1246,7 +1246,9 @@ fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
         "{on_branch}"
     );
     assert!(
-        on_branch.contains("- Other briefs: task-0, task-1, task-2, task-3, task-4, task-5\n"),
+        on_branch.contains(
+            "- Other briefs: task-0, task-1, task-2, task-3, task-4 (+1 more: `git handoff list`)\n"
+        ),
         "{on_branch}"
     );
     // What it shows is what a keyless resume takes.

@@ -283,8 +283,16 @@ fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String
             crate::support::text::word(path)
         ));
     }
-    if !others.is_empty() {
-        out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
+    // At most five named: a clone with hundreds of briefs gets one short
+    // line, not all their keys.
+    match others.len() {
+        0 => {}
+        1..=5 => out.push_str(&format!("- Other briefs: {}\n", others.join(", "))),
+        n => out.push_str(&format!(
+            "- Other briefs: {} (+{} more: `git handoff list`)\n",
+            others[..5].join(", "),
+            n - 5
+        )),
     }
 }
 
