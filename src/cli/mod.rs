@@ -22,15 +22,15 @@ pub use output::{Doc, Format, Output, Style};
 
 /// Save and restore the working state of a coding session in git
 ///
+/// Resume, in any worktree or after /clear: `git handoff resume` prints
+/// the brief waiting here (this session's, this branch's, or the only one;
+/// `resume KEY` another) with its drift warnings (`!!` lines) first. `git
+/// handoff` alone prints it too when one waits for this branch, else lists
+/// every brief waiting and the command that resumes each.
+///
 /// A brief says what done means, the next step, the next check, locked
 /// decisions, rejected paths and files to read first; the next session, a
 /// subagent or a teammate acts on it at once, told what has drifted since.
-///
-/// Resume, as a new session in any worktree or after /clear: `git handoff
-/// resume` prints the brief waiting here (this session's, this branch's,
-/// or the only one; `resume KEY` another) with its drift warnings (`!!`
-/// lines) first; `git handoff` alone lists every brief waiting and the
-/// command that resumes each.
 ///
 /// Hand off: commit your work, then `git handoff write [KEY] --done-when
 /// CHECK --resume-by STEP --next-check CMD` (or `-F brief.json`); commit
@@ -52,8 +52,9 @@ pub use output::{Doc, Format, Output, Style};
     propagate_version = true
 )]
 pub struct Cli {
-    /// The subcommand to run; without one, an overview: the briefs waiting
-    /// here and the command that resumes them.
+    /// The subcommand to run; without one, an overview: the brief waiting
+    /// for this branch, as `resume` prints it; else the briefs waiting here
+    /// and the command that resumes them.
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -715,3 +715,75 @@ fn the_header_names_the_parts_that_name_a_changed_file() {
         serde_json::json!(["the next step", "the decisions"])
     );
 }
+
+/// A brief (key `auth`, not the branch's) whose next step and decisions
+/// name src/auth.py, committed over since: the fixture of the RE-CHECK
+/// line's renders for a model.
+fn auth_changed(sb: &Sandbox) -> std::path::PathBuf {
+    let repo = sb.repo("r");
+    sb.commit(&repo, "src/auth.py", "a\n", "auth");
+    sb.write_brief(
+        &repo,
+        Some("auth"),
+        [
+            "pytest passes",
+            "fix verify() in src/auth.py",
+            "pytest tests",
+        ],
+        &[
+            "--read",
+            "src/auth.py=the bug",
+            "--decision",
+            "keep auth.py's API — callers rely on it",
+            "--no-lint",
+        ],
+    )
+    .success();
+    sb.commit(&repo, "src/auth.py", "b\n", "auth changed");
+    repo
+}
+
+const RECHECK: &str = "!! RE-CHECK: the next step and the decisions name a CHANGED file";
+
+/// Issue 57: the MCP `resume` result carries the RE-CHECK line too,
+/// outside the marked block, after the CHANGED warning.
+#[tokio::test]
+async fn the_mcp_resume_says_which_parts_to_re_check() {
+    let sb = Sandbox::new();
+    let repo = auth_changed(&sb);
+    let client = crate::mcp::connect(&sb, &repo, &[]).await;
+    let result = crate::mcp::call(&client, "resume", serde_json::json!({})).await;
+    let text = crate::mcp::text(&result);
+    let line = text.find(RECHECK).expect(&text);
+    assert!(
+        text.find("!! CHANGED: src/auth.py").expect(&text) < line,
+        "{text}"
+    );
+    assert!(line < text.find("--- BEGIN BRIEF").expect(&text), "{text}");
+    client.cancel().await.ok();
+}
+
+/// Issue 57: the SessionStart hook's context (after /clear, the only
+/// brief, not this session's: drift measured in full) carries the RE-CHECK
+/// line too, with the warnings before the marked block.
+#[test]
+fn the_session_start_context_says_which_parts_to_re_check() {
+    let sb = Sandbox::new();
+    let repo = auth_changed(&sb);
+    let out = sb
+        .handoff_with(
+            &repo,
+            &["hook", "session-start"],
+            Some(r#"{"source":"clear","session_id":"s"}"#),
+        )
+        .success();
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let line = context.find(RECHECK).expect(context);
+    assert!(
+        line < context.find("--- BEGIN BRIEF").expect(context),
+        "{context}"
+    );
+}

@@ -185,21 +185,41 @@ fn short_help_groups_the_commands_in_40_lines() {
     }
 }
 
+/// Issue 57: `git handoff --help` without a terminal is git's `man
+/// git-handoff` printed whole, and a fresh agent reads its head: the way
+/// to pick up the brief waiting here comes first, whole on one line.
+#[test]
+fn the_manual_page_leads_with_how_to_resume() {
+    let page = render("git-handoff.1");
+    let head: Vec<String> = page
+        .lines()
+        .take(15)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(
+        head.iter().any(|l| l.contains("`git handoff resume`")),
+        "{}",
+        head.join("\n")
+    );
+}
+
+/// A page of man/ as `man` prints it to a pipe, 80 columns wide.
+fn render(page: &str) -> String {
+    let out = Command::new("man")
+        .args(["-l", page])
+        .current_dir(Path::new(ROOT).join("man"))
+        .env("LC_ALL", "C")
+        .env("MANWIDTH", "80")
+        .env("MANPAGER", "cat")
+        .output()
+        .expect("man runs (install man-db)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// git-handoff(1) reads in at most 150 lines at 80 columns and opens with
 /// the three flows; githandoff(7) keeps the detail it no longer holds.
 #[test]
 fn the_manual_page_is_short_and_the_detail_has_a_home() {
-    let render = |page: &str| {
-        let out = Command::new("man")
-            .args(["-l", page])
-            .current_dir(Path::new(ROOT).join("man"))
-            .env("LC_ALL", "C")
-            .env("MANWIDTH", "80")
-            .env("MANPAGER", "cat")
-            .output()
-            .expect("man runs (install man-db)");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
     let root = render("git-handoff.1");
     assert!(
         root.lines().count() <= 150,
@@ -207,8 +227,9 @@ fn the_manual_page_is_short_and_the_detail_has_a_home() {
         root.lines().count()
     );
     let description = &root[root.find("DESCRIPTION").unwrap()..root.find("COMMANDS").unwrap()];
+    let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
     for flow in [
-        "Resume, as a new session in any worktree or after /clear:",
+        "Resume, in any worktree or after /clear: `git handoff resume`",
         "Hand off:",
         "Pick up a teammate's work:",
     ] {

@@ -1187,24 +1187,53 @@ fn git_handoff_alone_lists_this_branchs_brief_first_and_names_it() {
         "{on_main}"
     );
 
+    // Issue 57: on the branch, the overview shows its brief as a keyless
+    // resume does, and names the others, five at most.
     let on_branch = stdout(&sb.handoff(&jwt, &[]).success());
     assert!(
-        on_branch.contains("Briefs here, this branch's first, then newest first:"),
-        "{on_branch}"
-    );
-    assert_eq!(
-        named(&on_branch),
-        ["feat-jwt", "task-5", "task-4", "task-3", "task-2"],
+        on_branch.contains(
+            "The brief waiting here, as `git handoff resume` prints it:\n\n# Resume — feat-jwt\n"
+        ),
         "{on_branch}"
     );
     assert!(
-        on_branch.ends_with("\nResume with: git handoff resume feat-jwt\n\nOptional, once per clone (resuming works without it): `git handoff init` makes the narrative merge as a log and a plain `git fetch` bring the briefs.\n"),
+        on_branch.contains(
+            "- Other briefs: task-0, task-1, task-2, task-3, task-4 (+1 more: `git handoff list`)\n"
+        ),
         "{on_branch}"
     );
-    // What that names is what a keyless resume takes.
+    // What it shows is what a keyless resume takes.
     let keyless = stdout(&sb.handoff(&jwt, &["resume", "--json"]).success());
     let v: Value = serde_json::from_str(&keyless).unwrap();
     assert_eq!(v["key"], "feat-jwt", "{keyless}");
+}
+
+/// Issue 57: in the worktree of the branch a brief waits for, `git
+/// handoff` alone is enough to go on: it prints that brief exactly as a
+/// keyless `resume` does (drift warnings included), between the overview's
+/// first line and its `init` offer.
+/// Found by fresh-context trials: every agent ran `--help`, `git handoff`,
+/// then `git handoff resume` before working.
+#[test]
+fn git_handoff_alone_prints_the_brief_waiting_for_this_branch_as_resume_does() {
+    let sb = Sandbox::new();
+    let (repo, wt) = trial(&sb);
+    let overview = stdout(&sb.handoff(&wt, &[]).success());
+    let resumed = stdout(&sb.handoff(&wt, &["resume"]).success());
+    assert!(resumed.contains("!! CHANGED: TASK.md"), "{resumed}");
+    assert_eq!(
+        overview,
+        format!(
+            "git handoff: save and restore the working state of a coding session (`git handoff help` lists every command)\n\nThe brief waiting here, as `git handoff resume` prints it:\n\n{resumed}\nOptional, once per clone (resuming works without it): `git handoff init` makes the narrative merge as a log and a plain `git fetch` bring the briefs.\n"
+        )
+    );
+    // Elsewhere (main has no brief) it still lists them.
+    let listed = stdout(&sb.handoff(&repo, &[]).success());
+    assert!(
+        listed.contains("Briefs here, newest first:\n- feat-x"),
+        "{listed}"
+    );
+    assert!(!listed.contains("# Resume"), "{listed}");
 }
 
 #[test]
@@ -1230,12 +1259,9 @@ fn git_handoff_alone_says_what_is_waiting_and_how_to_resume_it() {
         out.ends_with("\nResume with: git handoff resume\n"),
         "{out}"
     );
-    // Inside the brief's own worktree there is nowhere to `cd` to.
+    // Inside the brief's own worktree it shows the brief itself (issue 57).
     let inside = stdout(&sb.handoff(&wt, &[]).success());
-    assert!(
-        inside.contains("- feat-x (branch 'feat/x', checked out here, written 0m ago)"),
-        "{inside}"
-    );
+    assert!(inside.contains("# Resume — feat-x\n"), "{inside}");
     assert!(!inside.contains("(cd "), "{inside}");
     let empty = sb.repo("empty");
     let out = stdout(&sb.handoff(&empty, &[]).success());

@@ -242,16 +242,8 @@ fn inject(
     if report.is_mismatch() {
         return None;
     }
-    let record = store::provenance::of(repo, stored.id, brief.state.head_sha.as_deref())
-        .ok()
-        .flatten();
-    let version = store::short(&stored.id);
-    let from = render::fence::Source {
-        key: &brief.key,
-        version: &version,
-        record: record.as_ref(),
-        timestamp: &brief.timestamp,
-    };
+    let provenance = crate::cli::commands::Provenance::of(repo, Some(stored.id), &brief);
+    let from = provenance.source(&brief);
     Some(render::hook_context(
         &brief,
         source,

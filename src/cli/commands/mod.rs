@@ -368,6 +368,42 @@ pub fn redacted_slug(text: &str) -> String {
     crate::support::slug::slug(&crate::brief::redact::redact_text(text).0)
 }
 
+/// Where a brief shown to a model came from, for the marked block's first
+/// line: its version, abbreviated ("not stored" without one), and the
+/// history's record of the notes commit that stored it.
+pub struct Provenance {
+    version: String,
+    record: Option<crate::store::provenance::Record>,
+}
+
+impl Provenance {
+    /// The provenance of version `id` of `brief` (none: not stored).
+    pub fn of(
+        repo: &gix::Repository,
+        id: Option<gix::ObjectId>,
+        brief: &crate::brief::Brief,
+    ) -> Provenance {
+        let head = brief.state.head_sha.as_deref();
+        Provenance {
+            version: id.map_or("not stored".to_string(), |id| crate::store::short(&id)),
+            record: id.and_then(|id| crate::store::provenance::of(repo, id, head).ok().flatten()),
+        }
+    }
+
+    /// The block's source for `brief`.
+    pub fn source<'a>(
+        &'a self,
+        brief: &'a crate::brief::Brief,
+    ) -> crate::cli::render::fence::Source<'a> {
+        crate::cli::render::fence::Source {
+            key: &brief.key,
+            version: &self.version,
+            record: self.record.as_ref(),
+            timestamp: &brief.timestamp,
+        }
+    }
+}
+
 /// A brief as it may reach a model (the session hooks' context, the MCP
 /// results): every string passed through the redaction rules of today
 /// once more, as summaries and fork files are, so that a brief stored or

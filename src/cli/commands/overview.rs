@@ -1,5 +1,7 @@
 //! `git handoff` with no subcommand: what a session that knows nothing
-//! needs first — the briefs waiting here and the command that resumes them.
+//! needs first — the brief waiting for this branch, shown as `resume`
+//! shows it; else the briefs waiting here and the command that resumes
+//! them.
 
 use anyhow::Result;
 
@@ -9,7 +11,8 @@ use crate::{cli::Output, cli::render, support::clock};
 /// How many briefs the overview names.
 const NAMED: usize = 5;
 
-/// The overview: the briefs (newest first) and the next command.
+/// The overview: the brief waiting for this branch as `resume` shows it;
+/// else the briefs (newest first) and the next command.
 pub fn run() -> Result<Output> {
     let head = "git handoff: save and restore the working state of a coding session (`git handoff help` lists every command)\n";
     let repo = crate::cli::staged::open_for_reading()?;
@@ -39,6 +42,18 @@ pub fn run() -> Result<Output> {
             crate::support::text::quoted_list(&unfetching)
         )
     };
+    // A brief waits for this branch (or this session): shown as a keyless
+    // `resume` shows it, so that the command alone is enough to go on.
+    if briefs.iter().any(|w| w.current)
+        && let Some(resumed) = crate::cli::commands::resume::keyless_text()?
+    {
+        let mut doc = crate::cli::Doc::from(format!(
+            "{head}\nThe brief waiting here, as `git handoff resume` prints it:\n\n"
+        ));
+        doc.append(resumed);
+        doc.push_str(&init);
+        return Ok(Output::human(doc));
+    }
     Ok(Output::human(format!(
         "{head}\n{}{init}",
         text(&briefs, never_fetched.first().map(String::as_str))

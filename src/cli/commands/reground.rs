@@ -68,15 +68,8 @@ pub fn for_model(args: Args) -> Result<(Output, Output)> {
     };
     let repo = repo::open_cwd_for_reading()?;
     let brief = crate::cli::commands::for_model(&repo, &brief);
-    let head = brief.state.head_sha.as_deref();
-    let record = id.and_then(|id| crate::store::provenance::of(&repo, id, head).ok().flatten());
-    let version = id.map_or("not stored".to_string(), |id| crate::store::short(&id));
-    let from = render::fence::Source {
-        key: &brief.key,
-        version: &version,
-        record: record.as_ref(),
-        timestamp: &brief.timestamp,
-    };
+    let provenance = crate::cli::commands::Provenance::of(&repo, id, &brief);
+    let from = provenance.source(&brief);
     let text = render::fenced(&from, render::reground_text(&brief).as_str());
     Ok((Output::human(text), reground_output(&brief, Format::Json)))
 }

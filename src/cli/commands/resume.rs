@@ -135,6 +135,24 @@ impl Resumed {
     }
 }
 
+/// What a keyless `resume` prints, for the overview to show when a brief
+/// waits for this branch (or this session): `None` when it is another
+/// project's. As with `resume`, it becomes this worktree's sticky key.
+pub fn keyless_text() -> Result<Option<crate::cli::Doc>> {
+    let args = Args {
+        key: None,
+        format: Format::Human,
+    };
+    Ok(match compute(&args)? {
+        Ok(resumed) if resumed.code() == 0 => Some(render::resume_text(
+            &resumed.brief,
+            &resumed.report,
+            &resumed.others,
+        )),
+        _ => None,
+    })
+}
+
 /// Select, compute drift, render.
 pub fn run(args: Args) -> Result<Output> {
     Ok(match compute(&args)? {
@@ -160,16 +178,8 @@ pub fn for_model(args: Args, include_brief: bool) -> Result<(Output, serde_json:
     };
     let repo = crate::git::repo::open_cwd_for_reading()?;
     let brief = crate::cli::commands::for_model(&repo, &resumed.brief);
-    let record = crate::store::provenance::of(&repo, resumed.id, brief.state.head_sha.as_deref())
-        .ok()
-        .flatten();
-    let version = crate::store::short(&resumed.id);
-    let from = render::fence::Source {
-        key: &brief.key,
-        version: &version,
-        record: record.as_ref(),
-        timestamp: &brief.timestamp,
-    };
+    let provenance = crate::cli::commands::Provenance::of(&repo, Some(resumed.id), &brief);
+    let from = provenance.source(&brief);
     let text = render::resume_for_model(&brief, &resumed.report, &resumed.others, &from);
     let value = serde_json::to_value(report::ResumedForModel {
         key: &brief.key,

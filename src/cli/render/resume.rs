@@ -91,24 +91,26 @@ pub fn recheck(brief: &Brief, report: &Report) -> Vec<&'static str> {
         .collect()
 }
 
-/// The `!! RE-CHECK` line: which parts of the brief name a CHANGED file.
-fn recheck_line(out: &mut Doc, brief: &Brief, report: &Report) {
+/// The `!! RE-CHECK` line, if any part of the brief names a CHANGED file:
+/// which parts.
+fn recheck_text(brief: &Brief, report: &Report) -> Option<String> {
     let parts = recheck(brief, report);
-    let Some((last, rest)) = parts.split_last() else {
-        return;
-    };
+    let (last, rest) = parts.split_last()?;
     let list = if rest.is_empty() {
         last.to_string()
     } else {
         format!("{} and {last}", rest.join(", "))
     };
     let verb = if parts.len() == 1 { "names" } else { "name" };
-    out.styled_line(
-        Style::Drift,
-        &format!(
-            "!! RE-CHECK: {list} {verb} a CHANGED file: they may be stale; check them against the code before acting"
-        ),
-    );
+    Some(format!(
+        "!! RE-CHECK: {list} {verb} a CHANGED file: they may be stale; check them against the code before acting"
+    ))
+}
+
+fn recheck_line(out: &mut Doc, brief: &Brief, report: &Report) {
+    if let Some(line) = recheck_text(brief, report) {
+        out.styled_line(Style::Drift, &line);
+    }
 }
 
 /// The resume render: warnings, heading, the next step, a summary where
@@ -236,18 +238,21 @@ fn resume_body(brief: &Brief, drift: Option<(&Report, &[String])>) -> Doc {
     out
 }
 
+/// The goal's two lines, as every render of a brief gives them: done-when
+/// and the next acceptance check.
+fn goal_lines(brief: &Brief) -> String {
+    format!(
+        "- Done when: {}\n- Next acceptance check: {}\n",
+        continued(&brief.resume.done_when),
+        continued(&brief.state.next_acceptance_check)
+    )
+}
+
 /// The summary lines of the resume render: goal, check, where and when it
 /// was written, commit drift, pointers.
 fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String])>) {
     let s = &brief.state;
-    out.push_str(&format!(
-        "- Done when: {}\n",
-        continued(&brief.resume.done_when)
-    ));
-    out.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        continued(&s.next_acceptance_check)
-    ));
+    out.push_str(&goal_lines(brief));
     let at = s
         .head_sha
         .as_deref()
@@ -278,8 +283,16 @@ fn resume_summary(out: &mut Doc, brief: &Brief, drift: Option<(&Report, &[String
             crate::support::text::word(path)
         ));
     }
-    if !others.is_empty() {
-        out.push_str(&format!("- Other briefs: {}\n", others.join(", ")));
+    // At most five named: a clone with hundreds of briefs gets one short
+    // line, not all their keys.
+    match others.len() {
+        0 => {}
+        1..=5 => out.push_str(&format!("- Other briefs: {}\n", others.join(", "))),
+        n => out.push_str(&format!(
+            "- Other briefs: {} (+{} more: `git handoff list`)\n",
+            others[..5].join(", "),
+            n - 5
+        )),
     }
 }
 
@@ -417,14 +430,7 @@ pub fn reground_text(brief: &Brief) -> Doc {
     out.styled_line(Style::Heading, &format!("# Reground — {}", brief.key));
     out.push('\n');
     out.styled_line(Style::Heading, "## Goal");
-    out.push_str(&format!(
-        "- Done when: {}\n",
-        continued(&brief.resume.done_when)
-    ));
-    out.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        continued(&brief.state.next_acceptance_check)
-    ));
+    out.push_str(&goal_lines(brief));
     out.push('\n');
     out.styled_line(Style::Heading, "## Locked decisions");
     if brief.state.decisions.is_empty() {
@@ -728,7 +734,10 @@ pub fn hook_context(
         .iter()
         .map(|w| format!("{}\n", w.line()))
         .collect();
-    if let Some(line) = auto_text(brief, Some(report)) {
+    for line in [recheck_text(brief, report), auto_text(brief, Some(report))]
+        .into_iter()
+        .flatten()
+    {
         warnings.push_str(&line);
         warnings.push('\n');
     }
@@ -741,14 +750,7 @@ pub fn hook_context(
         "- Next step (the brief's plan): {}\n",
         continued(&brief.resume.resume_by)
     );
-    body.push_str(&format!(
-        "- Done when: {}\n",
-        continued(&brief.resume.done_when)
-    ));
-    body.push_str(&format!(
-        "- Next acceptance check: {}\n",
-        continued(&brief.state.next_acceptance_check)
-    ));
+    body.push_str(&goal_lines(brief));
     body.push_str(&format!(
         "- Open risks: {}\n",
         dash(brief.state.open_risks.clone())
@@ -778,6 +780,7 @@ pub fn resume_for_model(
     if report.is_mismatch() {
         return out.as_str().to_string();
     }
+    recheck_line(&mut out, brief, report);
     auto_line(&mut out, brief, Some(report));
     let mut inner = Doc::new();
     inner.push_str(&format!("# Resume — {}\n", flat(&brief.key)));
