@@ -124,17 +124,11 @@ def tokenize(src):
             j = src.index("`", i + 1)
             toks.append(Tok("str", src[i + 1:j].replace("\r", "")))
             i = j + 1
-        elif c == '"':
+        elif c in "\"'":  # an interpreted string or a rune: up to the same quote, escapes skipped
             j = i + 1
-            while src[j] != '"':
+            while src[j] != c:
                 j += 2 if src[j] == "\\" else 1
-            toks.append(Tok("str", unquote(src[i + 1:j])))
-            i = j + 1
-        elif c == "'":
-            j = i + 1
-            while src[j] != "'":
-                j += 2 if src[j] == "\\" else 1
-            toks.append(Tok("char", unquote(src[i + 1:j])))
+            toks.append(Tok("str" if c == '"' else "char", unquote(src[i + 1:j])))
             i = j + 1
         elif c.isdigit():
             m = re.match(r"0[xX][0-9a-fA-F_]+|[0-9_]+(?:\.[0-9]+)?", src[i:])
@@ -271,7 +265,6 @@ class Parser:
 
     def var_decl(self):
         self.next()  # var / const
-        specs = []
 
         def spec():
             names = [self.next().val]
@@ -284,29 +277,28 @@ class Parser:
             if self.at("="):
                 self.next()
                 value = self.expr()
-            specs.append(("var", names, value))
+            return ("var", names, value)
 
         if self.at("("):
             self.next()
+            return self.until(")", spec)
+        return [spec()]
+
+    def until(self, close, item):
+        """What `item()` reads of each element up to `close` (eaten), with
+        the semicolons around the elements skipped."""
+        items = []
+        self.skip_semis()
+        while not self.at(close):
+            items.append(item())
             self.skip_semis()
-            while not self.at(")"):
-                spec()
-                self.skip_semis()
-            self.next()
-        else:
-            spec()
-        return specs
+        self.eat(close)
+        return items
 
     # -------- statements
     def block(self):
         self.eat("{")
-        stmts = []
-        self.skip_semis()
-        while not self.at("}"):
-            stmts.append(self.stmt())
-            self.skip_semis()
-        self.eat("}")
-        return stmts
+        return self.until("}", self.stmt)
 
     def stmt(self):
         tok = self.peek()
@@ -442,26 +434,20 @@ class Parser:
 
     def complit(self):
         self.eat("{")
-        elems = []
-        self.skip_semis()
-        while not self.at("}"):
-            if self.at("{"):
-                value = ("complit", None, self.complit())
-            else:
-                value = self.expr()
-            if self.at(":"):
-                self.next()
-                self.skip_semis()
-                key = value
-                value = ("complit", None, self.complit()) if self.at("{") else self.expr()
-                elems.append((key, value))
-            else:
-                elems.append((None, value))
-            if self.at(","):
-                self.next()
+        return self.until("}", self.element)
+
+    def element(self):
+        """One element of a composite literal: (key or None, value)."""
+        value = ("complit", None, self.complit()) if self.at("{") else self.expr()
+        key = None
+        if self.at(":"):
+            self.next()
             self.skip_semis()
-        self.eat("}")
-        return elems
+            key = value
+            value = ("complit", None, self.complit()) if self.at("{") else self.expr()
+        if self.at(","):
+            self.next()
+        return (key, value)
 
 
 # ---------------------------------------------------------------- evaluation

@@ -345,10 +345,34 @@ mod tests {
         s
     }
 
+    /// A narrative of these entries, each (date, key, body).
+    fn log(entries: &[(&str, &str, &str)]) -> String {
+        doc(&entries
+            .iter()
+            .map(|(date, key, body)| entry(date, key, body))
+            .collect::<Vec<_>>())
+    }
+
     fn headings(text: &str) -> Vec<String> {
         text.lines()
             .filter(|l| l.starts_with("## "))
             .map(str::to_string)
+            .collect()
+    }
+
+    /// The key of each entry heading, `[KEY]`, in order.
+    fn keys(text: &str) -> Vec<String> {
+        headings(text)
+            .iter()
+            .map(|h| {
+                h.split('[')
+                    .nth(1)
+                    .unwrap()
+                    .split(']')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
             .collect()
     }
 
@@ -386,31 +410,19 @@ mod tests {
 
     #[test]
     fn union_of_entries_added_on_both_sides_newest_first_header_once() {
-        let base = doc(&[entry("2026-11-01", "base", "b")]);
-        let ours = doc(&[
-            entry("2026-11-04", "o2", "x"),
-            entry("2026-11-02", "o1", "x"),
-            entry("2026-11-01", "base", "b"),
+        let base = log(&[("2026-11-01", "base", "b")]);
+        let ours = log(&[
+            ("2026-11-04", "o2", "x"),
+            ("2026-11-02", "o1", "x"),
+            ("2026-11-01", "base", "b"),
         ]);
-        let theirs = doc(&[
-            entry("2026-11-05", "t2", "y"),
-            entry("2026-11-03", "t1", "y"),
-            entry("2026-11-01", "base", "b"),
+        let theirs = log(&[
+            ("2026-11-05", "t2", "y"),
+            ("2026-11-03", "t1", "y"),
+            ("2026-11-01", "base", "b"),
         ]);
         let out = merge(&base, &ours, &theirs).unwrap();
-        let keys: Vec<String> = headings(&out)
-            .iter()
-            .map(|h| {
-                h.split('[')
-                    .nth(1)
-                    .unwrap()
-                    .split(']')
-                    .next()
-                    .unwrap()
-                    .to_string()
-            })
-            .collect();
-        assert_eq!(keys, ["t2", "o2", "t1", "o1", "base"]);
+        assert_eq!(keys(&out), ["t2", "o2", "t1", "o1", "base"]);
         assert_eq!(out.matches("# Project state").count(), 1);
         assert!(out.starts_with(HEADER));
         // Symmetric in content.
@@ -421,14 +433,8 @@ mod tests {
     #[test]
     fn equal_dates_keep_ours_before_theirs_and_each_sides_order() {
         let base = doc(&[]);
-        let ours = doc(&[
-            entry("2026-11-30", "o2", "x"),
-            entry("2026-11-30", "o1", "x"),
-        ]);
-        let theirs = doc(&[
-            entry("2026-11-30", "t2", "y"),
-            entry("2026-11-30", "t1", "y"),
-        ]);
+        let ours = log(&[("2026-11-30", "o2", "x"), ("2026-11-30", "o1", "x")]);
+        let theirs = log(&[("2026-11-30", "t2", "y"), ("2026-11-30", "t1", "y")]);
         let out = merge(&base, &ours, &theirs).unwrap();
         let order: Vec<usize> = ["[o2]", "[o1]", "[t2]", "[t1]"]
             .iter()
@@ -441,34 +447,17 @@ mod tests {
     /// older entry both sides have stays above it, where theirs had it.
     #[test]
     fn a_merged_branchs_same_day_entry_stays_above_the_older_one() {
-        let base = doc(&[
-            entry("2026-11-30", "morning", "b"),
-            entry("2026-11-29", "old", "b"),
+        let base = log(&[("2026-11-30", "morning", "b"), ("2026-11-29", "old", "b")]);
+        let theirs = log(&[
+            ("2026-11-30", "noon", "y"),
+            ("2026-11-30", "morning", "b"),
+            ("2026-11-29", "old", "b"),
         ]);
-        let theirs = doc(&[
-            entry("2026-11-30", "noon", "y"),
-            entry("2026-11-30", "morning", "b"),
-            entry("2026-11-29", "old", "b"),
+        let ours = log(&[
+            ("2026-11-30", "evening", "x"),
+            ("2026-11-30", "morning", "b"),
+            ("2026-11-29", "old", "b"),
         ]);
-        let ours = doc(&[
-            entry("2026-11-30", "evening", "x"),
-            entry("2026-11-30", "morning", "b"),
-            entry("2026-11-29", "old", "b"),
-        ]);
-        let keys = |out: &str| -> Vec<String> {
-            headings(out)
-                .iter()
-                .map(|h| {
-                    h.split('[')
-                        .nth(1)
-                        .unwrap()
-                        .split(']')
-                        .next()
-                        .unwrap()
-                        .to_string()
-                })
-                .collect()
-        };
         assert_eq!(
             keys(&merge(&base, &base, &theirs).unwrap()),
             ["noon", "morning", "old"]
@@ -478,10 +467,10 @@ mod tests {
             ["evening", "noon", "morning", "old"]
         );
         // A theirs-only entry older than every shared one goes below them.
-        let older = doc(&[
-            entry("2026-11-30", "morning", "b"),
-            entry("2026-11-29", "old", "b"),
-            entry("2026-11-29", "older", "y"),
+        let older = log(&[
+            ("2026-11-30", "morning", "b"),
+            ("2026-11-29", "old", "b"),
+            ("2026-11-29", "older", "y"),
         ]);
         assert_eq!(
             keys(&merge(&base, &base, &older).unwrap()),
@@ -491,12 +480,9 @@ mod tests {
 
     #[test]
     fn an_entry_edited_on_one_side_is_taken_from_that_side() {
-        let base = doc(&[entry("2026-11-01", "a", "original")]);
-        let ours = doc(&[
-            entry("2026-11-02", "o", "new"),
-            entry("2026-11-01", "a", "original"),
-        ]);
-        let theirs = doc(&[entry("2026-11-01", "a", "edited by theirs")]);
+        let base = log(&[("2026-11-01", "a", "original")]);
+        let ours = log(&[("2026-11-02", "o", "new"), ("2026-11-01", "a", "original")]);
+        let theirs = log(&[("2026-11-01", "a", "edited by theirs")]);
         let out = merge(&base, &ours, &theirs).unwrap();
         assert!(out.contains("edited by theirs"));
         assert!(!out.contains("original"));
@@ -506,9 +492,9 @@ mod tests {
 
     #[test]
     fn an_entry_edited_on_both_sides_is_kept_twice_and_the_second_marked() {
-        let base = doc(&[entry("2026-11-01", "a", "original")]);
-        let ours = doc(&[entry("2026-11-01", "a", "ours' edit")]);
-        let theirs = doc(&[entry("2026-11-01", "a", "theirs' edit")]);
+        let base = log(&[("2026-11-01", "a", "original")]);
+        let ours = log(&[("2026-11-01", "a", "ours' edit")]);
+        let theirs = log(&[("2026-11-01", "a", "theirs' edit")]);
         let out = merge(&base, &ours, &theirs).unwrap();
         let o = out.find("ours' edit").unwrap();
         let note = out.find(BOTH_EDITED_NOTE).unwrap();
@@ -529,23 +515,20 @@ mod tests {
 
     #[test]
     fn deletions_win_over_unchanged_entries_but_never_over_edits() {
-        let base = doc(&[entry("2026-11-02", "b", "x"), entry("2026-11-01", "a", "x")]);
+        let base = log(&[("2026-11-02", "b", "x"), ("2026-11-01", "a", "x")]);
         // ours dropped `a` (as a cherry-pick onto a branch without it does);
         // theirs left it alone and added `c`.
-        let ours = doc(&[entry("2026-11-02", "b", "x")]);
-        let theirs = doc(&[
-            entry("2026-11-03", "c", "x"),
-            entry("2026-11-02", "b", "x"),
-            entry("2026-11-01", "a", "x"),
+        let ours = log(&[("2026-11-02", "b", "x")]);
+        let theirs = log(&[
+            ("2026-11-03", "c", "x"),
+            ("2026-11-02", "b", "x"),
+            ("2026-11-01", "a", "x"),
         ]);
         let out = merge(&base, &ours, &theirs).unwrap();
         assert_eq!(headings(&out).len(), 2);
         assert!(!out.contains("[a]"));
         // Edited on the side that did not delete: kept.
-        let theirs = doc(&[
-            entry("2026-11-02", "b", "x"),
-            entry("2026-11-01", "a", "edit"),
-        ]);
+        let theirs = log(&[("2026-11-02", "b", "x"), ("2026-11-01", "a", "edit")]);
         let out = merge(&base, &ours, &theirs).unwrap();
         assert!(out.contains("- edit"));
         let out = merge(&base, &theirs, &ours).unwrap();
@@ -555,8 +538,8 @@ mod tests {
     #[test]
     fn same_heading_added_on_both_sides_with_different_text_keeps_both() {
         let base = doc(&[]);
-        let ours = doc(&[entry("2026-11-30", "k", "one")]);
-        let theirs = doc(&[entry("2026-11-30", "k", "two")]);
+        let ours = log(&[("2026-11-30", "k", "one")]);
+        let theirs = log(&[("2026-11-30", "k", "two")]);
         let out = merge(&base, &ours, &theirs).unwrap();
         assert!(out.find("- one").unwrap() < out.find("- two").unwrap());
         // Identical additions appear once.
@@ -591,16 +574,13 @@ mod tests {
 
     #[test]
     fn no_text_is_lost_when_both_sides_only_add() {
-        let base = doc(&[entry("2026-11-01", "a", "x")]);
+        let base = log(&[("2026-11-01", "a", "x")]);
         let ours = doc(&[
             entry("2026-11-03", "o", "ours line"),
             "## 2026-11-02 — [p] with code\n\n```\n## fenced\n```\n".into(),
             entry("2026-11-01", "a", "x"),
         ]);
-        let theirs = doc(&[
-            entry("2026-11-30", "t", "theirs line"),
-            entry("2026-11-01", "a", "x"),
-        ]);
+        let theirs = log(&[("2026-11-30", "t", "theirs line"), ("2026-11-01", "a", "x")]);
         let out = merge(&base, &ours, &theirs).unwrap();
         for text in [&ours, &theirs] {
             for line in text.lines() {

@@ -497,7 +497,7 @@ impl Index {
         }
         drop(fetched);
         for (offset, line) in data[start..].lines().enumerate() {
-            self.add_trimmed(repo, line, generation, first + offset)?;
+            self.add_line(repo, line, generation, first + offset)?;
         }
         let n = first + newlines(&data[start..]);
         notes.spare = last.map(|(_, kept, _)| kept).unwrap_or_default();
@@ -546,13 +546,13 @@ impl Index {
                 }
                 steps.next();
                 if len > at && len > known {
-                    self.add_trimmed(repo, &data[at..len], generation, number)?;
+                    self.add_line(repo, &data[at..len], generation, number)?;
                 }
             }
             if end > known
                 && let Some(&&(generation, _)) = steps.peek()
             {
-                self.add_trimmed(repo, &data[at..end], generation, number)?;
+                self.add_line(repo, &data[at..end], generation, number)?;
             }
             if end < data.len() {
                 number += 1;
@@ -565,8 +565,8 @@ impl Index {
         Ok(())
     }
 
-    /// [`Index::add_line`] of `line` trimmed, unless that leaves nothing.
-    fn add_trimmed(
+    /// Add a line of a note, trimmed (nothing when that leaves nothing).
+    fn add_line(
         &mut self,
         repo: &gix::Repository,
         line: &[u8],
@@ -577,16 +577,6 @@ impl Index {
         if line.is_empty() {
             return Ok(());
         }
-        self.add_line(repo, line, generation, index)
-    }
-
-    fn add_line(
-        &mut self,
-        repo: &gix::Repository,
-        line: &[u8],
-        generation: u64,
-        index: usize,
-    ) -> Result<()> {
         if let Some(entry) = self.entries.get_mut(line) {
             if (generation, index) < (entry.generation, entry.index) {
                 (entry.generation, entry.index) = (generation, index);

@@ -38,6 +38,38 @@ pub struct Row {
     pub reason: Option<String>,
 }
 
+impl Row {
+    /// The row of a brief that moves, dated by [`age`]: its version, when
+    /// it was written and its age in seconds.
+    fn moved(
+        action: Action,
+        key: String,
+        (id, timestamp, secs): (String, String, i64),
+        reason: Option<String>,
+    ) -> Row {
+        Row {
+            action,
+            key,
+            id,
+            timestamp: Some(timestamp),
+            age_days: Some(secs.div_euclid(86_400)),
+            reason,
+        }
+    }
+
+    /// The row of a brief left alone, and why.
+    fn skipped(key: String, id: String, reason: String) -> Row {
+        Row {
+            action: Action::Skip,
+            key,
+            id,
+            timestamp: None,
+            age_days: None,
+            reason: Some(reason),
+        }
+    }
+}
+
 /// The plan: rows for people, moves for the store.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
@@ -87,7 +119,7 @@ pub fn plan(
     for entry in live {
         let key = entry.0.clone();
         match age(entry, now) {
-            Ok((id, timestamp, secs)) if secs > archive_after * 86_400 => {
+            Ok(dated) if dated.2 > archive_after * 86_400 => {
                 let replaces = archived_ids.get(key.as_str()).copied();
                 if replaces.is_some() {
                     replaced.insert(key.clone());
@@ -97,26 +129,13 @@ pub fn plan(
                     id: entry.1.as_ref().expect("dated").id,
                     replaces,
                 });
-                plan.rows.push(Row {
-                    action: Action::Archive,
-                    key,
-                    id,
-                    timestamp: Some(timestamp),
-                    age_days: Some(secs.div_euclid(86_400)),
-                    reason: replaces.map(|old| {
-                        format!("replaces the archived version {}", old.to_hex_with_len(7))
-                    }),
-                });
+                let reason = replaces
+                    .map(|old| format!("replaces the archived version {}", old.to_hex_with_len(7)));
+                plan.rows
+                    .push(Row::moved(Action::Archive, key, dated, reason));
             }
             Ok(_) => {}
-            Err((id, reason)) => plan.rows.push(Row {
-                action: Action::Skip,
-                key,
-                id,
-                timestamp: None,
-                age_days: None,
-                reason: Some(reason),
-            }),
+            Err((id, reason)) => plan.rows.push(Row::skipped(key, id, reason)),
         }
     }
     for entry in archived {
@@ -125,29 +144,18 @@ pub fn plan(
             continue;
         }
         match age(entry, now) {
-            Ok((id, timestamp, secs)) if secs > delete_after * 86_400 => {
+            Ok(dated) if dated.2 > delete_after * 86_400 => {
                 plan.moves.push(Move::DeleteArchived {
                     key: key.clone(),
                     id: entry.1.as_ref().expect("dated").id,
                 });
-                plan.rows.push(Row {
-                    action: Action::Delete,
-                    key,
-                    id,
-                    timestamp: Some(timestamp),
-                    age_days: Some(secs.div_euclid(86_400)),
-                    reason: None,
-                });
+                plan.rows.push(Row::moved(Action::Delete, key, dated, None));
             }
             Ok(_) => {}
-            Err((id, reason)) => plan.rows.push(Row {
-                action: Action::Skip,
-                key,
-                id,
-                timestamp: None,
-                age_days: None,
-                reason: Some(format!("archived: {reason}")),
-            }),
+            Err((id, reason)) => {
+                let reason = format!("archived: {reason}");
+                plan.rows.push(Row::skipped(key, id, reason))
+            }
         }
     }
     plan

@@ -21,29 +21,19 @@ response.completed. Gemini: POST .../models/M:streamGenerateContent
 (server-sent events) or :generateContent, :countTokens.
 """
 import json
+import os
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-script = json.load(open(sys.argv[1]))
-log_path = sys.argv[2]
-lock = threading.Lock()
-state = {"turn": 0, "id": 0}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+from mockapi import Handler, Script, serve  # noqa: E402
+
+script = Script(sys.argv[1], sys.argv[2])
 
 
 def next_turn(path, body, tool_names):
-    with lock:
-        state["id"] += 1
-        n = state["id"]
-        with open(log_path, "a") as log:
-            log.write(json.dumps({"path": path, "body": body}) + "\n")
-        if not tool_names:
-            return n, {"text": "ok"}
-        if state["turn"] < len(script):
-            turn = script[state["turn"]]
-            state["turn"] += 1
-        else:
-            turn = {"text": "done"}
+    """The call's number and turn; a tool named in the turn resolved to the
+    offered one it names."""
+    n, turn = script.take({"path": path, "body": body}, tool_names)
     if "tool" in turn:
         name = turn["tool"]
         if name not in tool_names:
@@ -83,41 +73,11 @@ def fill(schema):
     return {"string": "mock", "integer": 1, "number": 1, "boolean": False}.get(kind)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_HEAD(self):
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
+class Models(Handler):
     def do_GET(self):
         if self.path.split("?")[0].endswith("/models"):
             return self.send_json({"object": "list", "data": [], "models": []})
         self.send_json({})
-
-    def send_json(self, value, status=200):
-        data = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def send_events(self, events):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for name, data in events:
-            head = f"event: {name}\n" if name else ""
-            self.wfile.write(f"{head}data: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
-        self.close_connection = True
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -185,7 +145,4 @@ class Handler(BaseHTTPRequestHandler):
         ])
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-with open(sys.argv[3], "w") as f:
-    f.write(str(server.server_address[1]))
-server.serve_forever()
+serve(Models, sys.argv[3])

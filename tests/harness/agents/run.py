@@ -31,13 +31,14 @@ import tomllib
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
 ROOT = os.path.dirname(os.path.dirname(HARNESS))
+sys.path.insert(0, os.path.join(HARNESS, "common"))
+from suite import Failed, check, run_scenarios  # noqa: E402
+import suite  # noqa: E402
+
 CONTRIB = os.path.join(ROOT, "contrib")
 TOOLS = ["resume", "reground", "brief", "list", "show", "log", "write", "recover", "lint", "validate", "usage"]
 NEXT_STEP = "fix verify() in auth.rs"
 ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.invalid",
-    "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.invalid",
     "TERM": "xterm-256color", "COLORTERM": "truecolor", "NO_BROWSER": "1",
 }
 DROP = ["GIT_DIR", "GIT_WORK_TREE", "GIT_HANDOFF_SESSION", "GIT_HANDOFF_KEY", "CODEX_HOME", "OPENAI_API_KEY",
@@ -47,54 +48,16 @@ DROP = ["GIT_DIR", "GIT_WORK_TREE", "GIT_HANDOFF_SESSION", "GIT_HANDOFF_KEY", "C
 TIMEOUT = 60
 
 
-class Failed(Exception):
-    pass
-
-
-def check(ok, what):
-    if not ok:
-        raise Failed(what)
-
-
-class World:
-    """A scratch HOME and TMPDIR, and a repository with one commit and one
-    brief for its branch (main)."""
+class World(suite.World):
+    """A scratch HOME and TMPDIR (apart from HOME: Codex warns when its home
+    is under the temporary directory), and a repository with one commit and
+    one brief for its branch (main)."""
 
     def __init__(self, cli):
         self.cli = cli
-        self.dir = tempfile.mkdtemp(prefix="git-handoff-agents-")
-        self.home = os.path.join(self.dir, "home")
-        self.tmp = os.path.join(self.dir, "tmp")
-        self.repo = os.path.join(self.dir, "repo")
-        os.makedirs(self.home)
-        os.makedirs(self.tmp)
-        # TMPDIR apart from HOME: Codex warns when its home is under the
-        # temporary directory.
-        self.env = dict(os.environ, HOME=self.home, TMPDIR=self.tmp, **ENV)
-        for var in DROP:
-            self.env.pop(var, None)
-        self.notes = []
-        self.git("init", "-q", "-b", "main", self.repo, cwd=self.dir)
-        with open(os.path.join(self.repo, "Makefile"), "w") as f:
-            f.write("test:\n\t@echo 'FAIL: expiry accepts an expired token'; exit 1\n")
-        self.git("add", "Makefile")
-        self.git("commit", "-q", "-m", "init")
+        super().__init__("git-handoff-agents-", ENV, DROP, tmpdir=True)
         self.git("handoff", "write", "--done-when", "make test passes", "--resume-by", NEXT_STEP,
                  "--next-check", "make test", "--decision", "use <= not <", "--no-lint", "--no-narrative")
-
-    def remove(self):
-        # A server the CLI started may still be writing as it exits.
-        for _ in range(10):
-            shutil.rmtree(self.dir, ignore_errors=True)
-            if not os.path.exists(self.dir):
-                return
-            time.sleep(0.2)
-
-    def git(self, *args, cwd=None):
-        out = subprocess.run(["git", *args], cwd=cwd or self.repo, env=self.env, capture_output=True, text=True)
-        if out.returncode != 0:
-            raise Failed(f"git {' '.join(args)}: {out.stderr.strip()}")
-        return out.stdout
 
     def brief(self):
         return self.git("rev-parse", "refs/handoffs/main").strip()
@@ -106,24 +69,8 @@ class World:
     def session(self, name, turns, args, env_for_port):
         """Run the CLI against the mock with these scripted turns; the
         requests the model got (path and body), and the CLI's output."""
-        base = os.path.join(self.dir, name)
-        with open(base + ".script.json", "w") as f:
-            json.dump(turns, f)
-        mock = subprocess.Popen([sys.executable, os.path.join(HERE, "mock.py"),
-                                 base + ".script.json", base + ".log.jsonl", base + ".port"])
-        try:
-            for _ in range(250):
-                if os.path.exists(base + ".port") and open(base + ".port").read():
-                    break
-                time.sleep(0.02)
-            port = open(base + ".port").read()
-            out = self.run(*args, env=env_for_port(port))
-        finally:
-            mock.kill()
-            mock.wait()
-        requests = []
-        if os.path.exists(base + ".log.jsonl"):
-            requests = [json.loads(line) for line in open(base + ".log.jsonl")]
+        requests, out = self.with_mock(os.path.join(HERE, "mock.py"), name, turns,
+                                       lambda port: self.run(*args, env=env_for_port(port)))
         check(out.returncode == 0, f"{name}: exited {out.returncode}: {out.stdout[-300:]}{out.stderr[-500:]}")
         return requests, out
 
@@ -613,23 +560,8 @@ def main():
             env = dict(os.environ, HOME=scratch, CODEX_HOME=scratch)
             version = subprocess.run([cli, "--version"], env=env, capture_output=True, text=True).stdout.strip()
         print(f"{name}: {cli} ({version})")
-        for scenario in scenarios:
-            w = World(cli)
-            started = time.monotonic()
-            try:
-                scenario(w)
-                passed += 1
-                print(f"ok: {scenario.__name__} ({time.monotonic() - started:.1f}s)")
-                for note in w.notes:
-                    print(f"  note: {note}")
-            except (Failed, subprocess.TimeoutExpired) as e:
-                failed += 1
-                print(f"FAILED: {scenario.__name__}: {e}")
-            finally:
-                if not os.environ.get("GIT_HANDOFF_KEEP"):
-                    w.remove()
-                else:
-                    print(f"  kept {w.dir}")
+        ran = run_scenarios(scenarios, lambda: World(cli))
+        passed, failed = passed + ran[0], failed + ran[1]
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

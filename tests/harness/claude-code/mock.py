@@ -12,29 +12,13 @@ request asks for a stream. Every request body is appended to LOG.jsonl.
 The port it listens on (127.0.0.1, chosen by the system) goes to PORTFILE.
 """
 import json
+import os
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-script = json.load(open(sys.argv[1]))
-log_path = sys.argv[2]
-lock = threading.Lock()
-state = {"turn": 0, "id": 0}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+from mockapi import Handler, Script, serve  # noqa: E402
 
-
-def next_turn(body):
-    with lock:
-        state["id"] += 1
-        n = state["id"]
-        with open(log_path, "a") as log:
-            log.write(json.dumps(body) + "\n")
-        if not body.get("tools"):
-            return n, {"text": "ok"}
-        if state["turn"] < len(script):
-            turn = script[state["turn"]]
-            state["turn"] += 1
-            return n, turn
-        return n, {"text": "done"}
+script = Script(sys.argv[1], sys.argv[2])
 
 
 def message(n, turn, model):
@@ -52,27 +36,9 @@ def message(n, turn, model):
     }
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_HEAD(self):
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
+class Messages(Handler):
     def do_GET(self):
         self.send_json({})
-
-    def send_json(self, value, status=200):
-        data = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -82,15 +48,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json({"input_tokens": 1000})
         if not path.endswith("/v1/messages"):
             return self.send_json({})
-        n, turn = next_turn(body)
+        n, turn = script.take(body, body.get("tools"))
         msg = message(n, turn, body.get("model", "claude-mock"))
         if not body.get("stream"):
             return self.send_json(msg)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
         block = msg["content"][0]
         start = dict(msg, content=[], stop_reason=None)
         events = [("message_start", {"type": "message_start", "message": start})]
@@ -110,13 +71,7 @@ class Handler(BaseHTTPRequestHandler):
                                          "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
                                          "usage": {"output_tokens": 10}}))
         events.append(("message_stop", {"type": "message_stop"}))
-        for name, data in events:
-            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
-        self.close_connection = True
+        self.send_events(events)
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-with open(sys.argv[3], "w") as f:
-    f.write(str(server.server_address[1]))
-server.serve_forever()
+serve(Messages, sys.argv[3])

@@ -15,54 +15,28 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))
+from suite import Failed, check, run_scenarios  # noqa: E402
+import suite  # noqa: E402
+
 PLUGIN = os.path.join(ROOT, "contrib", "claude")
 TOOL = "mcp__plugin_git-handoff_git-handoff__"
 ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.invalid",
-    "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.invalid",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     "ANTHROPIC_API_KEY": "sk-ant-mock",
     "DISABLE_AUTOUPDATER": "1",
 }
 
 
-class Failed(Exception):
-    pass
-
-
-def check(ok, what):
-    if not ok:
-        raise Failed(what)
-
-
-class World:
+class World(suite.World):
     def __init__(self, claude):
         self.claude = claude
-        self.dir = tempfile.mkdtemp(prefix="git-handoff-cc-")
-        self.home = os.path.join(self.dir, "home")
-        os.makedirs(self.home)
-        self.repo = os.path.join(self.dir, "repo")
-        self.env = dict(os.environ, HOME=self.home, **ENV)
-        for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_HANDOFF_SESSION", "CLAUDE_CONFIG_DIR", "CLAUDE_ENV_FILE"]:
-            self.env.pop(var, None)
-        self.git("init", "-q", "-b", "main", self.repo, cwd=self.dir)
-        with open(os.path.join(self.repo, "Makefile"), "w") as f:
-            f.write("test:\n\t@echo 'FAIL: expiry accepts an expired token'; exit 1\n")
-        self.git("add", "Makefile")
-        self.git("commit", "-q", "-m", "init")
-
-    def git(self, *args, cwd=None):
-        out = subprocess.run(["git", *args], cwd=cwd or self.repo, env=self.env,
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            raise Failed(f"git {' '.join(args)}: {out.stderr.strip()}")
-        return out.stdout
+        super().__init__("git-handoff-cc-", ENV,
+                         ["GIT_DIR", "GIT_WORK_TREE", "GIT_HANDOFF_SESSION", "CLAUDE_CONFIG_DIR", "CLAUDE_ENV_FILE"])
 
     def handoff(self, *args):
         return self.git("handoff", *args)
@@ -76,31 +50,13 @@ class World:
         """Run `claude -p` against the mock with these scripted turns (the
         prompt, else `scenario NAME`; `args` such as --resume ID); the
         request bodies the model got, the stream-json lines, stderr."""
-        base = os.path.join(self.dir, name)
-        with open(base + ".script.json", "w") as f:
-            json.dump(turns, f)
-        for suffix in (".log.jsonl", ".port"):
-            if os.path.exists(base + suffix):
-                os.remove(base + suffix)
-        mock = subprocess.Popen([sys.executable, os.path.join(HERE, "mock.py"),
-                                 base + ".script.json", base + ".log.jsonl", base + ".port"])
-        try:
-            for _ in range(200):
-                if os.path.exists(base + ".port") and open(base + ".port").read():
-                    break
-                time.sleep(0.02)
-            port = open(base + ".port").read()
+        def run(port):
             env = dict(self.env, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}")
-            out = subprocess.run(
+            return subprocess.run(
                 [self.claude, "-p", prompt or f"scenario {name}", "--output-format", "stream-json", "--verbose",
                  *args, *(["--plugin-dir", PLUGIN] if plugin_dir else []), "--allowedTools", *tools],
                 cwd=self.repo, env=env, capture_output=True, text=True, timeout=120)
-        finally:
-            mock.kill()
-            mock.wait()
-        requests = []
-        if os.path.exists(base + ".log.jsonl"):
-            requests = [json.loads(l) for l in open(base + ".log.jsonl")]
+        requests, out = self.with_mock(os.path.join(HERE, "mock.py"), name, turns, run)
         lines = [json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")]
         check(out.returncode == 0, f"{name}: claude exited {out.returncode}: {out.stderr[-500:]}")
         return [r for r in requests if r.get("tools")], lines, out.stderr
@@ -355,21 +311,7 @@ def main():
     if not claude:
         print("skipped: no Claude Code CLI (npm install --prefix tests/harness/claude-code @anthropic-ai/claude-code@2.1.328)")
         return 0
-    passed, failed = 0, 0
-    for scenario in SCENARIOS:
-        w = World(claude)
-        try:
-            scenario(w)
-            passed += 1
-            print(f"ok: {scenario.__name__}")
-        except (Failed, subprocess.TimeoutExpired) as e:
-            failed += 1
-            print(f"FAILED: {scenario.__name__}: {e}")
-        finally:
-            if not os.environ.get("GIT_HANDOFF_KEEP"):
-                shutil.rmtree(w.dir, ignore_errors=True)
-            else:
-                print(f"  kept {w.dir}")
+    passed, failed = run_scenarios(SCENARIOS, lambda: World(claude))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
