@@ -25,8 +25,8 @@ pub use output::{Doc, Format, Output, Style};
 /// Resume, in any worktree or after /clear: `git handoff resume` prints
 /// the brief waiting here (this session's, this branch's, or the only one;
 /// `resume KEY` another) with its drift warnings (`!!` lines) first. `git
-/// handoff` alone prints it too when one waits for this branch, else lists
-/// every brief waiting and the command that resumes each.
+/// handoff` alone prints it too when one waits for this branch or only one
+/// waits, else lists every brief waiting and the command that resumes each.
 ///
 /// A brief says what done means, the next step, the next check, locked
 /// decisions, rejected paths and files to read first; the next session, a

@@ -1,6 +1,6 @@
 //! `git handoff` with no subcommand: what a session that knows nothing
-//! needs first — the brief waiting for this branch, shown as `resume`
-//! shows it; else the briefs waiting here and the command that resumes
+//! needs first — the brief waiting for this branch (or the only one),
+//! shown as `resume` shows it; else the briefs waiting here and the command that resumes
 //! them.
 
 use anyhow::Result;
@@ -42,9 +42,12 @@ pub fn run() -> Result<Output> {
             crate::support::text::quoted_list(&unfetching)
         )
     };
-    // A brief waits for this branch (or this session): shown as a keyless
-    // `resume` shows it, so that the command alone is enough to go on.
-    if briefs.iter().any(|w| w.current)
+    // A brief waits for this branch (or this session), or only one waits
+    // and no other worktree has its branch (there, the list says where to
+    // `cd`): shown as a keyless `resume` shows it (its warnings, a branch
+    // mismatch among them, first), so that the command alone is enough.
+    let only_one = matches!(briefs.as_slice(), [one] if one.worktree.is_none() || one.here);
+    if (only_one || briefs.iter().any(|w| w.current))
         && let Some(resumed) = crate::cli::commands::resume::keyless_text()?
     {
         let mut doc = crate::cli::Doc::from(format!(
