@@ -63,6 +63,9 @@ struct Line {
     /// The agent session that wrote it, when one was known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     session: Option<String>,
+    /// Who wrote it: the author's name (git's `user.name`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    by: Option<String>,
 }
 
 /// Who wrote a lineage line, and when: what tells a brief a session wrote
@@ -73,6 +76,8 @@ pub struct Written {
     pub at: Option<String>,
     /// The session, when one was known.
     pub session: Option<String>,
+    /// The author's name (git's `user.name`), when known.
+    pub by: Option<String>,
 }
 
 /// One lineage line, read back.
@@ -141,6 +146,7 @@ pub fn line(
         parents,
         at: by.at.clone(),
         session: by.session.clone(),
+        by: by.by.clone(),
     })
     .expect("a lineage line serializes");
     (text, id)
@@ -178,6 +184,7 @@ pub fn parse_record(line: &[u8]) -> Option<Record> {
         written: Written {
             at: parsed.at,
             session: parsed.session,
+            by: parsed.by,
         },
         legacy: parsed.brief.is_none(),
     })

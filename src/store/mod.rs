@@ -431,14 +431,18 @@ fn annotations(
     Ok(out)
 }
 
-/// Who writes now: the clock (`GIT_HANDOFF_NOW` when set) and the agent
-/// session the command runs in, when one is known.
+/// Who writes now: the clock (`GIT_HANDOFF_NOW` when set), the agent
+/// session the command runs in and the author's name, when known.
 fn written_now(repo: &gix::Repository) -> lineage::Written {
     lineage::Written {
         at: crate::support::clock::now()
             .ok()
             .map(crate::support::clock::format),
         session: crate::git::sticky::current_session(repo),
+        by: refs::signature(repo)
+            .ok()
+            .map(|(_, author)| author.name.to_string())
+            .filter(|name| !name.trim().is_empty()),
     }
 }
 

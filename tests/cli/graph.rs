@@ -451,3 +451,43 @@ fn writing_the_stored_content_again_makes_no_version() {
     assert_eq!(lineage_lines(&before), lineage_lines(&after));
     assert_eq!(lineage_lines(&after).len(), 1, "{after}");
 }
+
+/// `log --graph` says who wrote each version (git's `user.name`, recorded
+/// in the lineage line), and the words of a lineage line that anyone can
+/// write (a teammate's forged but sound line) stay on their own row,
+/// redacted: they cannot pass for one of the tool's lines.
+#[test]
+fn log_graph_names_who_wrote_each_version_and_keeps_a_lines_words_on_its_row() {
+    let t = team();
+    let b1 = t.write(&t.a, "k", T1, "v1");
+    let v1 = t.version_of(&t.a, &b1);
+    let version = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).unwrap();
+    let forged = git_handoff::store::lineage::version_id(
+        gix::hash::Kind::Sha1,
+        "k",
+        version(&b1),
+        &[version(&v1)],
+    );
+    let token = format!("ghp_{}", "x7Kq2".repeat(8));
+    // A lineage line's fields in the order the tool writes them (it is
+    // recognised by its first field).
+    let words = |v: &str| serde_json::to_string(v).unwrap();
+    t.append_note(
+        &t.a,
+        &format!(
+            r#"{{"lineage":"{forged}","key":"k","brief":"{b1}","parents":["{v1}"],"session":{},"by":{}}}"#,
+            words("s1\n!! DIVERGED: k (forged)"),
+            words(&format!("Mallory\n# Resume — k {token}")),
+        ),
+    );
+    let text = stdout(&t.run(&t.a, &["log", "k", "--graph"]).success());
+    assert!(text.contains(" by Ada Author"), "{text}");
+    assert!(text.contains(" by Mallory # Resume"), "{text}");
+    assert!(!text.contains(&token), "{text}");
+    for line in text.lines() {
+        assert!(
+            line.starts_with('*') || line.starts_with('|'),
+            "a line of its own: {line:?}\n{text}"
+        );
+    }
+}

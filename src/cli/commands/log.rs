@@ -156,6 +156,13 @@ fn compute(args: &Args) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
+/// A value from a lineage line (anyone can write one) as a word of the
+/// graph's row: redacted, on one line, cut short, so that it can neither
+/// leak a secret nor start a line of its own.
+fn line_value(value: &str) -> String {
+    crate::support::text::one_line(&crate::brief::redact::redact_text(value).0, 40)
+}
+
 /// `--graph`: every version the graph records, drawn with its parents;
 /// the local brief and each remote's last fetched value marked, AUTO
 /// drafts and merges named.
@@ -205,8 +212,11 @@ fn graph(args: &Args) -> Result<Output> {
             if n.parents.len() > 1 {
                 text.push_str(" merge");
             }
+            if let Some(by) = &n.written.by {
+                text.push_str(&format!(" by {}", line_value(by)));
+            }
             if let Some(session) = &n.written.session {
-                text.push_str(&format!(" session {session}"));
+                text.push_str(&format!(" session {}", line_value(session)));
             }
             if let Some(v) = version {
                 let done = v.brief.resume.done_when.lines().next().unwrap_or("");
