@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use super::{Sandbox, T1, Team, write_args};
+use super::{Sandbox, T1, Team};
 
 /// Sharing set-ups: where a test's story starts after the first push.
 impl Team {
@@ -139,10 +139,4 @@ pub fn spawn_fed(mut cmd: Command, input: &[u8]) -> Child {
     let mut child = cmd.spawn().unwrap();
     child.stdin.take().unwrap().write_all(input).unwrap();
     child
-}
-
-/// `write_args` for `key` with the usual resume and check ("carry on",
-/// "cargo test") and `--json`.
-pub fn key_write_args<'a>(key: &'a str, done: &'a str) -> Vec<&'a str> {
-    write_args(Some(key), [done, "carry on", "cargo test"], &["--json"])
 }
