@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use support::setups::*;
 use support::*;
 
 fn fsck(sb: &Sandbox, dir: &Path) {
@@ -173,14 +174,9 @@ fn split_refs(sb: &Sandbox, repo: &Path, prefix: &str) -> Vec<Option<String>> {
 
 #[test]
 fn a_split_killed_at_any_stage_writes_all_threads_or_none() {
-    for (point, refs_moved) in [
-        ("narrative-staged", false),
-        ("before-ref-transaction", false),
-        ("before-narrative-rename", true),
-    ] {
+    for (point, refs_moved) in TRANSACTION_STAGES {
         let sb = Sandbox::new();
-        let repo = sb.repo("r");
-        sb.git(&repo, &["config", "handoff.lockTimeout", "200"]);
+        let repo = sb.repo_with_short_lock_waits("r");
         // "a" exists already (updated by the split), "b" and "c" are new.
         sb.handoff(&repo, &brief_args("t-a", "before")).success();
         let narrative = repo.join(".claude/PROJECT_STATE.md");

@@ -542,11 +542,7 @@ fn the_lint_example_finder_finds_every_kind() {
 #[test]
 fn the_demo_draws_no_lint_finding() {
     let sb = Sandbox::new();
-    let repo = sb.repo("r");
-    let dir = sb.path("demo");
-    let out = sb
-        .handoff(&repo, &["demo", dir.to_str().unwrap()])
-        .success();
+    let (_dir, out) = sb.demo_tour();
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert_eq!(lint_rules(&text), Vec::<String>::new(), "{text}");
 }

@@ -331,11 +331,7 @@ fn ordinary_briefs_the_docs_and_the_demo_show_no_redaction() {
     }
     // The demo's briefs, written by the tour.
     let sb = Sandbox::new();
-    let repo = sb.repo("r");
-    let dir = sb.path("demo");
-    let out = sb
-        .handoff(&repo, &["demo", dir.to_str().unwrap()])
-        .success();
+    let (dir, out) = sb.demo_tour();
     assert!(!stdout(&out).contains("[REDACTED:"), "{}", stdout(&out));
     assert!(!stderr(&out).contains("redacted"), "{}", stderr(&out));
     let app = dir.join("app");

@@ -10,6 +10,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::json;
 
+use crate::support::setups::*;
 use crate::support::*;
 
 /// A repository format: its ref storage and object hash.
@@ -37,22 +38,8 @@ impl Format {
 /// it (A and B) in the same format.
 fn team_in(sb: &Sandbox, format: Format) -> (PathBuf, String, PathBuf, PathBuf) {
     let root = sb.dir.path().to_path_buf();
-    let bare = sb.path("remote.git");
     let [refs, hash] = format.flags();
-    sb.git(
-        &root,
-        &[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            &refs,
-            &hash,
-            bare.to_str().unwrap(),
-        ],
-    );
-    let url = format!("file://{}", bare.display());
+    let (bare, url) = bare_remote(sb, &[&refs, &hash]);
     let seed = sb.path("seed");
     sb.git(
         &root,

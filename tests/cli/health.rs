@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::support::setups::*;
 use crate::support::*;
 use serde_json::{Value, json};
 
@@ -342,18 +343,8 @@ fn two_sessions_at_once_each_get_their_own_alert() {
         .iter()
         .map(|stdin| {
             let mut cmd = sb.command("git", &repo);
-            cmd.args(["handoff", "hook", "user-prompt-submit"])
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped());
-            let mut child = cmd.spawn().unwrap();
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(stdin.as_bytes())
-                .unwrap();
-            child
+            cmd.args(["handoff", "hook", "user-prompt-submit"]);
+            spawn_fed(cmd, stdin.as_bytes())
         })
         .collect();
     for child in children {

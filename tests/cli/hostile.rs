@@ -8,21 +8,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
+use crate::support::setups::*;
 use crate::support::*;
 use serde_json::{Value, json};
-
-/// The corpus files, sorted.
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 15);
-    files
-}
 
 /// `git handoff ARGS` in `dir`, its raw output.
 fn run(sb: &Sandbox, dir: &Path, args: &[&str]) -> Output {
@@ -124,7 +112,7 @@ fn import_of_a_folder_of_hostile_files_stores_nothing() {
         std::fs::write(dir.join(name), data).unwrap();
         expected.push(name.to_string_lossy().into_owned());
     };
-    for file in corpus() {
+    for file in corpus_files() {
         put(file.file_name().unwrap(), &std::fs::read(&file).unwrap());
     }
     put(
@@ -250,7 +238,7 @@ fn split_refuses_hostile_plans_and_writes_nothing() {
     )
     .success();
     let before = state(&sb, &repo);
-    let mut inputs: Vec<(String, PathBuf)> = corpus()
+    let mut inputs: Vec<(String, PathBuf)> = corpus_files()
         .into_iter()
         .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
         .collect();

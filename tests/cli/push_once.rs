@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use crate::support::setups::*;
 use crate::support::*;
 use serde_json::Value;
 
@@ -72,13 +73,7 @@ fn row<'v>(v: &'v Value, key: &str) -> &'v Value {
 
 /// The status of `key` in the fetch a `push --json` report holds.
 fn fetched(v: &Value, key: &str) -> String {
-    v["fetch"]["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["key"] == key)
-        .map(|k| k["status"].as_str().unwrap().to_string())
-        .unwrap_or_default()
+    key_status(&v["fetch"], key)
 }
 
 /// A and B agree on `keys`, written by A: pushed, fetched by B.

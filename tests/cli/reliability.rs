@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::support::setups::*;
 use crate::support::*;
 
 const FLAGS: [&str; 6] = [
@@ -128,14 +129,9 @@ fn kill_write_at(sb: &Sandbox, dir: &Path, point: &str, title: &str) {
 
 #[test]
 fn a_write_killed_at_any_stage_leaves_old_or_new_never_half() {
-    for (point, ref_moved) in [
-        ("narrative-staged", false),
-        ("before-ref-transaction", false),
-        ("before-narrative-rename", true),
-    ] {
+    for (point, ref_moved) in TRANSACTION_STAGES {
         let sb = Sandbox::new();
-        let repo = sb.repo("r");
-        sb.git(&repo, &["config", "handoff.lockTimeout", "200"]);
+        let repo = sb.repo_with_short_lock_waits("r");
         sb.write_brief(
             &repo,
             None,
@@ -267,14 +263,7 @@ fn kills_at_random_moments_never_truncate_or_interleave() {
 fn the_hostile_corpus_is_refused_cleanly() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(&corpus)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 15);
+    let mut files = corpus_files();
     // generated: 100,000 levels of nesting, and 50 MB
     let deep = sb.path("deep.json");
     std::fs::write(&deep, "[".repeat(100_000) + &"]".repeat(100_000)).unwrap();

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::support::setups::*;
 use crate::support::*;
 use serde_json::Value;
 
@@ -45,11 +46,7 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
     assert_eq!(t.remote_id("feat").as_deref(), Some(v1.as_str()));
     assert!(t.id(&t.bare, "refs/notes/handoffs").is_some());
     // A's base now records what both sides agree on.
-    assert_eq!(
-        t.id(&t.a, "refs/handoff-remotes/origin/briefs/feat")
-            .as_deref(),
-        Some(v1.as_str())
-    );
+    assert_eq!(t.base_id(&t.a, "feat").as_deref(), Some(v1.as_str()));
 
     let out = t.run(&t.b, &["fetch"]).success();
     let text = stdout(&out);
@@ -65,15 +62,8 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
         text.ends_with("Resume with: git handoff resume feat\n"),
         "{text}"
     );
-    assert_eq!(
-        t.id(&t.b, "refs/handoffs/feat").as_deref(),
-        Some(v1.as_str())
-    );
-    assert_eq!(
-        t.id(&t.b, "refs/handoff-remotes/origin/briefs/feat")
-            .as_deref(),
-        Some(v1.as_str())
-    );
+    assert_eq!(t.brief_id(&t.b, "feat").as_deref(), Some(v1.as_str()));
+    assert_eq!(t.base_id(&t.b, "feat").as_deref(), Some(v1.as_str()));
     assert_eq!(
         t.id(&t.b, "refs/handoff-remotes/origin/notes"),
         t.id(&t.bare, "refs/notes/handoffs")
@@ -110,9 +100,7 @@ fn a_pushes_and_b_fetches_the_brief_and_its_history() {
 #[test]
 fn b_writes_a_new_version_and_a_fast_forwards() {
     let t = team();
-    let v1 = t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    let v1 = t.share("feat", "v1");
     let v2 = t.write(&t.b, "feat", "2026-11-30T10:00:00Z", "v2 from b");
     let out = t.run(&t.b, &["push"]).success();
     assert_stdout_has(
@@ -126,19 +114,14 @@ fn b_writes_a_new_version_and_a_fast_forwards() {
         &out,
         &format!("fast-forwarded: feat ({} -> {})", short(&v1), short(&v2)),
     );
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/feat").as_deref(),
-        Some(v2.as_str())
-    );
+    assert_eq!(t.brief_id(&t.a, "feat").as_deref(), Some(v2.as_str()));
     assert_eq!(t.log_ids(&t.a, "feat"), [v2, v1]);
 }
 
 #[test]
 fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
     let t = team();
-    let base = t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "shared");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    let base = t.share("feat", "shared");
     let va = t.write(&t.a, "feat", "2026-11-30T10:00:00Z", "a's version");
     let vb = t.write(&t.b, "feat", "2026-11-30T10:30:00Z", "b's version");
     t.run(&t.a, &["push"]).success();
@@ -180,16 +163,9 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
             "{}",
             stderr(&out)
         );
-        assert_eq!(
-            t.id(&t.b, "refs/handoffs/feat").as_deref(),
-            Some(vb.as_str())
-        );
+        assert_eq!(t.brief_id(&t.b, "feat").as_deref(), Some(vb.as_str()));
         // The base stays on the last version both agreed on.
-        assert_eq!(
-            t.id(&t.b, "refs/handoff-remotes/origin/briefs/feat")
-                .as_deref(),
-            Some(base.as_str())
-        );
+        assert_eq!(t.base_id(&t.b, "feat").as_deref(), Some(base.as_str()));
     }
     // Both versions are readable.
     let mine = t.sb.git(&t.b, &["cat-file", "-p", &vb]);
@@ -222,10 +198,7 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
     t.run(&t.b, &["push"]).success();
     assert_eq!(t.remote_id("feat").as_deref(), Some(vb.as_str()));
     t.run(&t.a, &["fetch"]).success();
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/feat").as_deref(),
-        Some(vb.as_str())
-    );
+    assert_eq!(t.brief_id(&t.a, "feat").as_deref(), Some(vb.as_str()));
     assert_eq!(t.log_ids(&t.a, "feat"), [vb, va, base]);
     // Nothing left to resolve.
     let out = t.run(&t.a, &["resolve", "feat", "--take-remote"]).code(1);
@@ -238,9 +211,7 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
 #[test]
 fn take_remote_replaces_the_local_version_and_keeps_it_in_history() {
     let t = team();
-    t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "shared");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("feat", "shared");
     let va = t.write(&t.a, "feat", "2026-11-30T10:00:00Z", "a");
     let vb = t.write(&t.b, "feat", "2026-11-30T10:30:00Z", "b");
     t.run(&t.a, &["push"]).success();
@@ -251,10 +222,7 @@ fn take_remote_replaces_the_local_version_and_keeps_it_in_history() {
         .success();
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["resolution"], "take-remote");
-    assert_eq!(
-        t.id(&t.b, "refs/handoffs/feat").as_deref(),
-        Some(va.as_str())
-    );
+    assert_eq!(t.brief_id(&t.b, "feat").as_deref(), Some(va.as_str()));
     assert!(t.log_ids(&t.b, "feat").contains(&vb));
     // Now in sync: fetch and push are quiet and succeed.
     t.run(&t.b, &["fetch"]).success();
@@ -270,17 +238,11 @@ fn take_remote_replaces_the_local_version_and_keeps_it_in_history() {
 /// someone else's update landing between A's fetch and A's push, after
 /// git took A's lease (the remote's own update then fails). The id.
 fn plant_during_push(t: &Team, key: &str, file: &Path) -> String {
-    let hook = t.a.join(".git/hooks/pre-push");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/{key} \"$id\"\nrm -- \"$0\"\n",
-            bare = t.bare.display(),
-            file = file.display()
-        ),
-    )
-    .unwrap();
-    make_executable(&hook);
+    t.pre_push_hook_in_a(&format!(
+        "id=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/{key} \"$id\"\nrm -- \"$0\"\n",
+        bare = t.bare.display(),
+        file = file.display()
+    ));
     t.sb.git(&t.a, &["hash-object", file.to_str().unwrap()])
         .trim()
         .to_string()
@@ -297,12 +259,18 @@ fn teammates_version(t: &Team, key: &str, done: &str) -> PathBuf {
     path
 }
 
+/// B's version of `key` ([`teammates_version`]) lands on the remote
+/// during A's next push ([`plant_during_push`]); its id.
+fn teammate_lands_during_push(t: &Team, key: &str, done: &str) -> String {
+    let theirs = teammates_version(t, key, done);
+    plant_during_push(t, key, &theirs)
+}
+
 #[test]
 fn a_key_the_remote_changed_after_the_fetch_is_a_lost_lease_and_the_others_go() {
     let t = team();
     t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
-    t.write(&t.a, "two", "2026-11-30T09:00:00Z", "two v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("two", "two v1");
     let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
     let two2 = t.write(&t.a, "two", "2026-11-30T10:00:00Z", "two v2");
 
@@ -311,8 +279,7 @@ fn a_key_the_remote_changed_after_the_fetch_is_a_lost_lease_and_the_others_go() 
     // lease. That is a lost lease: fetched, reconciled (diverged: neither
     // version was written on top of the other) and held, never "push
     // again".
-    let theirs = teammates_version(&t, "one", "one by b");
-    let theirs_id = plant_during_push(&t, "one", &theirs);
+    let theirs_id = teammate_lands_during_push(&t, "one", "one by b");
 
     let out = t.run(&t.a, &["push"]).code(1);
     let text = stdout(&out);
@@ -324,10 +291,7 @@ fn a_key_the_remote_changed_after_the_fetch_is_a_lost_lease_and_the_others_go() 
     );
     assert_eq!(t.remote_id("one").as_deref(), Some(theirs_id.as_str()));
     assert_eq!(t.remote_id("two").as_deref(), Some(two2.as_str()));
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/one").as_deref(),
-        Some(one2.as_str())
-    );
+    assert_eq!(t.brief_id(&t.a, "one").as_deref(), Some(one2.as_str()));
     // Every later fetch names the divergence until it is resolved.
     let out = t.run(&t.a, &["fetch"]).code(1);
     assert_stdout_has(&out, &format!("  diverged: one (local {}", short(&one2)));
@@ -336,8 +300,7 @@ fn a_key_the_remote_changed_after_the_fetch_is_a_lost_lease_and_the_others_go() 
 #[test]
 fn garbage_the_remote_took_after_the_fetch_is_replaced_with_a_lease_on_it() {
     let t = team();
-    t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("one", "one v1");
     let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
     let intruder = t.sb.path("intruder.json");
     std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
@@ -367,21 +330,14 @@ fn garbage_the_remote_took_after_the_fetch_is_replaced_with_a_lease_on_it() {
 fn an_atomic_push_is_all_or_nothing() {
     let t = team();
     t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
-    t.write(&t.a, "two", "2026-11-30T09:00:00Z", "two v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("two", "two v1");
     let two1 = t.remote_id("two").unwrap();
     t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
     t.write(&t.a, "two", "2026-11-30T10:00:00Z", "two v2");
-    let hook = t.a.join(".git/hooks/pre-push");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\nid=$(echo '{{}}' | git --git-dir='{bare}' hash-object -w --stdin)\ngit --git-dir='{bare}' update-ref refs/handoffs/one \"$id\"\nrm -- \"$0\"\n",
-            bare = t.bare.display()
-        ),
-    )
-    .unwrap();
-    make_executable(&hook);
+    t.pre_push_hook_in_a(&format!(
+        "id=$(echo '{{}}' | git --git-dir='{bare}' hash-object -w --stdin)\ngit --git-dir='{bare}' update-ref refs/handoffs/one \"$id\"\nrm -- \"$0\"\n",
+        bare = t.bare.display()
+    ));
     let notes_before = t.id(&t.bare, "refs/notes/handoffs");
 
     let out = t.run(&t.a, &["push", "--atomic"]).code(1);
@@ -398,8 +354,7 @@ fn an_atomic_push_is_all_or_nothing() {
 #[test]
 fn notes_histories_from_both_clones_merge() {
     let t = team();
-    let a1 = t.write(&t.a, "alpha", "2026-11-30T09:00:00Z", "from a");
-    t.run(&t.a, &["push"]).success();
+    let a1 = t.publish("alpha", "from a");
     // B writes without having fetched: the histories fork.
     let b1 = t.write(&t.b, "beta", "2026-11-30T09:30:00Z", "from b");
     let out = t.run(&t.b, &["push"]).success();
@@ -440,21 +395,14 @@ fn notes_histories_from_both_clones_merge() {
 #[test]
 fn a_history_push_that_lost_a_race_is_merged_and_retried() {
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("k", "v1");
     let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
     // Someone adds to the remote's history between A's fetch and A's push.
     let line = r#"{"schema_version":"1","key":"other","timestamp":"2026-11-30T09:30:00Z","mode":"WRITE","resume":{"done_when":"d","resume_by":"r"},"state":{"branch":"main","next_acceptance_check":"c","worktree":{"root":"/elsewhere","is_linked":false,"git_common_dir":"/elsewhere/.git"}}}"#;
-    let hook = t.a.join(".git/hooks/pre-push");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\ngit --git-dir='{bare}' notes --ref=handoffs append -m '{line}' main\nrm -- \"$0\"\n",
-            bare = t.bare.display()
-        ),
-    )
-    .unwrap();
-    make_executable(&hook);
+    t.pre_push_hook_in_a(&format!(
+        "git --git-dir='{bare}' notes --ref=handoffs append -m '{line}' main\nrm -- \"$0\"\n",
+        bare = t.bare.display()
+    ));
     let out = t.run(&t.a, &["push"]).success();
     assert_stdout_has(&out, "history: push (fast-forward)");
     assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
@@ -501,12 +449,7 @@ fn a_brief_or_history_holding_a_secret_is_not_pushed() {
     assert_eq!(t.remote_id("clean").as_deref(), Some(clean.as_str()));
     assert_eq!(t.remote_id("leaky"), None);
     assert_eq!(t.id(&t.bare, "refs/notes/handoffs"), None);
-    let everything = String::from_utf8_lossy(
-        &t.sb
-            .git_out(&t.bare, &["cat-file", "--batch-all-objects", "--batch"])
-            .stdout,
-    )
-    .into_owned();
+    let everything = t.remote_objects();
     assert!(!everything.contains(token));
 
     // Redacting the briefs and the history lets it go.
@@ -514,12 +457,7 @@ fn a_brief_or_history_holding_a_secret_is_not_pushed() {
     t.run(&t.a, &["push"]).success();
     assert!(t.remote_id("leaky").is_some());
     assert!(t.id(&t.bare, "refs/notes/handoffs").is_some());
-    let everything = String::from_utf8_lossy(
-        &t.sb
-            .git_out(&t.bare, &["cat-file", "--batch-all-objects", "--batch"])
-            .stdout,
-    )
-    .into_owned();
+    let everything = t.remote_objects();
     assert!(!everything.contains(token));
     assert!(everything.contains("[REDACTED:github_token]"));
 }
@@ -528,9 +466,7 @@ fn a_brief_or_history_holding_a_secret_is_not_pushed() {
 fn drop_then_push_prune_deletes_remotely_and_only_with_a_lease() {
     let t = team();
     let v1 = t.write(&t.a, "gone", "2026-11-30T09:00:00Z", "to be dropped");
-    t.write(&t.a, "kept", "2026-11-30T09:00:00Z", "stays");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("kept", "stays");
     t.run(&t.a, &["drop", "gone"]).success();
 
     // Without --prune the remote keeps it, and fetch does not bring it back.
@@ -540,21 +476,18 @@ fn drop_then_push_prune_deletes_remotely_and_only_with_a_lease() {
         "skipped: gone (dropped here; `git handoff push --prune` deletes it on 'origin')",
     );
     assert_eq!(t.remote_id("gone").as_deref(), Some(v1.as_str()));
-    assert_eq!(t.id(&t.a, "refs/handoffs/gone"), None);
+    assert_eq!(t.brief_id(&t.a, "gone"), None);
 
     let out = t.run(&t.a, &["push", "--prune"]).success();
     assert_stdout_has(&out, &format!("delete: gone (was {})", short(&v1)));
     assert_eq!(t.remote_id("gone"), None);
     assert!(t.remote_id("kept").is_some());
-    assert_eq!(t.id(&t.a, "refs/handoff-remotes/origin/briefs/gone"), None);
+    assert_eq!(t.base_id(&t.a, "gone"), None);
 
     // B learns of it on fetch, but keeps its copy (never deleted by fetch).
     let out = t.run(&t.b, &["fetch"]).success();
     assert_stdout_has(&out, "deleted on 'origin': gone (kept here;");
-    assert_eq!(
-        t.id(&t.b, "refs/handoffs/gone").as_deref(),
-        Some(v1.as_str())
-    );
+    assert_eq!(t.brief_id(&t.b, "gone").as_deref(), Some(v1.as_str()));
     // ... and does not push it back unless asked by name.
     let out = t.run(&t.b, &["push"]).success();
     assert_stdout_has(&out, "skipped: gone (deleted on 'origin';");
@@ -566,9 +499,7 @@ fn drop_then_push_prune_deletes_remotely_and_only_with_a_lease() {
 #[test]
 fn a_prune_never_deletes_a_version_it_has_not_seen() {
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("k", "v1");
     t.run(&t.a, &["drop", "k"]).success();
     let v2 = t.write(&t.b, "k", "2026-11-30T10:00:00Z", "v2");
     t.run(&t.b, &["push"]).success();
@@ -576,31 +507,24 @@ fn a_prune_never_deletes_a_version_it_has_not_seen() {
     let out = t.run(&t.a, &["push", "--prune"]).success();
     assert_stdout_has(&out, "restored: k (");
     assert_eq!(t.remote_id("k").as_deref(), Some(v2.as_str()));
-    assert_eq!(t.id(&t.a, "refs/handoffs/k").as_deref(), Some(v2.as_str()));
+    assert_eq!(t.brief_id(&t.a, "k").as_deref(), Some(v2.as_str()));
 }
 
 #[test]
 fn a_local_only_key_survives_fetch() {
     let t = team();
-    t.write(&t.a, "shared", "2026-11-30T09:00:00Z", "shared");
-    t.run(&t.a, &["push"]).success();
+    t.publish("shared", "shared");
     let mine = t.write(&t.b, "mine", "2026-11-30T09:00:00Z", "b only");
     let out = t.run(&t.b, &["fetch"]).success();
     assert_stdout_has(
         &out,
         "local only: mine (`git handoff push origin` sends it)",
     );
-    assert_eq!(
-        t.id(&t.b, "refs/handoffs/mine").as_deref(),
-        Some(mine.as_str())
-    );
-    assert!(t.id(&t.b, "refs/handoffs/shared").is_some());
+    assert_eq!(t.brief_id(&t.b, "mine").as_deref(), Some(mine.as_str()));
+    assert!(t.brief_id(&t.b, "shared").is_some());
     // Even a plain `git fetch --prune` of the branches leaves the briefs.
     t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
-    assert_eq!(
-        t.id(&t.b, "refs/handoffs/mine").as_deref(),
-        Some(mine.as_str())
-    );
+    assert_eq!(t.brief_id(&t.b, "mine").as_deref(), Some(mine.as_str()));
 }
 
 #[test]
@@ -633,16 +557,10 @@ fn lost_bases_are_recovered_from_the_histories() {
     // reaches them, they are outside refs/remotes/): the next handoff
     // fetch decides from the notes histories instead.
     let t = team();
-    let v1 = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    let v1 = t.share("k", "v1");
     t.sb.git(&t.a, &["fetch", "-q", "--prune"]);
     t.sb.git(&t.b, &["fetch", "-q", "--prune"]);
-    assert_eq!(
-        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k")
-            .as_deref(),
-        Some(v1.as_str())
-    );
+    assert_eq!(t.base_id(&t.a, "k").as_deref(), Some(v1.as_str()));
     for dir in [&t.a, &t.b] {
         t.sb.git(
             dir,
@@ -657,14 +575,13 @@ fn lost_bases_are_recovered_from_the_histories() {
     // B's version is in the remote's history: B fast-forwards.
     let out = t.run(&t.b, &["fetch"]).success();
     assert_stdout_has(&out, "fast-forwarded: k");
-    assert_eq!(t.id(&t.b, "refs/handoffs/k").as_deref(), Some(v2.as_str()));
+    assert_eq!(t.brief_id(&t.b, "k").as_deref(), Some(v2.as_str()));
 }
 
 #[test]
 fn a_first_fetch_with_unrelated_versions_is_diverged() {
     let t = team();
-    let va = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "a");
-    t.run(&t.a, &["push"]).success();
+    let va = t.publish("k", "a");
     let vb = t.write(&t.b, "k", "2026-11-30T09:30:00Z", "b");
     let out = t.run(&t.b, &["fetch"]).code(1);
     assert_stdout_has(
@@ -675,7 +592,7 @@ fn a_first_fetch_with_unrelated_versions_is_diverged() {
             short(&va)
         ),
     );
-    assert_eq!(t.id(&t.b, "refs/handoffs/k").as_deref(), Some(vb.as_str()));
+    assert_eq!(t.brief_id(&t.b, "k").as_deref(), Some(vb.as_str()));
 }
 
 #[test]
@@ -701,9 +618,7 @@ fn dry_run_changes_nothing_here_or_there() {
 #[test]
 fn dry_run_checks_each_lease_against_the_remote() {
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("k", "v1");
     let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
     t.run(&t.a, &["push"]).success();
     t.write(&t.b, "k", "2026-11-30T10:30:00Z", "v3");
@@ -757,12 +672,7 @@ fn many_keys_are_pushed_in_chunks() {
     for i in 1..250 {
         stdin.push_str(&format!("create refs/handoffs/k{i} {v}\n"));
     }
-    let mut cmd = t.sb.command("git", &t.a);
-    cmd.args(["update-ref", "--stdin"]);
-    assert_cmd::Command::from_std(cmd)
-        .write_stdin(stdin)
-        .assert()
-        .success();
+    t.sb.git_stdin(&t.a, &["update-ref", "--stdin"], stdin);
     t.run(&t.a, &["push"]).success();
     let remote = t.sb.git(&t.bare, &["for-each-ref", "refs/handoffs"]);
     assert_eq!(remote.lines().count(), 250);
@@ -786,18 +696,12 @@ fn many_creates_go_through_the_outgoing_namespace_and_leave_nothing() {
     // A teammate creates k7 between A's fetch and A's push.
     let intruder = t.sb.path("intruder.json");
     std::fs::write(&intruder, "{\"pushed\": \"by someone else\"}\n").unwrap();
-    let hook = t.a.join(".git/hooks/pre-push");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\ngit for-each-ref --format='%(refname)' refs/handoff-push >'{seen}'\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/k7 \"$id\"\nrm -- \"$0\"\n",
-            seen = t.sb.path("seen").display(),
-            bare = t.bare.display(),
-            file = intruder.display()
-        ),
-    )
-    .unwrap();
-    make_executable(&hook);
+    t.pre_push_hook_in_a(&format!(
+        "git for-each-ref --format='%(refname)' refs/handoff-push >'{seen}'\nid=$(git --git-dir='{bare}' hash-object -w '{file}')\ngit --git-dir='{bare}' update-ref refs/handoffs/k7 \"$id\"\nrm -- \"$0\"\n",
+        seen = t.sb.path("seen").display(),
+        bare = t.bare.display(),
+        file = intruder.display()
+    ));
     let intruder_id = t.sb.git(&t.a, &["hash-object", intruder.to_str().unwrap()]);
 
     let out = t.run(&t.a, &["push"]).code(1);
@@ -805,7 +709,7 @@ fn many_creates_go_through_the_outgoing_namespace_and_leave_nothing() {
     // The secret brief and the created-meanwhile key are held by name.
     assert!(text.contains("refused: leaky ("), "{text}");
     assert_eq!(t.remote_id("leaky"), None);
-    assert_eq!(t.id(&t.a, "refs/handoffs/leaky"), Some(secret));
+    assert_eq!(t.brief_id(&t.a, "leaky"), Some(secret));
     assert!(text.contains("rejected: k7 ("), "{text}");
     assert!(!t.remote_bytes().contains(TOKEN));
     assert_eq!(t.remote_id("k7").as_deref(), Some(intruder_id.trim()));
@@ -888,7 +792,7 @@ fn a_fetch_of_many_new_keys_writes_them_in_one_rewrite() {
         "{text}"
     );
     assert!(text.contains("diverged: k3"), "{text}");
-    assert_eq!(t.id(&t.b, "refs/handoffs/k3"), Some(mine));
+    assert_eq!(t.brief_id(&t.b, "k3"), Some(mine));
     for name in [
         "refs/handoffs/k199",
         "refs/handoff-remotes/origin/briefs/k199",
@@ -952,7 +856,7 @@ fn a_fetch_stages_many_keys_packed_and_prunes_as_git_fetch_would() {
     t.sb.git(&t.bare, &["update-ref", "-d", "refs/handoffs/k7"]);
     t.run(&t.b, &["fetch"]).success();
     assert_eq!(t.id(&t.b, &staged("briefs/k0")), Some(newer.clone()));
-    assert_eq!(t.id(&t.b, "refs/handoffs/k0"), Some(newer));
+    assert_eq!(t.brief_id(&t.b, "k0"), Some(newer));
     assert_eq!(t.id(&t.b, &staged("briefs/k7")), None, "pruned");
     assert_eq!(
         same(&t.b, "refs/handoff-fetch/origin/briefs"),
@@ -1139,9 +1043,15 @@ fn init_writes_only_safe_config_and_git_push_still_works() {
 }
 
 #[cfg(unix)]
-fn make_executable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+impl Team {
+    /// A's pre-push hook: the shell `script` (git runs it during A's next
+    /// pushes, while the remote waits for what A sends).
+    fn pre_push_hook_in_a(&self, script: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let hook = self.a.join(".git/hooks/pre-push");
+        std::fs::write(&hook, format!("#!/bin/sh\n{script}")).unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1149,16 +1059,27 @@ fn make_executable(path: &Path) {
 
 impl Team {
     /// Every byte the bare remote holds: every object and every ref name.
+    /// The base `dir` keeps of `key` for origin: the version both sides
+    /// last agreed on.
+    fn base_id(&self, dir: &Path, key: &str) -> Option<String> {
+        self.id(dir, &format!("refs/handoff-remotes/origin/briefs/{key}"))
+    }
+
     fn remote_bytes(&self) -> String {
+        format!(
+            "{}\n{}",
+            self.remote_objects(),
+            self.sb.git(&self.bare, &["for-each-ref"])
+        )
+    }
+
+    /// Every object the remote holds, as `cat-file --batch` prints them.
+    fn remote_objects(&self) -> String {
         let objects = self
             .sb
             .git_out(&self.bare, &["cat-file", "--batch-all-objects", "--batch"])
             .stdout;
-        format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&objects),
-            self.sb.git(&self.bare, &["for-each-ref"])
-        )
+        String::from_utf8_lossy(&objects).into_owned()
     }
 
     /// A commit on a new branch `name` in `dir`; its id.
@@ -1179,14 +1100,8 @@ fn a_teammates_branch_named_handoffs_never_touches_the_bases() {
     // Item 1: bases lived under refs/remotes/<remote>/handoffs/<key>, where
     // git puts a teammate's branch `handoffs/<key>`.
     let t = team();
-    let v1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
-    assert_eq!(
-        t.id(&t.b, "refs/handoff-remotes/origin/briefs/k1")
-            .as_deref(),
-        Some(v1.as_str())
-    );
+    let v1 = t.share("k1", "v1");
+    assert_eq!(t.base_id(&t.b, "k1").as_deref(), Some(v1.as_str()));
     assert!(t.id(&t.b, "refs/handoff-remotes/origin/notes").is_some());
     assert!(!t.refs(&t.b).contains("refs/remotes/origin/handoffs"));
     assert!(!t.refs(&t.b).contains("refs/notes/remotes/"));
@@ -1203,8 +1118,7 @@ fn a_teammates_branch_named_handoffs_never_touches_the_bases() {
         Some(branch.as_str())
     );
     assert_eq!(
-        t.id(&t.b, "refs/handoff-remotes/origin/briefs/k1")
-            .as_deref(),
+        t.base_id(&t.b, "k1").as_deref(),
         Some(v1.as_str()),
         "the base survives a plain `git fetch --prune`"
     );
@@ -1225,7 +1139,7 @@ fn a_teammates_branch_named_handoffs_never_touches_the_bases() {
     let text = stdout(&out);
     assert!(text.contains("dropped here: k1"), "{text}");
     assert!(!text.contains("restored"), "{text}");
-    assert_eq!(t.id(&t.b, "refs/handoffs/k1"), None);
+    assert_eq!(t.brief_id(&t.b, "k1"), None);
     // B, which dropped the brief, names the branch by its short name.
     t.sb.git(&t.b, &["checkout", "-q", "handoffs/k1"]);
     t.sb.git(&t.b, &["push", "-q", "origin", "handoffs/k1"]);
@@ -1235,17 +1149,14 @@ fn a_teammates_branch_named_handoffs_never_touches_the_bases() {
 fn bases_of_an_earlier_version_are_moved_once_and_safely() {
     let t = team();
     let v1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
-    let v2 = t.write(&t.a, "k2", "2026-11-30T09:00:00Z", "v2");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    let v2 = t.share("k2", "v2");
     let notes = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
     // Rebuild the old layout in B: k1's base only under its old name, k2's
     // under both (a migration killed between its two steps), plus a real
     // branch `handoffs/feature` that must stay git's.
     let old = |k: &str| format!("refs/remotes/origin/handoffs/{k}");
     let new = |k: &str| format!("refs/handoff-remotes/origin/briefs/{k}");
-    t.sb.git(&t.b, &["update-ref", &old("k1"), &v1]);
-    t.sb.git(&t.b, &["update-ref", "-d", &new("k1")]);
+    t.base_in_the_old_place(&t.b, "k1", &v1);
     t.sb.git(&t.b, &["update-ref", &old("k2"), &v2]);
     let head = t.sb.git(&t.b, &["rev-parse", "HEAD"]).trim().to_string();
     t.sb.git(&t.b, &["update-ref", &old("feature"), &head]);
@@ -1284,9 +1195,7 @@ fn bases_of_an_earlier_version_are_moved_once_and_safely() {
 fn a_stale_clones_mirror_push_is_a_rollback_not_a_fast_forward() {
     // Item 2.
     let t = team();
-    let old = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "old");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    let old = t.share("k1", "old");
     let new = t.write(&t.a, "k1", "2026-11-30T10:00:00Z", "new");
     t.run(&t.a, &["push"]).success();
     // B is stale and pushes everything it has with plain git.
@@ -1304,10 +1213,7 @@ fn a_stale_clones_mirror_push_is_a_rollback_not_a_fast_forward() {
         "{text}"
     );
     assert!(!text.contains("fast-forwarded"), "{text}");
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/k1").as_deref(),
-        Some(new.as_str())
-    );
+    assert_eq!(t.brief_id(&t.a, "k1").as_deref(), Some(new.as_str()));
     // The next push repairs the remote, with a lease on the old value.
     let out = t.run(&t.a, &["push"]).success();
     assert_stdout_has(
@@ -1318,10 +1224,7 @@ fn a_stale_clones_mirror_push_is_a_rollback_not_a_fast_forward() {
     // And the stale clone catches up instead of spreading the rollback.
     let out = t.run(&t.b, &["fetch"]).success();
     assert_stdout_has(&out, "fast-forwarded: k1");
-    assert_eq!(
-        t.id(&t.b, "refs/handoffs/k1").as_deref(),
-        Some(new.as_str())
-    );
+    assert_eq!(t.brief_id(&t.b, "k1").as_deref(), Some(new.as_str()));
 }
 
 #[test]
@@ -1411,16 +1314,7 @@ fn after_redact_history_a_fetch_never_merges_the_secret_back() {
     // Item 3 (c): the secret reached the remote with plain git.
     let t = team();
     t.write(&t.a, "k1", "2026-11-30T09:00:00Z", &format!("uses {TOKEN}"));
-    t.sb.git(
-        &t.a,
-        &[
-            "push",
-            "-q",
-            "origin",
-            "refs/notes/handoffs",
-            "refs/handoffs/k1",
-        ],
-    );
+    t.push_with_plain_git(&t.a, &["refs/notes/handoffs", "refs/handoffs/k1"]);
     t.run(&t.b, &["fetch"]).success();
     t.run(&t.b, &["redact", "--history"]).success();
     let clean_notes = t.id(&t.b, "refs/notes/handoffs").unwrap();
@@ -1522,16 +1416,10 @@ fn history_push_contention_says_to_push_again_not_to_resolve() {
     // Item 6, second half: others keep moving the remote's history.
     let t = team();
     t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
-    let hook = t.a.join(".git/hooks/pre-push");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\ngit --git-dir='{bare}' notes --ref=handoffs append -m \"line $(date +%s%N)\" main\n",
-            bare = t.bare.display()
-        ),
-    )
-    .unwrap();
-    make_executable(&hook);
+    t.pre_push_hook_in_a(&format!(
+        "git --git-dir='{bare}' notes --ref=handoffs append -m \"line $(date +%s%N)\" main\n",
+        bare = t.bare.display()
+    ));
     let out = t.run(&t.a, &["push"]).code(1);
     let err = stderr(&out);
     assert!(
@@ -1545,16 +1433,8 @@ fn history_push_contention_says_to_push_again_not_to_resolve() {
 #[test]
 fn init_check_names_bases_of_an_earlier_version_and_init_moves_them() {
     let t = team();
-    let v1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.sb.git(
-        &t.a,
-        &["update-ref", "refs/remotes/origin/handoffs/k1", &v1],
-    );
-    t.sb.git(
-        &t.a,
-        &["update-ref", "-d", "refs/handoff-remotes/origin/briefs/k1"],
-    );
+    let v1 = t.publish("k1", "v1");
+    t.base_in_the_old_place(&t.a, "k1", &v1);
     let out = t.run(&t.a, &["init", "--check"]).code(1);
     assert!(
         stdout(&out).lines().any(|l| l.starts_with("missing  refs/handoff-remotes/ ")
@@ -1566,11 +1446,7 @@ fn init_check_names_bases_of_an_earlier_version_and_init_moves_them() {
     assert!(t.id(&t.a, "refs/remotes/origin/handoffs/k1").is_some());
     t.run(&t.a, &["init"]).success();
     assert_eq!(t.id(&t.a, "refs/remotes/origin/handoffs/k1"), None);
-    assert_eq!(
-        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k1")
-            .as_deref(),
-        Some(v1.as_str())
-    );
+    assert_eq!(t.base_id(&t.a, "k1").as_deref(), Some(v1.as_str()));
 }
 
 // ---------------------------------------------------------------------------
@@ -1585,8 +1461,7 @@ impl Team {
 #[test]
 fn the_incremental_gate_refuses_a_secret_in_any_new_line() {
     let t = team();
-    t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
-    t.run(&t.a, &["push"]).success();
+    t.publish("clean", "nothing secret");
     assert!(
         t.gate_cache(&t.a).is_file(),
         "the clean verdicts are cached"
@@ -1612,8 +1487,7 @@ fn the_incremental_gate_refuses_a_secret_in_any_new_line() {
 
     // (2) A new line that is a brief (on a fresh clone, same shape).
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "clean");
-    t.run(&t.a, &["push"]).success();
+    t.publish("k", "clean");
     t.write(&t.a, "k", "2026-11-30T09:10:00Z", &format!("use {TOKEN}"));
     let out = t.run(&t.a, &["push"]).code(1);
     let text = stdout(&out);
@@ -1626,9 +1500,8 @@ fn the_incremental_gate_refuses_a_secret_in_any_new_line() {
     // (3) A ref name, even when its blob was cached clean by the pushes
     // above.
     let t = team();
-    t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
-    t.run(&t.a, &["push"]).success();
-    let blob = t.id(&t.a, "refs/handoffs/clean").unwrap();
+    t.publish("clean", "nothing secret");
+    let blob = t.brief_id(&t.a, "clean").unwrap();
     t.sb.git(
         &t.a,
         &["update-ref", &format!("refs/handoffs/{TOKEN}"), &blob],
@@ -1645,8 +1518,7 @@ fn the_incremental_gate_refuses_a_secret_in_any_new_line() {
 #[test]
 fn a_tampered_gate_cache_never_whitelists_bytes_it_did_not_see() {
     let t = team();
-    t.write(&t.a, "clean", "2026-11-30T09:00:00Z", "nothing secret");
-    t.run(&t.a, &["push"]).success();
+    t.publish("clean", "nothing secret");
     let cache = std::fs::read_to_string(t.gate_cache(&t.a)).unwrap();
     let (header, entries) = cache.split_once('\n').unwrap();
     let clean_digest = entries.lines().next().unwrap().split_once(' ').unwrap().1;
@@ -1659,7 +1531,7 @@ fn a_tampered_gate_cache_never_whitelists_bytes_it_did_not_see() {
         &format!("use {TOKEN}"),
     );
     t.append_note(&t.a, &format!("deploy with {TOKEN}"));
-    let brief = t.id(&t.a, "refs/handoffs/leaky").unwrap();
+    let brief = t.brief_id(&t.a, "leaky").unwrap();
     let note = t.sb.git(&t.a, &["notes", "--ref=handoffs", "list", "HEAD"]);
     let forged = |digest: &str| {
         format!(
@@ -1697,15 +1569,7 @@ fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() 
     t.sb.git(&root, &["clone", "-q", &other_url, "C"]);
     let c = t.sb.path("C");
 
-    let logs = |dir: &Path| -> Vec<String> {
-        ["k1", "k2", "k3"]
-            .iter()
-            .map(|k| {
-                let out = t.run(dir, &["log", k, "--json"]);
-                format!("{}{}", stdout(&out), stderr(&out))
-            })
-            .collect()
-    };
+    let logs = |dir: &Path| logs_of_k1_to_k3(&t, dir);
     let index = t.a.join(".git/handoff-history-index");
     // Same-second versions on several sides, notes on the same and on
     // different commits, fetched and merged step by step (each `log`
@@ -1748,6 +1612,32 @@ fn log_through_the_index_equals_log_without_it_across_merges_from_two_remotes() 
 
 /// The history index files of `dir`, each with the tips its head names
 /// (sorted), and its bytes.
+/// What `log KEY --json` prints (stdout and stderr) in `dir` for each of
+/// k1, k2 and k3.
+fn logs_of_k1_to_k3(t: &Team, dir: &Path) -> Vec<String> {
+    ["k1", "k2", "k3"]
+        .iter()
+        .map(|k| {
+            let out = t.run(dir, &["log", k, "--json"]);
+            format!("{}{}", stdout(&out), stderr(&out))
+        })
+        .collect()
+}
+
+/// B's logs of k1..k3 read the index the fetch left (`files`) as is, and
+/// answer as an index built from nothing does; those logs.
+fn logs_use_the_fetched_index(t: &Team, files: &[(Vec<String>, Vec<u8>)]) -> Vec<String> {
+    let warm = logs_of_k1_to_k3(t, &t.b);
+    assert_eq!(
+        history_index_files(&t.b),
+        files,
+        "log used the fetch's index"
+    );
+    std::fs::remove_dir_all(t.b.join(".git/handoff-history-index")).unwrap();
+    assert_eq!(logs_of_k1_to_k3(t, &t.b), warm);
+    warm
+}
+
 fn history_index_files(dir: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
     let mut files: Vec<(Vec<String>, Vec<u8>)> =
         std::fs::read_dir(dir.join(".git/handoff-history-index"))
@@ -1776,15 +1666,7 @@ fn history_index_files(dir: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
 #[test]
 fn a_fetch_leaves_the_index_of_the_history_it_brought_and_log_reads_it_as_is() {
     let t = team();
-    let logs = |dir: &Path| -> Vec<String> {
-        ["k1", "k2", "k3"]
-            .iter()
-            .map(|k| {
-                let out = t.run(dir, &["log", k, "--json"]);
-                format!("{}{}", stdout(&out), stderr(&out))
-            })
-            .collect()
-    };
+    let logs = |dir: &Path| logs_of_k1_to_k3(&t, dir);
     // Versions on one commit (a note that grew) and on the next.
     for i in 0..4 {
         let key = ["k1", "k2"][i % 2];
@@ -1813,14 +1695,7 @@ fn a_fetch_leaves_the_index_of_the_history_it_brought_and_log_reads_it_as_is() {
     assert_eq!(files[0].0, [tip]);
     // `log` reads it as is (nothing rebuilt or rewritten), and answers as
     // an index built from nothing does.
-    let warm = logs(&t.b);
-    assert_eq!(
-        history_index_files(&t.b),
-        files,
-        "log used the fetch's index"
-    );
-    std::fs::remove_dir_all(t.b.join(".git/handoff-history-index")).unwrap();
-    assert_eq!(logs(&t.b), warm);
+    let warm = logs_use_the_fetched_index(&t, &files);
     assert_eq!(
         serde_json::from_str::<Value>(&warm[0])
             .unwrap()
@@ -1851,14 +1726,7 @@ fn a_fetch_leaves_the_index_of_the_history_it_brought_and_log_reads_it_as_is() {
         "{:?}",
         files.iter().map(|f| &f.0).collect::<Vec<_>>()
     );
-    let warm = logs(&t.b);
-    assert_eq!(
-        history_index_files(&t.b),
-        files,
-        "log used the fetch's index"
-    );
-    std::fs::remove_dir_all(t.b.join(".git/handoff-history-index")).unwrap();
-    assert_eq!(logs(&t.b), warm);
+    let warm = logs_use_the_fetched_index(&t, &files);
     for text in &warm {
         assert!(text.starts_with("[\n"), "every key has versions: {text}");
     }
@@ -1873,7 +1741,7 @@ fn a_fetch_whose_index_cannot_be_written_still_fetches_and_log_still_answers() {
     // Where the index would go, a file: nothing can be saved there.
     std::fs::write(t.b.join(".git/handoff-history-index"), "not a directory\n").unwrap();
     t.run(&t.b, &["fetch", "origin"]).success();
-    assert!(t.id(&t.b, "refs/handoffs/k1").is_some());
+    assert!(t.brief_id(&t.b, "k1").is_some());
     assert_eq!(t.log_ids(&t.b, "k1"), t.log_ids(&t.a, "k1"));
     assert_eq!(
         std::fs::read(t.b.join(".git/handoff-history-index")).unwrap(),
@@ -1891,9 +1759,7 @@ fn a_push_sees_every_remote_change_since_the_last_fetch() {
     let t = team();
     let k1 = t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "k1 v1");
     t.write(&t.a, "k2", "2026-11-30T09:00:00Z", "k2 v1");
-    t.write(&t.a, "k3", "2026-11-30T09:00:00Z", "k3 v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("k3", "k3 v1");
     // B moves k1 and deletes k3 on the remote; A changes only k2.
     let k1b = t.write(&t.b, "k1", "2026-11-30T10:00:00Z", "k1 v2 from b");
     t.run(&t.b, &["drop", "k3"]).success();
@@ -1914,10 +1780,7 @@ fn a_push_sees_every_remote_change_since_the_last_fetch() {
     assert!(text.contains("skipped: k3 (deleted on 'origin'"), "{text}");
     assert_eq!(t.remote_id("k2").as_deref(), Some(k2a.as_str()));
     assert_eq!(t.remote_id("k3"), None);
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/k1").as_deref(),
-        Some(k1b.as_str())
-    );
+    assert_eq!(t.brief_id(&t.a, "k1").as_deref(), Some(k1b.as_str()));
     // The history B pushed was merged, and A's went on top of it.
     t.run(&t.b, &["fetch"]).success();
     assert_eq!(t.log_ids(&t.b, "k2")[0], k2a);
@@ -1926,9 +1789,7 @@ fn a_push_sees_every_remote_change_since_the_last_fetch() {
 #[test]
 fn a_key_moved_on_the_remote_since_the_base_is_never_overwritten_by_push() {
     let t = team();
-    let v1 = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    let v1 = t.share("k", "v1");
     let theirs = t.write(&t.b, "k", "2026-11-30T10:00:00Z", "b's");
     t.run(&t.b, &["push"]).success();
     // A's base is still v1; its push must see the remote moved.
@@ -1941,22 +1802,13 @@ fn a_key_moved_on_the_remote_since_the_base_is_never_overwritten_by_push() {
         "{text}"
     );
     assert_eq!(t.remote_id("k").as_deref(), Some(theirs.as_str()));
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/k").as_deref(),
-        Some(ours.as_str())
-    );
-    assert_eq!(
-        t.id(&t.a, "refs/handoff-remotes/origin/briefs/k")
-            .as_deref(),
-        Some(v1.as_str())
-    );
+    assert_eq!(t.brief_id(&t.a, "k").as_deref(), Some(ours.as_str()));
+    assert_eq!(t.base_id(&t.a, "k").as_deref(), Some(v1.as_str()));
     // A stale clone's plain push rolls the remote back behind A's last
     // fetch: the next push sees it, keeps A's version and repairs the
     // remote with a lease on the rolled-back value.
     let t = team();
-    let old = t.write(&t.a, "k", "2026-11-30T09:00:00Z", "old");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    let old = t.share("k", "old");
     let new = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "new");
     t.run(&t.a, &["push"]).success();
     t.sb.git(&t.b, &["push", "-q", "--mirror", "origin"]);
@@ -1974,9 +1826,7 @@ fn a_key_moved_on_the_remote_since_the_base_is_never_overwritten_by_push() {
 #[test]
 fn the_gate_reads_every_commit_of_a_merged_history_the_remote_lacks() {
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "clean");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("k", "clean");
     // A's history gains a secret line; meanwhile B's history moves on the
     // remote, so A's push merges both histories before it sends them.
     t.append_note(&t.a, &format!("deploy with {TOKEN}"));
@@ -2026,9 +1876,7 @@ impl Team {
 #[test]
 fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
     let t = team();
-    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("k1", "v1");
     let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
     // A commit whose parent is the history B validated, whose tree holds
     // more than notes.
@@ -2047,9 +1895,7 @@ fn a_bad_commit_on_top_of_a_validated_history_is_still_refused() {
 #[test]
 fn a_history_push_over_a_remote_ref_that_is_no_notes_history_names_the_repair() {
     let t = team();
-    t.write(&t.a, "k1", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
-    t.run(&t.b, &["fetch"]).success();
+    t.share("k1", "v1");
     let good = t.id(&t.b, "refs/handoff-remotes/origin/notes").unwrap();
     let bad = t.not_notes_on_top(&good);
     // B has a version of its own to send: its history cannot go on top
@@ -2112,15 +1958,13 @@ fn a_fetch_report_reads_the_same_with_and_without_the_list_cache() {
 #[test]
 fn a_new_key_created_on_the_remote_meanwhile_is_never_overwritten() {
     let t = team();
-    t.write(&t.a, "one", "2026-11-30T09:00:00Z", "one v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("one", "one v1");
     // A new key is pushed without a lease (git matches every lease against
     // every ref, quadratic for a first push of many keys): the remote's
     // update still expects it absent.
     let fresh = t.write(&t.a, "fresh", "2026-11-30T10:00:00Z", "fresh v1");
     let one2 = t.write(&t.a, "one", "2026-11-30T10:00:00Z", "one v2");
-    let theirs = teammates_version(&t, "fresh", "fresh by b");
-    let theirs_id = plant_during_push(&t, "fresh", &theirs);
+    let theirs_id = teammate_lands_during_push(&t, "fresh", "fresh by b");
 
     // The create lost: fetched, the teammate's `fresh` is another line
     // (a first fetch of a key both hold), held as diverged.
@@ -2129,10 +1973,7 @@ fn a_new_key_created_on_the_remote_meanwhile_is_never_overwritten() {
     assert!(text.contains("diverged, not pushed: fresh ("), "{text}");
     assert_eq!(t.remote_id("fresh").as_deref(), Some(theirs_id.as_str()));
     assert_eq!(t.remote_id("one").as_deref(), Some(one2.as_str()));
-    assert_eq!(
-        t.id(&t.a, "refs/handoffs/fresh").as_deref(),
-        Some(fresh.as_str())
-    );
+    assert_eq!(t.brief_id(&t.a, "fresh").as_deref(), Some(fresh.as_str()));
 }
 
 /// The gate skips what the remote holds of a note that grew by reading
@@ -2208,8 +2049,7 @@ fn fanned_notes_tree(t: &Team, dir: &Path, extra: &[(String, String)]) -> String
 #[test]
 fn the_gate_knows_what_the_remote_holds_whatever_the_notes_fanout() {
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "clean");
-    t.run(&t.a, &["push"]).success();
+    t.publish("k", "clean");
     // A teammate's plain git put a secret line in the remote's (flat)
     // history: the remote holds it already.
     append_note_line(&t, &format!("deploy with {TOKEN}"));
@@ -2278,8 +2118,7 @@ fn the_gate_knows_what_the_remote_holds_whatever_the_notes_fanout() {
 #[test]
 fn a_lock_left_on_the_remote_is_named_with_its_fix_not_as_a_divergence() {
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("k", "v1");
     let v2 = t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
     let lock = t.bare.join("refs/handoffs/k.lock");
     std::fs::write(&lock, "").unwrap();
@@ -2299,8 +2138,7 @@ fn a_lock_left_on_the_remote_is_named_with_its_fix_not_as_a_divergence() {
 #[test]
 fn a_push_that_names_a_key_it_cannot_send_says_no() {
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("k", "v1");
     // Not a brief, put on the remote by plain git; nothing of it here.
     let junk =
         t.sb.git_stdin(&t.bare, &["hash-object", "-w", "--stdin"], "not a brief\n");
@@ -2323,14 +2161,7 @@ fn after_redact_history_a_secret_brief_on_the_remote_is_named_with_the_way_out()
     // brief still holds it.
     let t = team();
     t.write(&t.a, "k1", "2026-11-30T09:00:00Z", &format!("uses {TOKEN}"));
-    let refs = [
-        "push",
-        "-q",
-        "origin",
-        "refs/notes/handoffs",
-        "refs/handoffs/k1",
-    ];
-    t.sb.git(&t.a, &refs);
+    t.push_with_plain_git(&t.a, &["refs/notes/handoffs", "refs/handoffs/k1"]);
     t.run(&t.b, &["fetch"]).success();
     t.run(&t.b, &["redact", "--history"]).success();
     let notes = ["push", "-q", "--force", "origin", "refs/notes/handoffs"];
@@ -2349,15 +2180,14 @@ fn after_redact_history_a_secret_brief_on_the_remote_is_named_with_the_way_out()
     t.run(&t.b, &["push", "origin", "k1"]).success();
     t.run(&t.b, &["fetch"]).success();
     t.run(&t.b, &["push"]).success();
-    assert_eq!(t.remote_id("k1"), t.id(&t.b, "refs/handoffs/k1"));
+    assert_eq!(t.remote_id("k1"), t.brief_id(&t.b, "k1"));
 }
 
 #[test]
 fn a_remote_history_rolled_back_is_named_and_push_repairs_it() {
     // Issue 30 item 9: not "history: up to date".
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("k", "v1");
     let first = t.id(&t.bare, "refs/notes/handoffs").unwrap();
     t.write(&t.a, "k", "2026-11-30T10:00:00Z", "v2");
     // Written here, not pushed yet: the remote is behind.
@@ -2410,8 +2240,7 @@ fn push_prune_key_deletes_a_remote_value_that_is_not_a_brief() {
     // Issue 30 item 7: the junk fetch ignores can be removed with
     // git-handoff, with a lease on exactly what was seen.
     let t = team();
-    t.write(&t.a, "good", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("good", "v1");
     let junk = t.sb.git_stdin(
         &t.bare,
         &["hash-object", "-w", "--stdin"],
@@ -2454,7 +2283,7 @@ fn push_prune_key_deletes_a_remote_value_that_is_not_a_brief() {
     assert_eq!(row["lease"], junk, "{v}");
     assert_eq!(t.remote_id("junk"), None);
     assert!(t.remote_id("good").is_some(), "only the junk went");
-    assert_eq!(t.id(&t.b, "refs/handoff-remotes/origin/briefs/junk"), None);
+    assert_eq!(t.base_id(&t.b, "junk"), None);
     t.run(&t.b, &["fetch"])
         .success()
         .stdout("From 'origin':\n  briefs: up to date\n  history: up to date\n");
@@ -2475,8 +2304,7 @@ fn removal_command(text: &str) -> String {
 fn bookkeeping_refs_mirrored_to_the_remote_are_named_with_their_removal() {
     // Issue 30 item 10: a teammate's plain `git push --mirror`.
     let t = team();
-    t.write(&t.a, "k", "2026-11-30T09:00:00Z", "v1");
-    t.run(&t.a, &["push"]).success();
+    t.publish("k", "v1");
     t.run(&t.a, &["fetch"]).success();
     t.sb.git(&t.a, &["push", "-q", "--mirror", "origin"]);
     let mirrored = t.sb.git(
@@ -2559,16 +2387,15 @@ fn bookkeeping_refs_mirrored_to_the_remote_are_named_with_their_removal() {
 
     // Many of them: a pipeline that lists them, quoted for the shell.
     let head = t.sb.git(&t.a, &["rev-parse", "HEAD"]);
-    for n in 0..12 {
-        t.sb.git(
-            &t.bare,
-            &[
-                "update-ref",
-                &format!("refs/handoff-push/9{n}/refs/handoffs/k"),
-                head.trim(),
-            ],
-        );
-    }
+    let pins: String = (0..12)
+        .map(|n| {
+            format!(
+                "create refs/handoff-push/9{n}/refs/handoffs/k {}\n",
+                head.trim()
+            )
+        })
+        .collect();
+    t.sb.git_stdin(&t.bare, &["update-ref", "--stdin"], pins);
     let command = removal_command(&stdout(&t.run(&t.b, &["fetch"]).success()));
     assert_eq!(
         command,
@@ -2592,19 +2419,9 @@ impl Team {
             .filter_map(|l| l.split_whitespace().next())
             .map(|id| format!("{id}\n"))
             .collect();
-        use std::io::Write;
         let mut cmd = self.sb.command("git", dir);
-        cmd.args(["cat-file", "--batch"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(ids.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        cmd.args(["cat-file", "--batch"]);
+        let out = spawn_fed(cmd, ids.as_bytes()).wait_with_output().unwrap();
         String::from_utf8_lossy(&out.stdout).contains(needle)
     }
 }
@@ -2643,10 +2460,7 @@ fn after_redact_history_one_key_with_a_secret_is_held_alone() {
         "{text}"
     );
     assert!(!text.contains(TOKEN), "{text}");
-    assert_eq!(
-        t.id(&t.b, "refs/handoffs/k2").as_deref(),
-        Some(k2v2.as_str())
-    );
+    assert_eq!(t.brief_id(&t.b, "k2").as_deref(), Some(k2v2.as_str()));
     assert_eq!(t.log_ids(&t.b, "k2").first(), Some(&k2v2));
     assert!(!t.reachable_holds(&t.b, TOKEN), "no secret is kept here");
     let log = stdout(&t.run(&t.b, &["log", "k1", "--json"]).success());
@@ -2687,7 +2501,7 @@ fn after_redact_history_one_key_with_a_secret_is_held_alone() {
 
     // Named, the key replaces the remote's version (with a lease on it).
     let theirs = t.remote_id("k1").unwrap();
-    let mine = t.id(&t.b, "refs/handoffs/k1").unwrap();
+    let mine = t.brief_id(&t.b, "k1").unwrap();
     let out = t.run(&t.b, &["push", "origin", "k1"]).success();
     assert_stdout_has(
         &out,
@@ -2725,7 +2539,7 @@ fn after_redact_history_one_key_with_a_secret_is_held_alone() {
     let out = t.run(&t.b, &["push", "--prune", "origin", "k9"]).success();
     assert_stdout_has(&out, "delete: k9 (was ");
     assert_eq!(t.remote_id("k9"), None);
-    assert_eq!(t.id(&t.b, "refs/handoffs/k9"), None);
+    assert_eq!(t.brief_id(&t.b, "k9"), None);
     assert!(!t.reachable_holds(&t.b, TOKEN));
 }
 
@@ -2747,8 +2561,7 @@ fn push_and_fetch_keep_the_reflogs_git_would_keep() {
     };
     let base = "refs/handoff-remotes/origin/briefs/feat";
     let staged = "refs/handoff-fetch/origin/briefs/feat";
-    t.write(&t.a, "feat", "2026-11-30T09:00:00Z", "one");
-    t.run(&t.a, &["push"]).success();
+    t.publish("feat", "one");
     assert!(
         reflog(&t.a, "refs/notes/handoffs")
             .is_some_and(|log| log.starts_with("Ada Author <ada@example.invalid>\n")),

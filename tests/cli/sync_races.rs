@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::support::setups::*;
 use crate::support::*;
 use serde_json::Value;
 
@@ -26,14 +27,7 @@ fn id(t: &Team, dir: &Path, name: &str) -> Option<String> {
 /// The status `fetch --json` reports for `key`.
 fn fetched_status(t: &Team, dir: &Path, key: &str) -> String {
     let out = t.sb.handoff(dir, &["fetch", "--json"]).success();
-    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    v["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["key"] == key)
-        .map(|k| k["status"].as_str().unwrap().to_string())
-        .unwrap_or_default()
+    key_status(&serde_json::from_str(&stdout(&out)).unwrap(), key)
 }
 
 /// Issue 29 item 1 and 3: in a clone that never writes `k`, a fetch and a
@@ -205,14 +199,7 @@ fn a_lock_left_by_a_killed_migration_is_named() {
     t.sb.git(&t.a, &["config", "core.filesRefLockTimeout", "100"]);
     let v1 = write(&t, &t.a, "k1", "v1");
     t.sb.handoff(&t.a, &["push"]).success();
-    t.sb.git(
-        &t.a,
-        &["update-ref", "refs/remotes/origin/handoffs/k1", &v1],
-    );
-    t.sb.git(
-        &t.a,
-        &["update-ref", "-d", "refs/handoff-remotes/origin/briefs/k1"],
-    );
+    t.base_in_the_old_place(&t.a, "k1", &v1);
     let lock = t.a.join(".git/refs/handoff-remotes/origin/briefs/k1.lock");
     std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
     std::fs::write(&lock, "").unwrap();
@@ -255,14 +242,7 @@ fn a_key_both_wrote_before_any_fetch_stays_diverged() {
 /// The status `fetch --json` reports for `key`, whatever the exit code.
 fn fetched_status_any(t: &Team, dir: &Path, key: &str) -> String {
     let out = t.sb.handoff(dir, &["fetch", "--json"]);
-    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    v["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["key"] == key)
-        .map(|k| k["status"].as_str().unwrap().to_string())
-        .unwrap_or_default()
+    key_status(&serde_json::from_str(&stdout(&out)).unwrap(), key)
 }
 
 fn write_at(t: &Team, dir: &Path, key: &str, now: &str, done: &str) -> String {

@@ -3,6 +3,8 @@
 //! built binary first on PATH.
 #![allow(dead_code)]
 
+pub mod setups;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
