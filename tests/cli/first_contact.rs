@@ -98,7 +98,7 @@ fn a_key_only_a_remote_still_has_is_offered_by_name() {
 #[test]
 fn after_init_a_plain_git_fetch_brings_the_team_s_briefs_to_the_next_command() {
     let t = team();
-    let v1 = t.publish("feat", "2026-11-30T09:00:00Z", "v1");
+    let v1 = t.publish_at("feat", "2026-11-30T09:00:00Z", "v1");
     t.sb.handoff(&t.b, &["init"]).success();
     t.sb.git(&t.b, &["fetch", "-q"]);
     // No `git handoff fetch`: the next reading command takes it, saying so.
@@ -121,7 +121,7 @@ fn after_init_a_plain_git_fetch_brings_the_team_s_briefs_to_the_next_command() {
 
     // A newer version, by `git pull` this time: a fast-forward, taken by
     // bare `git handoff`, `resume` then reads it.
-    let v2 = t.publish("feat", "2026-11-30T10:00:00Z", "v2");
+    let v2 = t.publish_at("feat", "2026-11-30T10:00:00Z", "v2");
     t.sb.git(&t.b, &["pull", "-q"]);
     let out = t.sb.handoff(&t.b, &[]).success();
     assert_eq!(
@@ -145,10 +145,10 @@ fn after_init_a_plain_git_fetch_brings_the_team_s_briefs_to_the_next_command() {
 fn a_plain_git_fetch_takes_nothing_a_fetch_would_not() {
     let t = team();
     // Both sides change a shared brief: diverged, reported, neither taken.
-    t.publish("shared", "2026-11-30T09:00:00Z", "v1");
+    t.publish_at("shared", "2026-11-30T09:00:00Z", "v1");
     t.run(&t.b, &["fetch"]).success();
     t.sb.handoff(&t.b, &["init"]).success();
-    t.publish("shared", "2026-11-30T10:00:00Z", "theirs");
+    t.publish_at("shared", "2026-11-30T10:00:00Z", "theirs");
     let ours = t.write(&t.b, "shared", "2026-11-30T10:30:00Z", "ours");
     // A key that holds a secret, planted on the remote with plain git.
     let token = "ghp_Zq8xW2vN5mZq8xW2vN5mZq8xW2vN5mZq8xW2vN5m";
@@ -252,7 +252,7 @@ fn git_fetch_prune_never_makes_a_brief_vanish_silently() {
 #[test]
 fn a_session_start_after_git_pull_names_the_team_s_briefs() {
     let t = team();
-    t.publish("feat", "2026-11-30T09:00:00Z", "v1");
+    t.publish_at("feat", "2026-11-30T09:00:00Z", "v1");
     t.sb.handoff(&t.b, &["init"]).success();
     t.sb.git(&t.b, &["pull", "-q"]);
     let input = session_start_input("s", "startup", &t.b);

@@ -644,7 +644,7 @@ fn a_request_that_repeats_a_field_is_refused_by_path() {
 async fn an_incomplete_write_over_a_stored_key_points_at_update() {
     let sb = Sandbox::new();
     let repo = sb.repo("r");
-    sb.stored_brief(&repo, "k");
+    sb.write_plain_brief(&repo, "k");
     let client = connect(&sb, &repo, &[]).await;
     let part = json!({"resume": {"resume_by": "then this"}});
     let answer = call(&client, "write", json!({"key": "k", "brief": part.clone()})).await;

@@ -1342,7 +1342,7 @@ fn an_incomplete_write_names_the_missing_flags_and_points_at_update() {
         err.contains("nothing was written: missing --resume-by, --next-check; give them as flags or in -F FILE"),
         "{err}"
     );
-    sb.stored_brief(&repo, "k");
+    sb.write_plain_brief(&repo, "k");
     let more = [
         "write",
         "k",

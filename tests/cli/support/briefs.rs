@@ -126,8 +126,8 @@ impl Sandbox {
 impl Team {
     /// A writes a version of `key` at `now` (as [`Team::write`]) and
     /// pushes it with `git handoff push`: a teammate's brief waiting on the
-    /// remote. Its id.
-    pub fn publish(&self, key: &str, now: &str, done: &str) -> String {
+    /// remote. Its id. ([`Team::publish`] writes at T1.)
+    pub fn publish_at(&self, key: &str, now: &str, done: &str) -> String {
         let id = self.write(&self.a, key, now, done);
         self.run(&self.a, &["push"]).success();
         id

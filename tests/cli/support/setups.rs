@@ -80,7 +80,7 @@ pub fn bare_remote(sb: &Sandbox, flags: &[&str]) -> (PathBuf, String) {
 impl Sandbox {
     /// A brief `key` written in `repo` ("cargo test passes", "go on",
     /// "cargo test"; lint off).
-    pub fn stored_brief(&self, repo: &Path, key: &str) {
+    pub fn write_plain_brief(&self, repo: &Path, key: &str) {
         self.write_brief(
             repo,
             Some(key),
