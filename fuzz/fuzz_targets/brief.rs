@@ -47,6 +47,8 @@ fuzz_target!(|data: &[u8]| {
                 change: "modified".into(),
                 commits: seed as usize,
                 newest: None,
+                now: (seed & 16 == 0).then(|| "5-8".to_string()),
+                lines_deleted: seed & 32 == 0,
             }
         });
     }
@@ -56,13 +58,19 @@ fuzz_target!(|data: &[u8]| {
         worktree: (seed & 2 == 0).then(|| "../feat".to_string()),
         measured_on: (seed & 4 == 0).then(|| brief.state.branch.clone()),
         exists: seed & 8 == 0,
+        switch: (seed & 8 == 0).then(|| brief.state.branch.clone()),
     });
     warnings.push(Warning::Stale {
         hours: seed as i64 * 7,
         timestamp: brief.timestamp.clone(),
     });
     if let Some(d) = &brief.state.diff_summary {
-        warnings.push(Warning::Dirty { summary: d.clone() });
+        warnings.push(Warning::Dirty {
+            summary: d.clone(),
+            worktree: brief.state.worktree.root.clone(),
+            files: brief.files_read_first.iter().take(3).map(|f| f.path.clone()).collect(),
+            more: seed as usize % 5,
+        });
     }
     let origin = match seed % 4 {
         0 => Origin::SameRepository,
@@ -85,6 +93,9 @@ fuzz_target!(|data: &[u8]| {
     let commits = match seed % 3 {
         0 => Commits::Since {
             count: seed as usize,
+            only_narrative: seed & 2 == 0,
+            narrative: (seed as usize) / 2,
+            recent: Vec::new(),
         },
         1 => Commits::NotInHistory {
             sha7: brief
@@ -114,19 +125,28 @@ fuzz_target!(|data: &[u8]| {
             current: "main".into(),
         },
         worktree: Some(brief.state.worktree.root.clone()),
+        moved: Vec::new(),
+        auto_over: None,
     };
     let others = vec!["other".to_string()];
     let text = render::resume_text(&brief, &report, &others);
     let _ = git_handoff::Output::human(text).plain();
     let _ = render::reground_text(&brief);
     let scope: Vec<String> = brief.state.commands.iter().take(2).cloned().collect();
+    let source = render::SubagentSource::of(&serde_json::to_value(&brief).expect("a brief serializes"), Some(brief.key.clone()));
     let _ = render::subagent_text(
-        &brief,
-        brief.resume.prompt.as_deref(),
+        &source,
+        brief.resume.prompt.as_deref().unwrap_or(&brief.resume.resume_by),
         &scope,
         (seed as usize) * 4,
     );
-    let _ = render::hook_context(&brief, "clear", &report);
+    let from = render::fence::Source {
+        key: &brief.key,
+        version: "abc1234",
+        record: None,
+        timestamp: &brief.timestamp,
+    };
+    let _ = render::hook_context(&brief, "clear", &report, &from, 40);
     let _ = render::one_line(&brief.resume.resume_by, (seed as usize) % 90);
     let _ = render::json(&brief);
     let _ = git_handoff::drift::strip_lines(
