@@ -148,10 +148,12 @@ fn a_write_on_a_diverged_key_stays_diverged_and_says_so() {
             stdout(&out)
         );
     }
-    // The overview names it too, with the command that ends it.
+    // The overview names it too, with the command that ends it (the only
+    // brief here, so it shows it as resume does).
     let out = t.run(&t.b, &[]).success();
     assert!(
-        stdout(&out).contains("diverged from origin: `git handoff resolve k"),
+        stdout(&out).contains("!! DIVERGED: 'k' has diverged from 'origin' (")
+            && stdout(&out).contains("`git handoff resolve k --merge` merges them"),
         "{}",
         stdout(&out)
     );
