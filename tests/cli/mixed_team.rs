@@ -221,3 +221,42 @@ fn lines_of_0_3_written_later_never_reparent_a_version_of_this_one() {
         }
     }
 }
+
+/// `resolve --keep-local` that keeps a content 0.3 recorded (Ada's first
+/// `auth`, over Bob's last) writes 0.3's own resolve line beside its
+/// version, so that 0.3 clones see a divergence rather than a rollback
+/// their next push "repairs"; and when a 0.3 teammate pushes back a
+/// version 0.3 wrote over the old content anyway (as 0.3's repair push
+/// does), it does not fast-forward the resolution away.
+#[test]
+fn keeping_an_older_0_3_content_is_never_fast_forwarded_away() {
+    let t = v03_team("first");
+    t.run(&t.a, &["fetch"]).success();
+    t.load_v03("final");
+    t.run(&t.a, &["fetch"]).code(1);
+    t.run(&t.a, &["resolve", "auth", "--keep-local"]).success();
+    t.run(&t.a, &["push"]).success();
+    assert_eq!(t.remote_id("auth"), Some(AUTH_A1.to_string()));
+    let echo = v03_line("auth", AUTH_A1, &[AUTH_B3], NOW);
+    let notes = remote_notes(&t);
+    assert!(notes.lines().any(|l| l == echo), "{echo}\n{notes}");
+    // Bob, on 0.3, still holds his first version (over the old content):
+    // his push puts it back over the resolution.
+    let zoe = t.v03_clone("zoe");
+    let out = t
+        .run(&t.a, &["show", "auth", "--version", AUTH_B2])
+        .success();
+    let b2 =
+        t.sb.git_stdin(&zoe, &["hash-object", "-w", "--stdin"], stdout(&out));
+    assert_eq!(b2, AUTH_B2);
+    t.sb.git(
+        &zoe,
+        &["push", "-q", "origin", &format!("+{b2}:refs/handoffs/auth")],
+    );
+    for _ in 0..2 {
+        let out = t.run(&t.a, &["fetch"]).code(1);
+        assert_stdout_has(&out, "  diverged: auth (local 12d3850");
+        assert_eq!(t.brief_id(&t.a, "auth"), Some(AUTH_A1.to_string()));
+    }
+    assert_keeps_every_0_3_version(&t, &t.a);
+}
