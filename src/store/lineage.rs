@@ -363,15 +363,24 @@ impl KeyGraph {
             false => vec![unrecorded(kind, key, p)],
         };
         for (blob, sets) in legacy {
-            if explicit.contains(&blob) {
-                continue;
-            }
             let parents = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
                 set.iter().flat_map(|p| stands(&graph, *p)).collect()
             });
             let written = legacy_written.remove(&blob).unwrap_or_default();
-            graph.add(unrecorded(kind, key, blob), blob, parents, written);
+            let version = unrecorded(kind, key, blob);
+            // 0.3's version of a content this version recorded again stays
+            // below the versions written over it (a merge base), but the
+            // blob stands for this version's only.
+            if explicit.contains(&blob) {
+                graph.nodes.entry(version).or_insert(Node {
+                    brief: blob,
+                    parents,
+                    written,
+                });
+                continue;
+            }
+            graph.add(version, blob, parents, written);
         }
         for versions in graph.by_blob.values_mut() {
             versions.sort();

@@ -258,5 +258,15 @@ fn keeping_an_older_0_3_content_is_never_fast_forwarded_away() {
         assert_stdout_has(&out, "  diverged: auth (local 12d3850");
         assert_eq!(t.brief_id(&t.a, "auth"), Some(AUTH_A1.to_string()));
     }
+    // The old content is their merge base: Bob's changes merge in whole.
+    t.run(&t.a, &["resolve", "auth", "--merge"]).success();
+    let merged = json(&t.sb.git(&t.a, &["cat-file", "-p", "refs/handoffs/auth"]));
+    assert_eq!(
+        merged["resume"]["resume_by"],
+        "refresh tokens in the background"
+    );
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    assert_eq!(t.brief_id(&t.b, "auth"), t.remote_id("auth"));
     assert_keeps_every_0_3_version(&t, &t.a);
 }
