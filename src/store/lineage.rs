@@ -34,7 +34,12 @@
 //! `"brief"`) are believed only where they cannot have re-parented a
 //! version: a blob with exactly one such parent set; a 0.3 resolve or
 //! re-import added a second one, and such a version's parents are unknown
-//! until it is resolved with this version. "R fast-forwards L" means
+//! until it is resolved with this version. A 0.3 line's parent blob is the
+//! version of this one that holds it, unless 0.3 recorded that blob too (a
+//! content this version brought back): then it is 0.3's version of it.
+//! A version of this one that brings back a content 0.3 recorded is also
+//! written as 0.3 writes it ([`Graph::v03_echo`]), for 0.3 clones, which
+//! read no other line of this version. "R fast-forwards L" means
 //! exactly: L's version is an ancestor of R's.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -588,9 +593,9 @@ impl Graph {
     /// version's lines; without it a 0.3 clone takes the old content back
     /// on the remote for a rollback, and its next push puts its own
     /// version back over this one. With it, 0.3 sees a divergence to
-    /// resolve, as after a 0.3 teammate's resolve. This version never
-    /// reads it: a line of 0.3 about a blob this version recorded is not
-    /// believed.
+    /// resolve, as after a 0.3 teammate's resolve. Here it re-parents
+    /// nothing: a line of 0.3 about a blob this version recorded speaks
+    /// only of 0.3's version of that blob.
     pub fn v03_echo(
         &mut self,
         key: &str,
