@@ -21,6 +21,7 @@ const AUTH_A2: &str = "0cf98491be5824f10c74f526ad9c3c77095f4677";
 const AUTH_B3: &str = "ddccf27895aacf3d6aff6e049e5d8fc08a5b7121";
 /// `ui`'s first version, imported again with --force over the second.
 const UI_1: &str = "7481bce2ef96bd952518383b885d8cd679781dbf";
+const UI_2: &str = "4f9d6fe423565688b38cdb6da69e0182736de17a";
 
 /// Every history line of the remote's notes.
 fn remote_notes(t: &Team) -> String {
@@ -269,4 +270,27 @@ fn keeping_an_older_0_3_content_is_never_fast_forwarded_away() {
     t.run(&t.b, &["fetch"]).success();
     assert_eq!(t.brief_id(&t.b, "auth"), t.remote_id("auth"));
     assert_keeps_every_0_3_version(&t, &t.a);
+}
+
+/// An import of an older content 0.3 recorded is a new version here (a
+/// teammate fast-forwards to it) and is echoed in 0.3's shape, the line
+/// 0.3's own `import --force` writes.
+#[test]
+fn importing_an_older_0_3_content_is_echoed_for_0_3() {
+    let t = v03_team("final");
+    t.run(&t.a, &["fetch"]).success();
+    t.run(&t.b, &["fetch"]).success();
+    let out = t.run(&t.a, &["show", "ui", "--version", UI_1]).success();
+    let folder = t.sb.path("exported");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("ui.json"), stdout(&out)).unwrap();
+    let folder = folder.to_str().unwrap();
+    t.run(&t.a, &["import", "--force", folder]).success();
+    assert_eq!(t.brief_id(&t.a, "ui"), Some(UI_1.to_string()));
+    t.run(&t.a, &["push"]).success();
+    let echo = v03_line("ui", UI_1, &[UI_2], NOW);
+    let notes = remote_notes(&t);
+    assert!(notes.lines().any(|l| l == echo), "{echo}\n{notes}");
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(&out, "  fast-forwarded: ui (4f9d6fe -> 7481bce)");
 }
