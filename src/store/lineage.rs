@@ -34,7 +34,12 @@
 //! `"brief"`) are believed only where they cannot have re-parented a
 //! version: a blob with exactly one such parent set; a 0.3 resolve or
 //! re-import added a second one, and such a version's parents are unknown
-//! until it is resolved with this version. "R fast-forwards L" means
+//! until it is resolved with this version. A 0.3 line's parent blob is the
+//! version of this one that holds it, unless 0.3 recorded that blob too (a
+//! content this version brought back): then it is 0.3's version of it.
+//! A version of this one that brings back a content 0.3 recorded is also
+//! written as 0.3 writes it ([`Graph::v03_echo`]), for 0.3 clones, which
+//! read no other line of this version. "R fast-forwards L" means
 //! exactly: L's version is an ancestor of R's.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -150,6 +155,27 @@ pub fn line(
     })
     .expect("a lineage line serializes");
     (text, id)
+}
+
+/// A lineage line of 0.3's shape: `brief` of `key` written over the
+/// blobs `over` (see [`Graph::v03_echo`] for when one is written).
+pub fn v03_line(key: &str, brief: ObjectId, over: &[ObjectId], by: &Written) -> String {
+    let mut parents: Vec<String> = over
+        .iter()
+        .filter(|p| **p != brief)
+        .map(|p| p.to_string())
+        .collect();
+    parents.sort();
+    parents.dedup();
+    serde_json::to_string(&Line {
+        lineage: brief.to_string(),
+        key: key.to_string(),
+        brief: None,
+        parents,
+        at: by.at.clone(),
+        session: by.session.clone(),
+    })
+    .expect("a lineage line serializes")
 }
 
 /// A lineage line read back: key, version, parents. `None` for any other
@@ -309,6 +335,8 @@ struct KeyGraph {
     nodes: HashMap<ObjectId, Node>,
     /// Blob → the versions that stand for it.
     by_blob: HashMap<ObjectId, Vec<ObjectId>>,
+    /// The blobs lines of 0.3 record, believed or not.
+    v03: HashSet<ObjectId>,
 }
 
 impl KeyGraph {
@@ -323,6 +351,7 @@ impl KeyGraph {
                 continue;
             }
             if r.legacy {
+                graph.v03.insert(r.brief);
                 let mut parents = r.parents;
                 parents.sort();
                 parents.dedup();
@@ -334,22 +363,36 @@ impl KeyGraph {
         }
         // A 0.3 line speaks only of a blob this version never recorded (so
         // a line of 0.3's shape cannot touch a version of this one); its
-        // parent is what that blob stands for here.
+        // parent is what that blob stands for here. A parent blob 0.3
+        // recorded as well (an older content this version kept or imported
+        // again) is 0.3's version of it: a 0.3 line written over the old
+        // content never descends from the version that brought it back.
         let explicit: HashSet<ObjectId> = graph.by_blob.keys().copied().collect();
-        let stands = |graph: &KeyGraph, p: ObjectId| match explicit.contains(&p) {
+        let stands = |graph: &KeyGraph, p: ObjectId| match explicit.contains(&p)
+            && !graph.v03.contains(&p)
+        {
             true => graph.versions_of(kind, key, p),
             false => vec![unrecorded(kind, key, p)],
         };
         for (blob, sets) in legacy {
-            if explicit.contains(&blob) {
-                continue;
-            }
             let parents = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
                 set.iter().flat_map(|p| stands(&graph, *p)).collect()
             });
             let written = legacy_written.remove(&blob).unwrap_or_default();
-            graph.add(unrecorded(kind, key, blob), blob, parents, written);
+            let version = unrecorded(kind, key, blob);
+            // 0.3's version of a content this version recorded again stays
+            // below the versions written over it (a merge base), but the
+            // blob stands for this version's only.
+            if explicit.contains(&blob) {
+                graph.nodes.entry(version).or_insert(Node {
+                    brief: blob,
+                    parents,
+                    written,
+                });
+                continue;
+            }
+            graph.add(version, blob, parents, written);
         }
         for versions in graph.by_blob.values_mut() {
             versions.sort();
@@ -549,6 +592,35 @@ impl Graph {
         Ok(best.map(|id| graph.nodes[id].brief))
     }
 
+    /// The line of 0.3's shape to write beside a new version of `key`
+    /// holding `brief` over the versions `parents`, when lines of 0.3
+    /// already record `brief` (an older content kept by a resolve or
+    /// imported again): `brief` over its parents' blobs, the line 0.3's
+    /// own `resolve` or `import --force` writes. 0.3 reads none of this
+    /// version's lines; without it a 0.3 clone takes the old content back
+    /// on the remote for a rollback, and its next push puts its own
+    /// version back over this one. With it, 0.3 sees a divergence to
+    /// resolve, as after a 0.3 teammate's resolve. Here it re-parents
+    /// nothing: a line of 0.3 about a blob this version recorded speaks
+    /// only of 0.3's version of that blob.
+    pub fn v03_echo(
+        &mut self,
+        key: &str,
+        brief: ObjectId,
+        parents: &[ObjectId],
+        by: &Written,
+    ) -> Result<Option<String>> {
+        let graph = self.key(key)?;
+        if !graph.v03.contains(&brief) {
+            return Ok(None);
+        }
+        let over: Vec<ObjectId> = parents
+            .iter()
+            .filter_map(|p| graph.nodes.get(p).map(|n| n.brief))
+            .collect();
+        Ok((!over.iter().all(|b| *b == brief)).then(|| v03_line(key, brief, &over, by)))
+    }
+
     /// Every version of `key` the graph records.
     pub fn nodes(&mut self, key: &str) -> Result<Vec<VersionNode>> {
         let graph = self.key(key)?;
@@ -732,10 +804,60 @@ mod tests {
         let g = graph(&[&x_over_y, &y_over_x]);
         assert_eq!(relation(&g, 8, 9), Relation::Diverged);
         // A line of 0.3's shape about a version of this one is not read:
-        // it cannot re-parent D on E.
+        // it cannot re-parent D on E. (It makes blob 5 one 0.3 recorded
+        // too, so E, over blob 5, is no longer known to be over D.)
         let forged = legacy(5, 6);
         let g = graph(&[&b_over_a, &c_over_b, &d, &e_over_d, &forged]);
         assert_eq!(g.versions_of(SHA1, "k", blob(5)), vec![vd]);
-        assert_eq!(relation(&g, 5, 6), Relation::Behind);
+        assert_eq!(relation(&g, 5, 6), Relation::Diverged);
+    }
+
+    #[test]
+    fn a_0_3_line_over_an_older_content_never_descends_from_its_return() {
+        let legacy = |v: u8, p: &[u8]| {
+            let parents: Vec<String> = p.iter().map(|p| format!("\"{}\"", blob(*p))).collect();
+            rec(&format!(
+                r#"{{"lineage":"{}","key":"k","parents":[{}]}}"#,
+                blob(v),
+                parents.join(",")
+            ))
+        };
+        // 0.3: A (1), then B over A (2) and C over A (3), diverged.
+        let (a, b_over_a, c_over_a) = (legacy(1, &[]), legacy(2, &[1]), legacy(3, &[1]));
+        // This version keeps A's content over C: K holds blob 1 again.
+        let (k, vk) = version(
+            1,
+            &[
+                unrecorded(SHA1, "k", blob(1)),
+                unrecorded(SHA1, "k", blob(3)),
+            ],
+        );
+        let g = graph(&[&a, &b_over_a, &c_over_a, &k]);
+        assert_eq!(g.versions_of(SHA1, "k", blob(1)), vec![vk]);
+        assert_eq!(relation(&g, 3, 1), Relation::Behind);
+        // B was written over the old A, not over K: B does not fast-forward K.
+        assert_eq!(relation(&g, 1, 2), Relation::Diverged);
+        // 0.3 writing over a version of this one it never recorded does.
+        let (d, _) = version(4, &[vk]);
+        let g = graph(&[&a, &b_over_a, &c_over_a, &k, &d, &legacy(5, &[4])]);
+        assert_eq!(relation(&g, 4, 5), Relation::Behind);
+    }
+
+    #[test]
+    fn a_version_over_an_older_content_0_3_recorded_is_echoed_in_0_3s_shape() {
+        let by = Written {
+            at: Some("2026-11-30T09:00:00Z".into()),
+            session: None,
+        };
+        assert_eq!(
+            v03_line("k", blob(1), &[blob(1), blob(3)], &by),
+            format!(
+                r#"{{"lineage":"{}","key":"k","parents":["{}"],"at":"2026-11-30T09:00:00Z"}}"#,
+                blob(1),
+                blob(3)
+            )
+        );
+        let echo = rec(&v03_line("k", blob(1), &[blob(3)], &by));
+        assert!(echo.legacy && echo.is_sound());
     }
 }

@@ -426,7 +426,13 @@ fn annotations(
             parents.extend(graph.versions_of(&u.brief.key, replaced)?);
         }
         let (record, _) = lineage::line(repo.object_hash(), &u.brief.key, *blob, &parents, &by);
-        out.push((id, format!("{}\n{record}", u.brief.to_compact_json())));
+        let mut lines = format!("{}\n{record}", u.brief.to_compact_json());
+        if let Some(graph) = graph.as_mut()
+            && let Some(echo) = graph.v03_echo(&u.brief.key, *blob, &parents, &by)?
+        {
+            lines.push_str(&format!("\n{echo}"));
+        }
+        out.push((id, lines));
     }
     Ok(out)
 }
@@ -460,8 +466,12 @@ pub fn record_version(
     reflog: &str,
 ) -> anyhow::Result<ObjectId> {
     history::check_tip(repo, NOTES_REF)?;
-    let (line, version) =
-        lineage::line(repo.object_hash(), key, brief, parents, &written_now(repo));
+    let by = written_now(repo);
+    let (mut line, version) = lineage::line(repo.object_hash(), key, brief, parents, &by);
+    let mut graph = lineage::Graph::of_repo(repo, &[])?;
+    if let Some(echo) = graph.v03_echo(key, brief, parents, &by)? {
+        line.push_str(&format!("\n{echo}"));
+    }
     let annotated = [(head, line)];
     let mut races = 0;
     for attempt in 1..=NOTES_RETRIES {

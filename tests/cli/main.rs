@@ -31,6 +31,7 @@ mod method;
 mod method3;
 mod method4;
 mod method5;
+mod mixed_team;
 mod model;
 mod narrative_merge;
 mod net_model;

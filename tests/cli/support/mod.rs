@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub mod briefs;
+pub mod fixtures;
 
 /// The fixed clock for tests.
 pub const NOW: &str = "2026-11-30T12:00:00Z";
