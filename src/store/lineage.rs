@@ -174,6 +174,8 @@ pub fn v03_line(key: &str, brief: ObjectId, over: &[ObjectId], by: &Written) -> 
         parents,
         at: by.at.clone(),
         session: by.session.clone(),
+        // 0.3's shape exactly: its lines never named the author.
+        by: None,
     })
     .expect("a lineage line serializes")
 }
