@@ -67,9 +67,12 @@ enum Step {
     /// Resolve key with remote: 0 keep local, 1 take remote, 2 merge.
     Resolve(usize, usize, usize, u8),
     /// Append lineage lines with plain git that would re-parent the local
-    /// version on the remote's (0.3's format and this one's): they must
-    /// change nothing.
-    Forge(usize, usize),
+    /// version on the one staged from a remote (0.3's format and this
+    /// one's), appended (bit 0) or put first in the note; bit 1: the
+    /// remote's version re-parented on the local one instead; then push to
+    /// origin (the history goes, as a teammate's would): they must change
+    /// nothing.
+    Forge(usize, usize, usize, u8),
     Drop(usize, usize),
     Prune(usize),
     Restore(usize, usize),
@@ -96,7 +99,7 @@ fn step(rng: &mut Rng) -> Step {
         11..=13 => Step::Fetch(c, r),
         14 => Step::GitFetch(c),
         15..=17 => Step::Resolve(c, k, r, rng.below(3) as u8),
-        18 => Step::Forge(c, k),
+        18 | 31 => Step::Forge(c, k, r, rng.below(4) as u8),
         19 => Step::Drop(c, k),
         20 => Step::Prune(c),
         21 => Step::Restore(c, k),
@@ -112,7 +115,7 @@ fn step(rng: &mut Rng) -> Step {
             ["fetch-history-merged", "fetch-key-reconciled"][rng.below(2)],
         ),
         30 => Step::KilledWrite(c, k, "before-narrative-rename"),
-        _ => Step::Fetch(c, 0),
+        _ => unreachable!(),
     }
 }
 
@@ -559,7 +562,7 @@ impl Run<'_> {
         }
     }
 
-    fn forge(&mut self, c: usize, k: usize) {
+    fn forge(&mut self, c: usize, k: usize, r: usize, how: u8) {
         let key = KEYS[k];
         let (Some(l), Some(r)) = (
             self.places[c].refs.get(key).cloned(),
@@ -579,8 +582,15 @@ impl Run<'_> {
                 r#"{{"lineage":"{vl}","key":"{key}","brief":"{l}","parents":["{vr}"]}}"#
             ));
         }
-        for line in lines {
-            self.t.append_note(&self.clones[c], &line);
+        let dir = &self.clones[c];
+        if how & 1 != 0 {
+            let old = (self.t.sb).git_out(dir, &["notes", "--ref=handoffs", "show", "HEAD"]);
+            let text = lines.join("\n") + "\n" + &String::from_utf8_lossy(&old.stdout);
+            (self.t.sb).git_stdin(dir, &["notes", "--ref=handoffs", "add", "-f", "-F", "-", "HEAD"], text);
+        } else {
+            for line in lines {
+                self.t.append_note(dir, &line);
+            }
         }
         self.read(c);
     }
@@ -732,7 +742,10 @@ impl Run<'_> {
                 drop(self.sync(c, 0, &["list"], None));
             }
             Step::Resolve(c, k, r, mode) => self.resolve(c, k, r, mode),
-            Step::Forge(c, k) => self.forge(c, k),
+            Step::Forge(c, k, r, how) => {
+                self.forge(c, k, r, how);
+                drop(self.sync(c, 0, &["push"], None));
+            }
             Step::Drop(c, k) => {
                 if self.places[c].refs.contains_key(KEYS[k]) {
                     drop(self.handoff(c, &["drop", KEYS[k]]));
