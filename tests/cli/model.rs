@@ -57,6 +57,9 @@ impl Rng {
 #[derive(Debug, Clone, Copy)]
 enum Step {
     Write(usize, usize),
+    /// The next clone writes and pushes the key to the remote; this one
+    /// writes it too, then fetches: a divergence to resolve.
+    Diverge(usize, usize, usize),
     /// `write --update` of the done-when (conflicts when both sides did).
     Update(usize, usize),
     /// `write --update --decision` (merges cleanly with another's).
@@ -78,8 +81,11 @@ enum Step {
     Restore(usize, usize),
     /// `import --force` of an older content over the current one.
     Rollback(usize, usize),
-    /// A session that worked ends: the hook stores an AUTO draft of `main`.
-    Session(usize),
+    /// A session that worked ends: the hook stores an AUTO draft of the key.
+    Session(usize, usize),
+    /// A session ends in this clone, which pushes; the next clone fetches
+    /// and a session ends there: a chain of drafts across clones.
+    Handover(usize, usize),
     /// The second remote's history replaced with plain git by a blob (0)
     /// or a commit whose tree holds a plain file (1).
     Junk(u8),
@@ -92,19 +98,21 @@ fn step(rng: &mut Rng) -> Step {
     let (c, k) = (rng.below(3), rng.below(KEYS.len()));
     let r = usize::from(rng.below(3) == 0);
     match rng.below(32) {
-        0..=3 => Step::Write(c, k),
+        0..=2 => Step::Write(c, k),
+        3 | 31 => Step::Diverge(c, k, r),
         4..=5 => Step::Update(c, k),
         6..=7 => Step::Decide(c, k),
         8..=10 => Step::Push(c, r),
         11..=13 => Step::Fetch(c, r),
         14 => Step::GitFetch(c),
         15..=17 => Step::Resolve(c, k, r, rng.below(3) as u8),
-        18 | 31 => Step::Forge(c, k, r, rng.below(4) as u8),
+        18 => Step::Forge(c, k, r, rng.below(4) as u8),
         19 => Step::Drop(c, k),
         20 => Step::Prune(c),
         21 => Step::Restore(c, k),
         22..=23 => Step::Rollback(c, k),
-        24..=26 => Step::Session(c),
+        24..=25 => Step::Session(c, k),
+        26 => Step::Handover(c, k),
         27 => Step::Junk(rng.below(2) as u8),
         28 => Step::KilledPush(
             c,
@@ -229,6 +237,8 @@ struct Run<'a> {
     model: Model,
     /// The junk commits put on a remote as its history.
     junk: Vec<String>,
+    /// The step at which the second remote's history became junk.
+    junk_at: Option<usize>,
     log: Vec<String>,
     seed: u64,
     clock: u32,
@@ -324,7 +334,10 @@ impl Run<'_> {
                 if let Some(v) = graph.cycle() {
                     self.fail(&format!("place {i}: '{key}' has a cycle through {v}"));
                 }
+                // (A brief taken from a remote whose history is junk is
+                // recorded nowhere here: it stands for a version of its own.)
                 if i < self.clones.len()
+                    && self.junk_at.is_none()
                     && let Some(blob) = place.refs.get(key)
                     && !graph.records(blob)
                 {
@@ -366,7 +379,8 @@ impl Run<'_> {
         let text = self.t.sb.git(&self.clones[c], &["cat-file", "-p", blob]);
         let brief: serde_json::Value = serde_json::from_str(&text).ok()?;
         if brief["mode"] != "AUTO" {
-            let decisions = brief["state"]["decisions"].as_array()?;
+            let decisions = brief["state"]["decisions"].as_array().cloned();
+            let decisions = decisions.unwrap_or_default();
             return Some(Person {
                 resume_by: brief["resume"]["resume_by"].as_str()?.to_string(),
                 decisions: decisions
@@ -534,6 +548,20 @@ impl Run<'_> {
     /// both sides; taking the remote's makes the brief that version; a
     /// refusal (a conflict, nothing diverged) changes nothing.
     fn resolve(&mut self, c: usize, k: usize, r: usize, mode: u8) {
+        // A key diverged here, if there is one (else the one drawn, which
+        // must be refused and change nothing).
+        let diverged = (0..KEYS.len() * REMOTES.len())
+            .map(|i| ((k + i) % KEYS.len(), (r + i / KEYS.len()) % REMOTES.len()))
+            .find(|(k, r)| {
+                let (l, s) = (
+                    self.places[c].refs.get(KEYS[*k]),
+                    self.staged(c, *r, KEYS[*k]),
+                );
+                l.zip(s.as_ref()).is_some_and(|(l, s)| {
+                    Graph::of(KEYS[*k], &self.places[c].lines).relation(l, s) == Rel::Diverged
+                })
+            });
+        let (k, r) = diverged.unwrap_or((k, r));
         let key = KEYS[k];
         let (l, staged) = (
             self.places[c].refs.get(key).cloned(),
@@ -564,12 +592,15 @@ impl Run<'_> {
 
     fn forge(&mut self, c: usize, k: usize, r: usize, how: u8) {
         let key = KEYS[k];
-        let (Some(l), Some(r)) = (
+        let (Some(mut l), Some(mut r)) = (
             self.places[c].refs.get(key).cloned(),
-            self.staged(c, 0, key),
+            self.staged(c, r, key),
         ) else {
             return;
         };
+        if how & 2 != 0 {
+            std::mem::swap(&mut l, &mut r);
+        }
         if l == r {
             return;
         }
@@ -586,7 +617,11 @@ impl Run<'_> {
         if how & 1 != 0 {
             let old = (self.t.sb).git_out(dir, &["notes", "--ref=handoffs", "show", "HEAD"]);
             let text = lines.join("\n") + "\n" + &String::from_utf8_lossy(&old.stdout);
-            (self.t.sb).git_stdin(dir, &["notes", "--ref=handoffs", "add", "-f", "-F", "-", "HEAD"], text);
+            (self.t.sb).git_stdin(
+                dir,
+                &["notes", "--ref=handoffs", "add", "-f", "-F", "-", "HEAD"],
+                text,
+            );
         } else {
             for line in lines {
                 self.t.append_note(dir, &line);
@@ -637,7 +672,7 @@ impl Run<'_> {
     /// A session that worked ends in clone `c`: its draft (of the key the
     /// clone wrote last) is a version on top of the brief, keeping the person's next step and
     /// every decision.
-    fn session(&mut self, c: usize) {
+    fn session(&mut self, c: usize, k: usize) {
         self.clock = (self.clock / 60 + 1) * 60 + 3;
         let hour = 9 + self.clock / 60;
         let id = format!("s{}-{c}", self.log.len());
@@ -656,7 +691,7 @@ impl Run<'_> {
         let now = self.now();
         let out = (self.t.sb).handoff_env(
             &self.clones[c],
-            &[("GIT_HANDOFF_NOW", &now)],
+            &[("GIT_HANDOFF_NOW", &now), ("GIT_HANDOFF_KEY", KEYS[k])],
             &["hook", "session-end"],
             Some(&input.to_string()),
         );
@@ -664,13 +699,18 @@ impl Run<'_> {
             self.fail("the session-end hook failed");
         }
         let before = self.read(c);
-        // The hook drafts the key this clone wrote last, else `main`.
-        let Some(key) = KEYS
+        let key = KEYS[k];
+        if let Some(other) = KEYS
             .into_iter()
-            .find(|k| self.places[c].refs.get(*k) != before.refs.get(*k))
-        else {
+            .find(|o| *o != key && self.places[c].refs.get(*o) != before.refs.get(*o))
+        {
+            self.fail(&format!(
+                "clone {c}: a session of '{key}' changed '{other}'"
+            ));
+        }
+        if self.places[c].refs.get(key) == before.refs.get(key) {
             return;
-        };
+        }
         let b0 = before.refs.get(key).cloned();
         let Some(b1) = self.places[c].refs.get(key).cloned() else {
             self.fail(&format!("clone {c}: the hook deleted '{key}'"));
@@ -723,6 +763,7 @@ impl Run<'_> {
             }
         };
         sb.git(&bare, &["update-ref", "refs/notes/handoffs", &target]);
+        self.junk_at = Some(self.log.len());
         self.read(self.remote_place(1));
     }
 
@@ -733,6 +774,13 @@ impl Run<'_> {
                 self.write(c, k, s, None)
             }
             Step::KilledWrite(c, k, point) => self.write(c, k, s, Some(point)),
+            Step::Diverge(c, k, r) => {
+                let d = (c + 1) % self.clones.len();
+                self.write(d, k, Step::Write(d, k), None);
+                drop(self.sync(d, r, &["push", REMOTES[r]], None));
+                self.write(c, k, Step::Write(c, k), None);
+                self.fetch(c, r);
+            }
             Step::Push(c, r) => drop(self.sync(c, r, &["push", REMOTES[r]], None)),
             Step::KilledPush(c, point) => drop(self.sync(c, 0, &["push"], Some(point))),
             Step::Fetch(c, r) => self.fetch(c, r),
@@ -764,7 +812,14 @@ impl Run<'_> {
                 self.learn(c);
             }
             Step::Rollback(c, k) => self.rollback(c, k),
-            Step::Session(c) => self.session(c),
+            Step::Session(c, k) => self.session(c, k),
+            Step::Handover(c, k) => {
+                let d = (c + 1) % self.clones.len();
+                self.session(c, k);
+                drop(self.sync(c, 0, &["push"], None));
+                self.fetch(d, 0);
+                self.session(d, k);
+            }
             Step::Junk(kind) => self.junk(kind),
         }
         self.check_graphs();
@@ -826,6 +881,7 @@ fn run_seed(template: &Path, fixture: &str, seed: u64, steps: usize) {
         places: vec![Place::default(); clones.len() + remotes.len()],
         model: Model::default(),
         junk: Vec::new(),
+        junk_at: None,
         log: Vec::new(),
         seed,
         clock: 0,
