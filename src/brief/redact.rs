@@ -33,7 +33,7 @@
 //! line once), and the text is rebuilt once.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -1803,7 +1803,9 @@ pub fn find_in_json(value: &Value, options: Options) -> Counts {
             Value::Array(items) => stack.extend(items),
             Value::Object(map) => {
                 for (k, v) in map {
-                    merge(&mut counts, scan(k, options));
+                    if !is_schema_field(k) {
+                        merge(&mut counts, scan(k, options));
+                    }
                     stack.push(v);
                 }
             }
@@ -1811,6 +1813,36 @@ pub fn find_in_json(value: &Value, options: Options) -> Counts {
         }
     }
     counts
+}
+
+/// Whether `name` is a field name of the brief schema: a fixed word of
+/// the format, which holds no secret (every one scans clean, a test
+/// checks), so it is not scanned as an object key. Scanning them cost
+/// more than the rest of a line: `key`, `next_acceptance_check` and
+/// `rejected_paths` wake seven rules whose patterns would be compiled for
+/// nothing.
+fn is_schema_field(name: &str) -> bool {
+    static NAMES: OnceLock<HashSet<String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            let schema: Value = serde_json::from_str(super::SCHEMA_JSON).unwrap_or_default();
+            let mut names = HashSet::new();
+            let mut stack = vec![&schema];
+            while let Some(v) = stack.pop() {
+                match v {
+                    Value::Object(map) => {
+                        if let Some(Value::Object(props)) = map.get("properties") {
+                            names.extend(props.keys().cloned());
+                        }
+                        stack.extend(map.values());
+                    }
+                    Value::Array(items) => stack.extend(items),
+                    _ => {}
+                }
+            }
+            names
+        })
+        .contains(name)
 }
 
 /// The secrets in one line of a history note: a JSON object string by
@@ -1852,6 +1884,32 @@ pub fn key_rule(key: &str, options: Options) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_schema_field_names_hold_no_secret() {
+        use super::{Options, is_schema_field, scan};
+        let names = [
+            "key",
+            "next_acceptance_check",
+            "rejected_paths",
+            "head_sha",
+            "state",
+        ];
+        assert!(names.iter().all(|n| is_schema_field(n)));
+        assert!(!is_schema_field("ghp_x") && !is_schema_field("lineage"));
+        let schema: serde_json::Value = serde_json::from_str(super::super::SCHEMA_JSON).unwrap();
+        let text = schema.to_string();
+        // Every word of the schema that names a field scans clean, so
+        // not scanning them as object keys finds exactly what it found.
+        let words = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| is_schema_field(w))
+            .collect::<std::collections::BTreeSet<_>>();
+        assert!(words.len() > 20, "{words:?}");
+        for word in words {
+            assert!(scan(word, Options::default()).is_empty(), "{word}");
+        }
+    }
+
     #[test]
     fn a_cut_never_leaves_part_of_a_secret() {
         use super::cut_redacted;

@@ -89,19 +89,35 @@ pub fn version_id(repo: &gix::Repository, pretty: &str) -> Result<ObjectId> {
 pub fn notes_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
     crate::store::remotes::migrate(repo)?;
     let mut tips = Vec::new();
-    check_tip(repo, store::NOTES_REF)?;
-    if let Some(id) = peel(repo, store::NOTES_REF)? {
+    if let Some(id) = checked_tip(repo, store::NOTES_REF)? {
         tips.push(id);
     }
     for name in remote_notes_refs(repo)? {
-        check_tip(repo, &name)?;
-        if let Some(id) = peel(repo, &name)?
+        if let Some(id) = checked_tip(repo, &name)?
             && !tips.contains(&id)
         {
             tips.push(id);
         }
     }
     Ok(tips)
+}
+
+/// The tip of the notes history `name`, checked ([`check_tip`]) and
+/// peeled, the ref read once: a ref naming a commit is its own peeled
+/// value (anything else is peeled as [`peel`] does).
+fn checked_tip(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    let id = crate::git::refdb::id(repo, name)?;
+    check_tip_at(repo, name, id)?;
+    match id {
+        Some(id)
+            if repo
+                .find_header(id)
+                .is_ok_and(|h| h.kind() == gix::object::Kind::Commit) =>
+        {
+            Ok(Some(id))
+        }
+        _ => peel(repo, name),
+    }
 }
 
 /// A notes history whose tip cannot be read: the ref points at a commit
@@ -125,7 +141,12 @@ pub struct Damaged {
 /// Refuse a notes history whose tip cannot be read ([`Damaged`]), before
 /// anything reads or extends it. Costs two object lookups.
 pub fn check_tip(repo: &gix::Repository, name: &str) -> Result<()> {
-    let Some(tip) = crate::git::refdb::id(repo, name)? else {
+    check_tip_at(repo, name, crate::git::refdb::id(repo, name)?)
+}
+
+/// [`check_tip`] of `name`, which holds `tip` (read by the caller).
+fn check_tip_at(repo: &gix::Repository, name: &str, tip: Option<ObjectId>) -> Result<()> {
+    let Some(tip) = tip else {
         return Ok(());
     };
     let Some(missing) = missing_part(repo, tip) else {
@@ -337,52 +358,6 @@ fn current_first(versions: &mut [Version], current: Option<ObjectId>) {
     if let Some(at) = current.and_then(|c| versions.iter().position(|v| v.id == c)) {
         versions[..=at].rotate_right(1);
     }
-}
-
-/// Version ids per key recorded in the notes history reachable from `tip`.
-pub fn ids_by_key(
-    repo: &gix::Repository,
-    tip: Option<ObjectId>,
-) -> Result<HashMap<String, HashSet<ObjectId>>> {
-    Ok(ids_newest_first(repo, tip)?
-        .into_iter()
-        .map(|(key, ids)| (key, ids.into_iter().collect()))
-        .collect())
-}
-
-/// Each key's version ids in the notes history reachable from `tip`,
-/// newest first, read from the history index (no brief is parsed).
-pub fn ids_newest_first(
-    repo: &gix::Repository,
-    tip: Option<ObjectId>,
-) -> Result<BTreeMap<String, Vec<ObjectId>>> {
-    let Some(tip) = tip else {
-        return Ok(BTreeMap::new());
-    };
-    let index = crate::store::history_index::load(repo, &[tip])?;
-    let mut first: HashMap<ObjectId, &crate::store::history_index::Entry> = HashMap::new();
-    for entry in index.entries.values() {
-        if crate::store::lineage::is_section(&entry.key) {
-            continue;
-        }
-        let slot = first.entry(entry.id).or_insert(entry);
-        if (entry.generation, entry.index) < (slot.generation, slot.index) {
-            *slot = entry;
-        }
-    }
-    let mut by_key: BTreeMap<String, Vec<&crate::store::history_index::Entry>> = BTreeMap::new();
-    for entry in first.into_values() {
-        by_key.entry(entry.key.clone()).or_default().push(entry);
-    }
-    Ok(by_key
-        .into_iter()
-        .map(|(key, mut entries)| {
-            // History order (not the timestamps, which a clock behind
-            // gets wrong).
-            entries.sort_by_key(|e| std::cmp::Reverse((e.generation, e.index, e.id)));
-            (key, entries.into_iter().map(|e| e.id).collect())
-        })
-        .collect())
 }
 
 /// Every version of `key`: its history from all notes refs, plus the

@@ -15,7 +15,7 @@ use gix::refs::transaction::RefEdit;
 use serde::Serialize;
 
 use super::notes::merge_notes;
-use super::reconcile::{Action, classify, older_version};
+use super::reconcile::{Action, classify};
 use super::refs::{
     Sides, Stamps, delete, is_brief, mirror, newer_version, previous, set, transaction,
 };
@@ -588,20 +588,14 @@ fn reconcile_keys(
     let redact_options = redact::Options::from_repo(repo);
     let mut stamps = Stamps::new(repo);
     keys.extend(super::held::key_reports(repo, sides, &mut stamps));
-    let mut histories = Histories::default();
+    let mut graph = None;
     let mut pending = Vec::new();
     for key in sides.keys() {
         if sides.held.contains_key(&key) {
             continue;
         }
         pending.push(plan_key(
-            repo,
-            remote,
-            sides,
-            key,
-            notes,
-            &mut histories,
-            &message,
+            repo, remote, sides, key, notes, &mut graph, &message,
         )?);
     }
     apply_keys(repo, remote, sides, &mut pending)?;
@@ -638,16 +632,6 @@ fn reconcile_keys(
     Ok(keys)
 }
 
-/// What a key's answer may need, each read once, for the first key that
-/// needs it (never for a fetch whose keys are only ahead here): the
-/// version graph of every history, and the local history before the
-/// fetch, newest first (for versions the graph cannot place).
-#[derive(Default)]
-struct Histories {
-    graph: Option<crate::store::lineage::Graph>,
-    local: Option<BTreeMap<String, Vec<ObjectId>>>,
-}
-
 /// One key's answer before its refs move: where it stands, what to do and
 /// the ref edits that do it.
 struct Pending {
@@ -661,26 +645,25 @@ struct Pending {
 
 /// Classify `key` from its three sides and the version graph, and plan
 /// its edits (nothing is written). Two different values are placed by
-/// the graph alone ([`by_graph`]); the bases decide only what the graph
-/// cannot place ([`by_bases`]).
+/// the graph alone ([`by_graph`]); the bases decide the rest (the same
+/// value on both sides, or a value on one side only: [`classify`]). The
+/// graph is read once, for the first key that needs it (never for a
+/// fetch whose keys are only ahead here).
 fn plan_key(
     repo: &gix::Repository,
     remote: &str,
     sides: &Sides,
     key: String,
     notes: (Option<ObjectId>, Option<ObjectId>),
-    h: &mut Histories,
+    graph: &mut Option<crate::store::lineage::Graph>,
     message: &str,
 ) -> Result<Pending> {
     let (l, b, r) = sides.get(&key);
-    let placed = match (l, r) {
-        (Some(l), Some(r)) if l != r => by_graph(repo, h, &key, (l, b, r), notes)?,
-        _ => None,
+    let answer = match (l, r) {
+        (Some(l), Some(r)) if l != r => by_graph(repo, graph, &key, (l, b, r), notes)?,
+        _ => classify(l, b, r, &mut || Ok((false, false)))?,
     };
-    let (status, action) = match placed {
-        Some(answer) => valid_remote(repo, &key, r, answer),
-        None => by_bases(repo, &key, (l, b, r), h, notes.0)?,
-    };
+    let (status, action) = not_a_brief(repo, &key, r, answer);
     let edits = reconcile_edits(&key, remote, (l, b, r), action, message)?;
     Ok(Pending {
         key,
@@ -695,40 +678,29 @@ fn plan_key(
 /// Two different values placed by the version graph: the remote's a
 /// descendant of the local one (fast-forward), an ancestor of it (ahead
 /// here; a rollback when the remote held the local value before), or
-/// neither (diverged, whatever the bases say). `None` when the graph
-/// cannot tell.
+/// neither (diverged, whatever the bases say). Two different blobs never
+/// stand for the same version (a version id binds its blob), so the graph
+/// always answers.
 fn by_graph(
     repo: &gix::Repository,
-    h: &mut Histories,
+    graph: &mut Option<crate::store::lineage::Graph>,
     key: &str,
     (l, b, r): (ObjectId, Option<ObjectId>, ObjectId),
     (local_before, remote_notes): (Option<ObjectId>, Option<ObjectId>),
-) -> Result<Option<(Status, Action)>> {
+) -> Result<(Status, Action)> {
     use crate::store::lineage::{Graph, Relation};
-    if h.graph.is_none() {
+    if graph.is_none() {
         let extra: Vec<ObjectId> = local_before.into_iter().chain(remote_notes).collect();
-        h.graph = Some(Graph::of_repo(repo, &extra)?);
+        *graph = Some(Graph::of_repo(repo, &extra)?);
     }
-    let graph = h.graph.as_mut().expect("just made");
+    let graph = graph.as_mut().expect("just made");
     Ok(match graph.relation(key, l, r)? {
-        Relation::Behind => Some((Status::FastForwarded, Action::TakeRemote)),
-        Relation::Ahead if b == Some(r) => Some((Status::Ahead, Action::Nothing)),
-        Relation::Ahead if b == Some(l) => Some((Status::RolledBack, Action::SetBase(r))),
-        Relation::Ahead => Some((Status::Ahead, Action::SetBase(r))),
-        Relation::Diverged => Some((Status::Diverged, Action::Nothing)),
-        Relation::Same => None,
+        Relation::Behind => (Status::FastForwarded, Action::TakeRemote),
+        Relation::Ahead if b == Some(r) => (Status::Ahead, Action::Nothing),
+        Relation::Ahead if b == Some(l) => (Status::RolledBack, Action::SetBase(r)),
+        Relation::Ahead => (Status::Ahead, Action::SetBase(r)),
+        Relation::Diverged | Relation::Same => (Status::Diverged, Action::Nothing),
     })
-}
-
-/// A remote value about to be taken, or called diverged, that is not a
-/// brief of the key (or one this version cannot read) is never taken.
-fn valid_remote(
-    repo: &gix::Repository,
-    key: &str,
-    r: Option<ObjectId>,
-    (status, action): (Status, Action),
-) -> (Status, Action) {
-    not_a_brief(repo, key, r, (status, action))
 }
 
 /// A remote value about to be taken, or called diverged, that this
@@ -747,30 +719,6 @@ fn not_a_brief(
         };
     }
     (status, action)
-}
-
-/// The three-way rules of the bases, for what the version graph cannot
-/// place (no value on one side, or a version written by a git-handoff that
-/// recorded no lineage): local unchanged since the base fast-forwards,
-/// remote unchanged is ahead. They err on the side of diverged: that a
-/// version appears in the other side's history proves nothing (every
-/// pushed history line is merged everywhere), so a first fetch of a key
-/// both sides hold differently is diverged, and a rollback the local
-/// history does not confirm is too.
-fn by_bases(
-    repo: &gix::Repository,
-    key: &str,
-    (l, b, r): (Option<ObjectId>, Option<ObjectId>, Option<ObjectId>),
-    h: &mut Histories,
-    local_notes_before: Option<ObjectId>,
-) -> Result<(Status, Action)> {
-    let (status, action) = classify(l, b, r, &mut || Ok((false, false)))?;
-    if action == Action::TakeRemote && l.is_some() && r.is_some() && h.local.is_none() {
-        h.local = Some(history::ids_newest_first(repo, local_notes_before)?);
-    }
-    let local_versions = h.local.as_ref().and_then(|h| h.get(key));
-    let checked = check_remote_value(repo, key, (l, r), local_versions, (status, action));
-    super::lineage::confirm_rollback(repo, key, (l, r), checked, local_notes_before)
 }
 
 /// Move the refs of every planned key: all in one transaction when they
@@ -826,26 +774,6 @@ pub(super) fn secret_key_reports(sides: &Sides) -> Vec<KeyReport> {
             schema: None,
         })
         .collect()
-}
-
-/// The remote's value checked before it is taken: an older version of
-/// the key already in the local history is a rollback (keep local, move
-/// the base so that push repairs the remote); a value that is not a brief
-/// of the key is ignored, never taken and never called diverged.
-pub(super) fn check_remote_value(
-    repo: &gix::Repository,
-    key: &str,
-    (l, r): (Option<ObjectId>, Option<ObjectId>),
-    local_versions: Option<&Vec<ObjectId>>,
-    (status, action): (Status, Action),
-) -> (Status, Action) {
-    if action == Action::TakeRemote
-        && let (Some(l), Some(r)) = (l, r)
-        && older_version(local_versions, l, r)
-    {
-        return (Status::RolledBack, Action::SetBase(r));
-    }
-    not_a_brief(repo, key, r, (status, action))
 }
 
 /// The ref edits of one key's reconciliation.

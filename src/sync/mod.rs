@@ -18,7 +18,6 @@
 //! | `push` | plan sends, build `git push`, run it, apply the answers |
 //! | `optimistic` | a push in one round trip, planned from the last agreed values |
 //! | `lock` | one lock per remote: fetch, push and resolve never interleave |
-//! | `lineage` | whether one version is an older one of another's line |
 //! | `outgoing` | pinning many creates for one glob refspec |
 //! | `resolve` | ending a divergence by keeping one side |
 //! | `merge` | `resolve --merge`: three ways against the merge base |
@@ -31,7 +30,6 @@ pub mod gate;
 pub mod gate_cache;
 mod git;
 mod held;
-mod lineage;
 pub mod lock;
 pub mod merge;
 mod notes;

@@ -18,7 +18,7 @@ use super::git::{GitRun, accepted, git, git_failure, git_reason, porcelain, stal
 use super::notes::{NOTES_RETRIES, merge_notes};
 use super::outgoing;
 use super::reconcile::{Plan, plan};
-use super::refs::{Sides, delete, is_brief, mirror, newer_version, previous, set, transaction};
+use super::refs::{Newer, Sides, delete, is_brief, mirror, previous, set, transaction};
 use super::{FetchOptions, FetchReport, NotesMerge, hex_opt};
 use crate::brief::redact;
 use crate::store::history;
@@ -394,6 +394,7 @@ pub(super) fn plan_keys(
     let mut keys = Vec::new();
     let mut sends = Vec::new();
     let mut graph = None;
+    let mut newer = Newer::new(repo);
     for key in selected {
         let p = match sides.get(&key) {
             (l, _, Some(r)) if let Some(held) = sides.held.get(&key) => {
@@ -401,7 +402,7 @@ pub(super) fn plan_keys(
             }
             // A brief a newer git-handoff wrote is carried verbatim: never
             // replaced, nor deleted.
-            (_, _, Some(r)) if let Some(schema) = newer_version(repo, Some(r), &key) => {
+            (_, _, Some(r)) if let Some(schema) = newer.version(r, &key) => {
                 Plan::Hold(Outcome::Skipped, Held::Newer(schema))
             }
             // The remote holds something that is not a brief of this key
@@ -464,6 +465,7 @@ pub(super) fn plan_keys(
         }
     }
     cache.save();
+    newer.save();
     Ok((keys, sends))
 }
 

@@ -62,26 +62,6 @@ pub fn classify(
     })
 }
 
-/// Whether `remote` is an older version than `local` in this key's local
-/// history (newest first): the remote was rolled back, not moved on.
-pub(super) fn older_version(
-    history: Option<&Vec<ObjectId>>,
-    local: ObjectId,
-    remote: ObjectId,
-) -> bool {
-    let Some(history) = history else {
-        return false;
-    };
-    match (
-        history.iter().position(|id| *id == local),
-        history.iter().position(|id| *id == remote),
-    ) {
-        (Some(l), Some(r)) => r > l,
-        (None, Some(_)) => true,
-        _ => false,
-    }
-}
-
 /// What to do with one key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Plan {

@@ -98,6 +98,48 @@ pub(super) fn is_brief(repo: &gix::Repository, id: Option<ObjectId>, key: &str) 
         })
 }
 
+/// [`newer_version`] of many values, each blob read at most once: a blob
+/// the list cache holds (content-addressed by blob id; only briefs this
+/// build reads go in) is not read at all, and a brief read here goes into
+/// it, so the next push of 1,000 up-to-date keys reads no brief.
+pub(super) struct Newer<'r> {
+    repo: &'r gix::Repository,
+    cache: Option<listcache::Cache>,
+}
+
+impl<'r> Newer<'r> {
+    pub(super) fn new(repo: &'r gix::Repository) -> Newer<'r> {
+        Newer { repo, cache: None }
+    }
+
+    /// What [`newer_version`] says of `id` and `key`.
+    pub(super) fn version(&mut self, id: ObjectId, key: &str) -> Option<String> {
+        let cache = self
+            .cache
+            .get_or_insert_with(|| listcache::Cache::load(self.repo));
+        if cache.get(&id).is_some() {
+            return None;
+        }
+        let object = self.repo.find_object(id).ok()?;
+        if object.kind != gix::object::Kind::Blob {
+            return None;
+        }
+        if let Ok(brief) = Brief::from_slice(&object.data) {
+            cache.insert(id, brief);
+            return None;
+        }
+        newer_version(self.repo, Some(id), key)
+    }
+
+    /// Keep what was read in the list cache (a cache: a failure to save
+    /// costs time only).
+    pub(super) fn save(&mut self) {
+        if let Some(cache) = &mut self.cache {
+            cache.save(|_| true);
+        }
+    }
+}
+
 /// The schema version of `id`, when it is a brief of `key` that a newer
 /// git-handoff wrote ([`crate::brief::written_by_newer`]).
 pub(super) fn newer_version(
