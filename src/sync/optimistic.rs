@@ -120,11 +120,30 @@ pub(super) fn attempt(
     let Some(plan) = plan(repo, remote, options)? else {
         return Ok(Attempt::Undecided);
     };
+    // Each key was planned on the version graph of the history the remote
+    // held at the last fetch: sent with that history's lease, all or none
+    // (when they fit one push), so that a key never lands over a value
+    // whose meaning another clone's history changed meanwhile (a version
+    // recorded with the same blob); the retry plans it on the merged graph.
+    let together = plan.notes.is_some()
+        && !plan.sends.is_empty()
+        && super::push::batches(&plan.sends, false).len() <= 1;
+    let send_options = PushOptions {
+        atomic: options.atomic || together,
+        ..options.clone()
+    };
     let Sent {
         keys: answered,
         notes,
         stale_lock,
-    } = send(repo, remote, options, &plan.sides, plan.sends, plan.notes)?;
+    } = send(
+        repo,
+        remote,
+        &send_options,
+        &plan.sides,
+        plan.sends,
+        plan.notes,
+    )?;
     let history = match notes {
         Some((tip, answer)) => history_answer(repo, remote, options, tip, &answer)?,
         None => Some(plan.history),

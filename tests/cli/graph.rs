@@ -491,3 +491,31 @@ fn log_graph_names_who_wrote_each_version_and_keeps_a_lines_words_on_its_row() {
         );
     }
 }
+
+/// Found by the model checker (a rollback move, seed 131): B imports A's
+/// content over its own diverged version (a version of its own holding
+/// A's blob) and pushes only that history; A, who last saw the remote at
+/// that blob, writes and pushes. The remote's blob now stands for two
+/// unrelated versions, so A's push must not land on it: its keys go with
+/// the history's lease, all or none, and the retry on the merged graph
+/// says diverged.
+#[test]
+fn a_push_never_lands_over_a_blob_whose_history_changed_meanwhile() {
+    let t = team();
+    t.write(&t.b, "k", T1, "b's");
+    let a1 = t.write(&t.a, "k", T2, "a's");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).code(1);
+    let folder = t.sb.path("theirs");
+    std::fs::create_dir_all(&folder).unwrap();
+    let content = t.sb.git(&t.b, &["cat-file", "-p", &a1]);
+    std::fs::write(folder.join("k.json"), content).unwrap();
+    t.run(&t.b, &["import", folder.to_str().unwrap(), "--force"])
+        .success();
+    t.run(&t.b, &["push"]).success();
+    let a2 = t.write(&t.a, "k", T3, "a's next");
+    let out = t.run(&t.a, &["push"]).code(1);
+    assert_stdout_has(&out, "diverged, not pushed: k (");
+    assert_eq!(t.remote_id("k"), Some(a1));
+    assert_eq!(t.brief_id(&t.a, "k"), Some(a2));
+}

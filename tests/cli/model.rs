@@ -117,11 +117,7 @@ fn step(rng: &mut Rng) -> Step {
         19 => Step::Drop(c, k),
         20 => Step::Prune(c),
         21 => Step::Restore(c, k),
-        // Known bug, left for its fix: a push whose base holds the blob a
-        // rollback wrote again replaces that rollback on the remote (seeds
-        // 131 and 134 with GIT_HANDOFF_MODEL_ROLLBACK=1): opt-in until then.
-        22..=23 if std::env::var_os("GIT_HANDOFF_MODEL_ROLLBACK").is_some() => Step::Rollback(c, k),
-        22..=23 => Step::Write(c, k),
+        22..=23 => Step::Rollback(c, k),
         24..=25 => Step::Session(c, k),
         26 => Step::Handover(c, k),
         27 => Step::Junk(rng.below(2) as u8),
@@ -326,6 +322,14 @@ impl Run<'_> {
         let mut cmd = self.t.sb.command("git", &self.clones[c]);
         cmd.arg("handoff").args(args);
         let out = cmd.output().unwrap();
+        if std::env::var_os("GIT_HANDOFF_MODEL_TRACE").is_some() {
+            eprintln!(
+                "clone {c}: git handoff {args:?} -> {:?}\n{}{}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         if out.status.code() == Some(128) {
             self.fail(&format!(
                 "{args:?} in clone {c} was fatal: {}",
