@@ -850,6 +850,7 @@ mod tests {
         let by = Written {
             at: Some("2026-11-30T09:00:00Z".into()),
             session: None,
+            by: Some("Ada".into()),
         };
         assert_eq!(
             v03_line("k", blob(1), &[blob(1), blob(3)], &by),
