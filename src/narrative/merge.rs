@@ -314,6 +314,13 @@ pub fn merge_parsed(
 /// written with CRLF throughout stays CRLF throughout.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<String, MergeError> {
     use crate::narrative::{is_crlf, to_crlf, to_lf};
+    // Three identical sides merge to that text, byte for byte, as git's
+    // own trivial merge does (a file with mixed line endings included,
+    // which the line-ending round trip below would change).
+    if base == ours && ours == theirs {
+        parse(ours, "ours")?;
+        return Ok(ours.to_string());
+    }
     let crlf = if ours.is_empty() {
         is_crlf(theirs)
     } else {
@@ -329,6 +336,17 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<String, MergeError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `narrative` fuzz target: a log whose lines end both
+    /// ways merged with itself came back with other line endings.
+    #[test]
+    fn three_identical_sides_merge_to_the_same_bytes() {
+        let mixed =
+            "# Project state\r\nnotes\n\n## 2026-01-01 — [k] t\r\n\n### What was done\n- x\n";
+        assert_eq!(merge(mixed, mixed, mixed).unwrap(), mixed);
+        let crash = "J\u{e}\r\nJ\u{e}\n";
+        assert_eq!(merge(crash, crash, crash).unwrap(), crash);
+    }
 
     const HEADER: &str = "# Project state\n\nA log, newest first.\n";
 
