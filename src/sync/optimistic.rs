@@ -132,18 +132,25 @@ pub(super) fn attempt(
         atomic: options.atomic || together,
         ..options.clone()
     };
-    let Sent {
-        keys: answered,
-        notes,
-        stale_lock,
-    } = send(
+    let mut sent = send(
         repo,
         remote,
         &send_options,
         &plan.sides,
-        plan.sends,
+        plan.sends.clone(),
         plan.notes,
     )?;
+    // A stale lock file on the remote refuses the whole atomic push: sent
+    // again ref by ref (nothing was taken), so that all but the locked ref
+    // land and the lock is named, as without the history's lease.
+    if send_options.atomic && !options.atomic && sent.stale_lock.is_some() {
+        sent = send(repo, remote, options, &plan.sides, plan.sends, plan.notes)?;
+    }
+    let Sent {
+        keys: answered,
+        notes,
+        stale_lock,
+    } = sent;
     let history = match notes {
         Some((tip, answer)) => history_answer(repo, remote, options, tip, &answer)?,
         None => Some(plan.history),
