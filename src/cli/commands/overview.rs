@@ -1,7 +1,7 @@
 //! `git handoff` with no subcommand: what a session that knows nothing
 //! needs first — the brief waiting for this branch (or the only one),
-//! shown as `resume` shows it; else the briefs waiting here and the command that resumes
-//! them.
+//! shown as `resume` shows it; else the briefs waiting here and the
+//! command that resumes them.
 
 use anyhow::Result;
 
@@ -11,8 +11,8 @@ use crate::{cli::Output, cli::render, support::clock};
 /// How many briefs the overview names.
 const NAMED: usize = 5;
 
-/// The overview: the brief waiting for this branch as `resume` shows it;
-/// else the briefs (newest first) and the next command.
+/// The overview: the brief waiting for this branch (or the only one) as
+/// `resume` shows it; else the briefs (newest first) and the next command.
 pub fn run() -> Result<Output> {
     let head = "git handoff: save and restore the working state of a coding session (`git handoff help` lists every command)\n";
     let repo = crate::cli::staged::open_for_reading()?;
