@@ -782,3 +782,29 @@ async fn restore_and_the_mcp_archived_list_redact_on_read() {
     assert!(!brief.contains(&token), "{brief}");
     assert!(brief.contains("[REDACTED:github_token]"), "{brief}");
 }
+
+/// A teammate's brief that reached the remote with a secret in it (pushed
+/// with plain git, past push's gate) is fetched as it was pushed; what
+/// `resume`, the bare `git handoff` and `reground` print of it passes the
+/// redaction rules once more: people and agents read those.
+#[test]
+fn a_teammates_secret_is_never_printed_by_resume_or_reground() {
+    let t = team();
+    let token = "ghp_Zq8xW2vN5mZq8xW2vN5mZq8xW2vN5mZq8xW2vN5m";
+    t.push_secret_with_git("k1", token);
+    t.sb.handoff(&t.b, &["fetch"]).success();
+    for args in [
+        &["resume", "k1"][..],
+        &[],
+        &["reground", "k1"],
+        &["resume", "k1", "--json"],
+    ] {
+        let out = t.sb.handoff(&t.b, args).success();
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(!text.contains(token), "{args:?}: {text}");
+        assert!(
+            text.contains("[REDACTED:github_token]") || args.is_empty(),
+            "{args:?}: {text}"
+        );
+    }
+}

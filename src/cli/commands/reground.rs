@@ -51,7 +51,12 @@ fn compute(args: &Args) -> Result<std::result::Result<Found, Vec<ListRow>>> {
             let repo = repo::open_cwd_for_reading()?;
             render::remember(&repo);
             match select(&repo, args.source.key.as_deref())? {
-                Selection::Found { stored, .. } => (stored.brief()?, Some(stored.id)),
+                // A stored brief (a teammate's too) passes today's rules
+                // once more before it is printed, as resume's does.
+                Selection::Found { stored, .. } => (
+                    crate::cli::commands::for_model(&repo, &stored.brief()?),
+                    Some(stored.id),
+                ),
                 Selection::Ambiguous(rows) => return Ok(Err(rows)),
             }
         }

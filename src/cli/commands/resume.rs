@@ -60,9 +60,12 @@ fn compute(args: &Args) -> Result<std::result::Result<Resumed, Vec<render::ListR
     if !report.is_mismatch() {
         adopt(&repo, &brief.key, args.key.is_some(), &brief.state.branch);
     }
+    // What is printed passes today's redaction rules once more, whoever
+    // wrote it: a teammate's brief fetched as it was pushed (plain git
+    // included) is read by people and by the agents that run this command.
     Ok(Ok(Resumed {
         id: stored.id,
-        brief,
+        brief: crate::cli::commands::for_model(&repo, &brief),
         report,
         others,
     }))
@@ -177,7 +180,7 @@ pub fn for_model(args: Args, include_brief: bool) -> Result<(Output, serde_json:
         Ok(resumed) => resumed,
     };
     let repo = crate::git::repo::open_cwd_for_reading()?;
-    let brief = crate::cli::commands::for_model(&repo, &resumed.brief);
+    let brief = resumed.brief.clone();
     let provenance = crate::cli::commands::Provenance::of(&repo, Some(resumed.id), &brief);
     let from = provenance.source(&brief);
     let text = render::resume_for_model(&brief, &resumed.report, &resumed.others, &from);
