@@ -785,10 +785,10 @@ async fn restore_and_the_mcp_archived_list_redact_on_read() {
 
 /// A teammate's brief that reached the remote with a secret in it (pushed
 /// with plain git, past push's gate) is fetched as it was pushed; what
-/// `resume`, the bare `git handoff` and `reground` print of it passes the
-/// redaction rules once more: people and agents read those.
+/// `resume`, the bare `git handoff`, `reground` and `log` print of it
+/// passes the redaction rules once more: people and agents read those.
 #[test]
-fn a_teammates_secret_is_never_printed_by_resume_or_reground() {
+fn a_teammates_secret_is_never_printed_by_resume_reground_or_log() {
     let t = team();
     let token = "ghp_Zq8xW2vN5mZq8xW2vN5mZq8xW2vN5mZq8xW2vN5m";
     t.push_secret_with_git("k1", token);
@@ -798,6 +798,8 @@ fn a_teammates_secret_is_never_printed_by_resume_or_reground() {
         &[],
         &["reground", "k1"],
         &["resume", "k1", "--json"],
+        &["log", "k1"],
+        &["log", "k1", "--graph"],
     ] {
         let out = t.sb.handoff(&t.b, args).success();
         let text = format!("{}{}", stdout(&out), stderr(&out));

@@ -64,7 +64,8 @@ pub fn rows(log: &Log) -> Vec<Row> {
             mode: v.brief.mode.clone(),
             branch: v.brief.state.branch.clone(),
             head_sha: v.brief.state.head_sha.clone(),
-            done_when: v.brief.resume.done_when.clone(),
+            // Any clone may have written it: shown through today's rules.
+            done_when: crate::brief::redact::redact_text(&v.brief.resume.done_when).0,
             current: log.current == Some(v.id),
             remotes: log.remotes_at(&v.id),
         })
@@ -219,8 +220,8 @@ fn graph(args: &Args) -> Result<Output> {
                 text.push_str(&format!(" session {}", line_value(session)));
             }
             if let Some(v) = version {
-                let done = v.brief.resume.done_when.lines().next().unwrap_or("");
-                text.push_str(&format!("  {done}"));
+                let done = crate::brief::redact::redact_text(&v.brief.resume.done_when).0;
+                text.push_str(&format!("  {}", done.lines().next().unwrap_or("")));
             }
             if let Some(m) = marks.get(&n.id) {
                 text.push_str(&format!("  ({})", m.join(", ")));
