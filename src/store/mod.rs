@@ -241,6 +241,8 @@ pub struct Written {
     pub ids: Vec<(String, ObjectId)>,
     /// Whether the history note was written (not on an unborn branch).
     pub history: bool,
+    /// The lines added to the history, each as it is stored.
+    pub lines: Vec<String>,
 }
 
 /// Store the briefs in one ref transaction, all or none: each
@@ -308,6 +310,10 @@ fn write_versions(
                         .zip(blobs)
                         .collect(),
                     history: !annotated.is_empty() || again,
+                    lines: annotated
+                        .iter()
+                        .flat_map(|(_, text)| text.lines().map(str::to_string))
+                        .collect(),
                 });
             }
             Err(err) if err.is_conflict() => {

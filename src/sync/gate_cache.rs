@@ -28,6 +28,9 @@ use crate::support::atomic;
 /// The cache file's first line; another first line discards the file.
 const HEADER: &str = "git-handoff gate cache 2\n";
 
+/// How many verdicts the file keeps at most (about 1.3 MB with SHA-1).
+const MOST_VERDICTS: usize = 16_384;
+
 /// Clean verdicts by blob id, loaded from and saved to the cache file.
 ///
 /// The file holds one fixed-width line `<blob id> <digest>` per verdict,
@@ -141,6 +144,20 @@ impl GateCache {
         self.record_clean(&key_bytes(key));
     }
 
+    /// Whether every one of `keys` was checked clean before, together:
+    /// a remote's keys rarely change between two pushes, and one verdict
+    /// over all of them costs one digest, not one per key.
+    pub fn are_clean_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> bool {
+        let data = keys_bytes(keys);
+        gix::objs::compute_hash(self.kind, gix::object::Kind::Blob, &data)
+            .is_ok_and(|id| self.is_clean(&id, &data))
+    }
+
+    /// Record that each of `keys` passed [`crate::brief::redact::key_rule`].
+    pub fn record_clean_keys<'k>(&mut self, keys: impl IntoIterator<Item = &'k str>) {
+        self.record_clean(&keys_bytes(keys));
+    }
+
     /// Write the cache back if anything was added (git's lock-file
     /// protocol; a concurrent writer wins and this write is skipped).
     pub fn save(&mut self) {
@@ -148,9 +165,14 @@ impl GateCache {
             return;
         }
         let width = line_width(self.kind);
+        // Derived data grows with every version checked: past a bound the
+        // file starts over with this process's verdicts (a verdict lost
+        // costs one check again).
+        let keep = self.saved.len() / width + self.added.len() <= MOST_VERDICTS;
         let mut all: HashMap<ObjectId, ObjectId> = self
             .saved
             .chunks_exact(width)
+            .take_while(|_| keep)
             .filter_map(|line| entry(line, self.kind))
             .collect();
         all.extend(self.added.drain());
@@ -169,6 +191,17 @@ impl GateCache {
 /// What a key's verdict is kept under (see [`GateCache::is_clean_key`]).
 fn key_bytes(key: &str) -> Vec<u8> {
     [b"git-handoff key\0".as_slice(), key.as_bytes()].concat()
+}
+
+/// What the verdict over a list of keys is kept under: each key ends
+/// with a NUL, which no key holds.
+fn keys_bytes<'k>(keys: impl IntoIterator<Item = &'k str>) -> Vec<u8> {
+    let mut data = b"git-handoff keys\0".to_vec();
+    for key in keys {
+        data.extend_from_slice(key.as_bytes());
+        data.push(0);
+    }
+    data
 }
 
 /// The length of one line of the file: two ids in hex, a space, a newline.
@@ -208,6 +241,24 @@ mod tests {
     /// Verdicts survive a save and a load, are found among many by their
     /// id only for the bytes they were given, and a file whose lines are
     /// out of order or torn whitelists nothing.
+    /// Past its bound the file starts over with the newest verdicts.
+    #[test]
+    fn the_file_stays_bounded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = repo(tmp.path());
+        let options = Options::default();
+        let mut cache = GateCache::load(&repo, options);
+        for i in 0..MOST_VERDICTS {
+            cache.record_clean(format!("{i}").as_bytes());
+        }
+        cache.save();
+        let mut cache = GateCache::load(&repo, options);
+        cache.record_clean(b"newest");
+        cache.save();
+        let text = std::fs::read_to_string(repo.common_dir().join("handoff-gate.cache")).unwrap();
+        assert_eq!(text.lines().count(), 2, "the header and the newest verdict");
+    }
+
     #[test]
     fn verdicts_are_found_by_id_for_their_bytes_only() {
         let tmp = tempfile::tempdir().unwrap();
@@ -258,6 +309,17 @@ mod tests {
         assert!(cache.is_clean_key("feat-x"));
         assert!(!cache.is_clean_key("feat-y"));
         assert!(!cache.is_clean(&id(b"feat-x"), b"feat-x"));
+        // A verdict over a list of keys answers for that very list only:
+        // not one key more or less, not the keys joined otherwise.
+        let mut cache = GateCache::load(&repo, options);
+        cache.record_clean_keys(["a", "bc"]);
+        cache.save();
+        let cache = GateCache::load(&repo, options);
+        assert!(cache.are_clean_keys(["a", "bc"]));
+        assert!(!cache.are_clean_keys(["a", "bc", "d"]));
+        assert!(!cache.are_clean_keys(["a"]));
+        assert!(!cache.are_clean_keys(["ab", "c"]));
+        assert!(!cache.is_clean_key("a"));
         let text = std::fs::read_to_string(&path).unwrap();
         // Torn (the last line cut short): the file counts as empty.
         std::fs::write(&path, &text[..text.len() - 5]).unwrap();

@@ -271,7 +271,11 @@ impl Sides {
         // Each key's verdict is kept in the gate cache: a remote's keys
         // are asked of every push and fetch, and rarely change.
         let mut cache = crate::sync::gate_cache::GateCache::load(repo, options);
+        let all_clean = cache.are_clean_keys(theirs.keys().map(String::as_str));
         theirs.retain(|key, _| {
+            if all_clean {
+                return true;
+            }
             if cache.is_clean_key(key) {
                 return true;
             }
@@ -283,6 +287,9 @@ impl Sides {
             }
             !secret
         });
+        if !all_clean && secret_keys.is_empty() {
+            cache.record_clean_keys(theirs.keys().map(String::as_str));
+        }
         cache.save();
         // The bases before the briefs: a write moves a brief on meanwhile,
         // never a base, so no lease is built from a base newer than the

@@ -469,6 +469,19 @@ fn recorded(
     })
 }
 
+/// Hand the push gate what this write stored, checked now while the rules
+/// the briefs woke are compiled: the push after it need not compile them
+/// again (see [`crate::sync::gate::vouch`]).
+fn vouch_for_push(repo: &gix::Repository, updates: &[store::Update], written: &store::Written) {
+    let briefs: Vec<String> = updates.iter().map(|u| u.brief.to_pretty_json()).collect();
+    let texts: Vec<&[u8]> = briefs
+        .iter()
+        .map(String::as_bytes)
+        .chain(written.lines.iter().map(String::as_bytes))
+        .collect();
+    crate::sync::gate::vouch(repo, &texts);
+}
+
 /// Store the briefs in one ref transaction (compare-and-swap on each, with
 /// their history notes), then move the staged narrative into place.
 fn store_all(
@@ -486,6 +499,7 @@ fn store_all(
         })
         .collect();
     let written = store::write(repo, &updates, reflog)?;
+    vouch_for_push(repo, &updates, &written);
     let mut still_diverged = Vec::new();
     for ((key, id), c) in written.ids.iter().zip(briefs) {
         let Some(previous) = c.previous else { continue };
