@@ -165,6 +165,20 @@ mod tests {
                 None,
             );
         }
+        // Packed beside them: a neighbour whose name begins alike and a
+        // ref to an annotated tag (its peeled line follows it).
+        git(dir, &["tag", "-a", "-m", "t", "v1", one.trim()], None);
+        let tag = git(dir, &["rev-parse", "v1"], None);
+        git(dir, &["update-ref", &format!("{ns}t"), tag.trim()], None);
+        git(
+            dir,
+            &[
+                "update-ref",
+                "refs/handoff-fetch/origin/briefs-old/a",
+                one.trim(),
+            ],
+            None,
+        );
         git(dir, &["pack-refs", "--all"], None);
         // Loose over packed, loose only, nested, symbolic.
         git(dir, &["update-ref", &format!("{ns}b"), two.trim()], None);
@@ -202,7 +216,7 @@ mod tests {
         let link = format!("{ns}link ");
         let theirs: Vec<&str> = theirs.lines().filter(|l| !l.starts_with(&link)).collect();
         assert_eq!(ours, theirs);
-        assert_eq!(ours.len(), 7, "{ours:#?}");
+        assert_eq!(ours.len(), 8, "{ours:#?}");
         // A namespace that does not exist lists nothing.
         assert!(list(&repo, "refs/handoff-fetch/other/").unwrap().is_empty());
     }

@@ -15,6 +15,7 @@ pub mod confined;
 pub mod index_refresh;
 mod loose_refs;
 pub mod measure;
+mod packed_refs;
 pub mod packs;
 pub mod refdb;
 pub mod repo;

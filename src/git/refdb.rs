@@ -308,13 +308,9 @@ fn files_list(repo: &gix::Repository, prefix: &str) -> Result<Vec<(String, Value
             .cached_packed_buffer()
             .context("cannot read packed-refs")?
         {
-            let refs = packed
-                .iter_prefixed(prefix.into())
-                .context("cannot read packed-refs")?;
-            for reference in refs {
-                let reference = reference.map_err(|e| anyhow!("cannot read packed-refs: {e}"))?;
-                let name = reference.name.as_bstr().to_str_lossy().into_owned();
-                all.insert(name, Value::Id(reference.target()));
+            let data: &[u8] = (*packed).as_ref();
+            for (name, id) in super::packed_refs::below(data, prefix)? {
+                all.insert(name, Value::Id(id));
             }
         }
         // A loose ref stands over a packed one of the same name.
