@@ -824,12 +824,73 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
 /// `--force-with-lease=refs/handoffs/<key>:<base>`, and the merged notes
 /// history (fast-forward only), all in one `git push` unless the command
 /// line would overflow. With `dry_run` nothing is fetched.
+///
+/// The keys were planned on the version graph of the history just
+/// fetched: they go with that history's lease, all or none, as an
+/// optimistic push sends them; when another clone pushed history in
+/// between, nothing was taken and the push fetches and plans again. The
+/// last round sends without that lease, as a push always did, so that a
+/// busy remote cannot keep a push from landing.
 fn fetch_first(
     repo: &gix::Repository,
     remote: &str,
     options: &PushOptions,
     settled: &BTreeSet<String>,
 ) -> Result<PushReport> {
+    let mut earlier: Vec<FetchReport> = Vec::new();
+    loop {
+        let lease = earlier.len() + 1 < NOTES_RETRIES;
+        match fetch_first_once(repo, remote, options, settled, lease)? {
+            Round::Done(mut report) => {
+                if let Some(fetch) = report.fetch.as_mut() {
+                    keep_what_earlier_fetches_took(fetch, earlier);
+                }
+                return Ok(report);
+            }
+            Round::Raced(fetch) => earlier.extend(fetch),
+        }
+    }
+}
+
+/// What one round of [`fetch_first`] came to.
+enum Round {
+    /// The push's report.
+    Done(PushReport),
+    /// The history's lease was lost and nothing was sent: the report of
+    /// the fetch, whose changes here stand.
+    Raced(Option<FetchReport>),
+}
+
+/// A key an earlier round's fetch created or moved here reads as up to
+/// date to the next fetch: the report says what the first one did.
+fn keep_what_earlier_fetches_took(last: &mut FetchReport, earlier: Vec<FetchReport>) {
+    use super::fetch::Status;
+    for report in earlier {
+        for took in report.keys {
+            let changed = matches!(
+                took.status,
+                Status::Created | Status::FastForwarded | Status::Restored | Status::Gone
+            );
+            match last.keys.iter_mut().find(|k| k.key == took.key) {
+                Some(k) if changed && matches!(k.status, Status::UpToDate | Status::Ahead) => {
+                    *k = took;
+                }
+                None if changed => last.keys.push(took),
+                _ => {}
+            }
+        }
+    }
+    last.keys.sort_by(|a, b| a.key.cmp(&b.key));
+}
+
+/// One round of [`fetch_first`]; [`Round::Raced`] only with `lease`.
+fn fetch_first_once(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    settled: &BTreeSet<String>,
+    lease: bool,
+) -> Result<Round> {
     let (fetch_report, sides) = if options.dry_run {
         (None, Sides::read(repo, remote)?)
     } else {
@@ -840,17 +901,42 @@ fn fetch_first(
     selected.retain(|key| !settled.contains(key));
     let (mut keys, sends) = plan_keys(repo, &sides, selected, options)?;
     let (notes_to_push, mut history) = plan_history(repo, remote)?;
-    let mut notes = notes_to_push.map(|tip| NotesSend { tip, lease: None });
+    let mut notes = match notes_to_push {
+        Some(tip) => Some(NotesSend {
+            tip,
+            lease: (lease && !options.dry_run)
+                .then(|| fetched_history_lease(repo, remote, tip))
+                .transpose()?
+                .flatten(),
+        }),
+        None => None,
+    };
     if let Some(NotesMerge::Held { theirs, .. }) = fetch_report.as_ref().map(|r| r.history) {
         (notes, history) = (None, HistoryPush::Held(theirs.to_string()));
     }
-    let sent = send(repo, remote, options, &sides, sends, notes)?;
+    let together = notes.is_some_and(|n| n.lease.is_some())
+        && !sends.is_empty()
+        && batches(&sends, false).len() <= 1;
+    let send_options = PushOptions {
+        atomic: options.atomic || together,
+        ..options.clone()
+    };
+    let mut sent = send(repo, remote, &send_options, &sides, sends.clone(), notes)?;
+    if together && !options.atomic {
+        // A stale lock file on the remote refuses the whole atomic push:
+        // sent again ref by ref, as without the lease (nothing was taken).
+        if sent.stale_lock.is_some() {
+            sent = send(repo, remote, options, &sides, sends, notes)?;
+        } else if lost_history_lease(&sent) {
+            return Ok(Round::Raced(fetch_report));
+        }
+    }
     keys.extend(sent.keys);
     if let Some((tip, answer)) = &sent.notes {
         history = history_result(repo, remote, options, *tip, answer)?;
     }
     keys.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(PushReport {
+    Ok(Round::Done(PushReport {
         remote: remote.to_string(),
         dry_run: options.dry_run,
         route: match options.dry_run {
@@ -861,6 +947,35 @@ fn fetch_first(
         keys,
         history,
         stale_lock: sent.stale_lock,
+    }))
+}
+
+/// The lease for sending history `tip` after a fetch: the remote's
+/// history exactly as that fetch staged it (`Some(None)`: none), when
+/// `tip` contains it (a fast-forward of it); `None` (no lease) otherwise.
+fn fetched_history_lease(
+    repo: &gix::Repository,
+    remote: &str,
+    tip: ObjectId,
+) -> Result<Option<Option<ObjectId>>> {
+    Ok(match staged_notes(repo, remote)? {
+        Staged::Valid(None) => Some(None),
+        Staged::Valid(Some(theirs)) if super::notes::contains(repo, tip, theirs)? == Some(true) => {
+            Some(Some(theirs))
+        }
+        _ => None,
+    })
+}
+
+/// Whether an atomic push lost a race: its history was refused for a
+/// lease (the remote's history moved since the fetch, seen by git before
+/// sending) or with the whole transaction (the remote's side failed it,
+/// which names no ref), so that nothing was taken.
+fn lost_history_lease(sent: &Sent) -> bool {
+    sent.notes.as_ref().is_some_and(|(_, (_, results))| {
+        results.get(NOTES_REF).is_some_and(|(flag, summary)| {
+            !accepted(*flag) && matches!(rejection(summary), Held::Stale | Held::AtomicSibling)
+        })
     })
 }
 

@@ -519,3 +519,48 @@ fn a_push_never_lands_over_a_blob_whose_history_changed_meanwhile() {
     assert_eq!(t.remote_id("k"), Some(a1));
     assert_eq!(t.brief_id(&t.a, "k"), Some(a2));
 }
+
+/// The same race through a push that fetches first: B's history (the
+/// import) lands after A's push fetched and before it sends. A's keys go
+/// with the fetched history's lease, all or none; the next round plans on
+/// the merged graph and says diverged.
+#[test]
+fn a_push_that_fetched_first_never_lands_over_a_history_changed_since() {
+    let t = team();
+    t.write(&t.b, "k", T1, "b's");
+    let a1 = t.write(&t.a, "k", T2, "a's");
+    t.run(&t.a, &["push"]).success();
+    t.run(&t.b, &["fetch"]).code(1);
+    t.write(&t.b, "j", T2, "b's other");
+    t.run(&t.b, &["push", "origin", "j"]).success();
+    let folder = t.sb.path("theirs");
+    std::fs::create_dir_all(&folder).unwrap();
+    let content = t.sb.git(&t.b, &["cat-file", "-p", &a1]);
+    std::fs::write(folder.join("k.json"), content).unwrap();
+    t.run(&t.b, &["import", folder.to_str().unwrap(), "--force"])
+        .success();
+    // A plain `git fetch` staged a history A never checked: A's push
+    // fetches first.
+    t.sb.git(
+        &t.a,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "+refs/handoffs/*:refs/handoff-fetch/origin/briefs/*",
+            "+refs/notes/handoffs:refs/handoff-fetch/origin/notes/handoffs",
+        ],
+    );
+    let a2 = t.write(&t.a, "k", T3, "a's next");
+    let out = pause_at(&t.sb, &t.a, &["push"], "before-git-push", || {
+        let pushed = t.run(&t.b, &["push", "origin", "j"]).success();
+        assert_stdout_has(&pushed, "history: push (fast-forward)");
+    });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("diverged, not pushed: k ("), "{stdout}");
+    // The first round's fetch took j: the report still says so.
+    assert!(stdout.contains("  created: j ("), "{stdout}");
+    assert_eq!(t.remote_id("k"), Some(a1));
+    assert_eq!(t.brief_id(&t.a, "k"), Some(a2));
+}

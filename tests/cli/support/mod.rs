@@ -479,6 +479,45 @@ pub fn team_in(hash: &str) -> Team {
     }
 }
 
+/// Run `git handoff ARGS` in `dir` until it stands at failpoint `point`,
+/// then run `meanwhile` and let the command go on; its output.
+pub fn pause_at(
+    sb: &Sandbox,
+    dir: &Path,
+    args: &[&str],
+    point: &str,
+    meanwhile: impl FnOnce(),
+) -> std::process::Output {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let resume = sb.path(&format!("resume-{point}"));
+    let _ = std::fs::remove_file(&resume);
+    let mut cmd = sb.command("git", dir);
+    cmd.arg("handoff")
+        .args(args)
+        .env("GIT_HANDOFF_FAILPOINT", point)
+        .env("GIT_HANDOFF_FAILPOINT_RESUME", &resume)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let mut line = String::new();
+    while !line.starts_with("failpoint:") {
+        line.clear();
+        let read = stderr.read_line(&mut line).unwrap_or(0);
+        seen.push_str(&line);
+        assert!(read > 0, "{args:?} ended before {point}: {seen}");
+    }
+    meanwhile();
+    std::fs::write(&resume, "").unwrap();
+    stderr.read_to_string(&mut seen).unwrap();
+    let mut out = child.wait_with_output().unwrap();
+    out.stderr = seen.into_bytes();
+    out
+}
+
 /// Run `git handoff ARGS` in `dir` until it stops at failpoint `point`,
 /// then SIGKILL the git-handoff process there (git runs it as a child in
 /// the same process group; the git parent exits when it dies), and wait
