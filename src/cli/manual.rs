@@ -139,6 +139,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "test-only: stop at a named stage so a test can kill the process there",
     ),
     (
+        "GIT_HANDOFF_FAILPOINT_RESUME",
+        "test-only: at that stage, wait until this file exists, then go on",
+    ),
+    (
         "GIT_HANDOFF_BENCH_PREFILTER",
         "bench-only: stop every redaction after the rules' keyword prefilter (bench/run's baseline)",
     ),
