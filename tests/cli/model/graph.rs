@@ -87,6 +87,8 @@ pub struct Graph {
     pub key: String,
     pub nodes: HashMap<String, Option<Vec<String>>>,
     by_blob: HashMap<String, Vec<String>>,
+    /// The versions only lines of 0.3 speak of.
+    legacy: HashSet<String>,
 }
 
 impl Graph {
@@ -107,16 +109,16 @@ impl Graph {
                 g.add(&l.vid, &l.blob, Some(l.parents.clone()));
             }
         }
+        // A 0.3 line's parent blob is the version of this one that holds
+        // it, unless 0.3 recorded that blob too: then 0.3's version of it.
         let explicit: HashSet<String> = g.by_blob.keys().cloned().collect();
+        let v03: HashSet<String> = legacy.keys().map(|b| b.to_string()).collect();
         let mut added = Vec::new();
         for (blob, sets) in legacy {
-            if explicit.contains(blob) {
-                continue;
-            }
             let parents = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
                 set.iter()
-                    .flat_map(|p| match explicit.contains(p) {
+                    .flat_map(|p| match explicit.contains(p) && !v03.contains(p) {
                         true => g.versions_of(p),
                         false => vec![unrecorded(key, p)],
                     })
@@ -125,7 +127,15 @@ impl Graph {
             added.push((unrecorded(key, blob), blob.to_string(), parents));
         }
         for (vid, blob, parents) in added {
-            g.add(&vid, &blob, parents);
+            g.legacy.insert(vid.clone());
+            // 0.3's version of a content this version recorded stays below
+            // the versions written over it; the blob stands for this
+            // version's only.
+            if explicit.contains(&blob) {
+                g.nodes.entry(vid).or_insert(parents);
+            } else {
+                g.add(&vid, &blob, parents);
+            }
         }
         g
     }
@@ -189,7 +199,9 @@ impl Graph {
         }
     }
 
-    /// A version on a cycle, if the graph has one.
+    /// A version on a cycle, if the graph has one. A cycle of 0.3's
+    /// versions only (lines a forger can write for blobs this version never
+    /// recorded; the crate answers diverged there) is not one.
     pub fn cycle(&self) -> Option<String> {
         // 0: unseen, 1: on the path, 2: done.
         let mut state: HashMap<&str, u8> = HashMap::new();
@@ -208,7 +220,13 @@ impl Graph {
                 };
                 stack.push((id, i + 1));
                 match state.get(p.as_str()) {
-                    Some(1) => return Some(p.clone()),
+                    Some(1) => {
+                        let at = stack.iter().position(|(id, _)| *id == p.as_str());
+                        let path = &stack[at.unwrap_or(0)..];
+                        if path.iter().any(|(id, _)| !self.legacy.contains(*id)) {
+                            return Some(p.clone());
+                        }
+                    }
                     Some(_) => {}
                     None if self.nodes.contains_key(p) => {
                         state.insert(p, 1);
