@@ -115,16 +115,18 @@ impl Graph {
         let v03: HashSet<String> = legacy.keys().map(|b| b.to_string()).collect();
         let mut added = Vec::new();
         for (blob, sets) in legacy {
+            // Never a version written over the 0.3 version itself.
+            let own = unrecorded(key, blob);
             let parents = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
                 set.iter()
                     .flat_map(|p| match explicit.contains(p) && !v03.contains(p) {
-                        true => g.versions_of(p),
+                        true => g.versions_below(p, &own),
                         false => vec![unrecorded(key, p)],
                     })
                     .collect()
             });
-            added.push((unrecorded(key, blob), blob.to_string(), parents));
+            added.push((own, blob.to_string(), parents));
         }
         for (vid, blob, parents) in added {
             g.legacy.insert(vid.clone());
@@ -182,6 +184,21 @@ impl Graph {
             .collect();
         out.sort();
         out
+    }
+
+    /// The versions `blob` stands for as the parent of the 0.3 version
+    /// `own`: the newest of those that do not descend from `own`.
+    fn versions_below(&self, blob: &str, own: &str) -> Vec<String> {
+        let all: Vec<&String> = (self.by_blob.get(blob).into_iter().flatten())
+            .filter(|v| !self.reaches(v, own))
+            .collect();
+        if all.is_empty() {
+            return vec![unrecorded(&self.key, blob)];
+        }
+        all.iter()
+            .filter(|c| !all.iter().any(|d| d != *c && self.reaches(d, c)))
+            .map(|v| v.to_string())
+            .collect()
     }
 
     pub fn relation(&self, a: &str, b: &str) -> Rel {
