@@ -22,15 +22,16 @@
 //! 2. a remote's brief is replaced only by a descendant, never deleted;
 //! 3. a fetch reports every key diverged from that remote, exit 1;
 //! 4. a draft keeps the person's next step and decisions;
-//! 5'. (`moves.rs`) `redact --history` keeps every version; after it no
-//!     remote holds the secret and no fetch of the move reports a key
-//!     diverged that every history together does not; a 0.3 write over
-//!     the current version fast-forwards the next clone;
 //!
 //! and after quiet push and fetch rounds with origin:
 //!
 //! 5. every clone agrees with origin or reports the divergence;
 //! 6. every version made is in every clone's history, no junk taken in.
+//!
+//! The two moves of `moves.rs` check more: `redact --history` keeps every
+//! version, after it no remote holds the secret, and no fetch of the move
+//! reports a key diverged that every history together does not; after a
+//! 0.3 write over the current version the next clone fast-forwards.
 //!
 //! A failing schedule prints its seed and steps; `GIT_HANDOFF_MODEL_SEED=N`
 //! replays one, `GIT_HANDOFF_MODEL_SEEDS=N` (from `GIT_HANDOFF_MODEL_FIRST`)
