@@ -36,7 +36,9 @@
 //! re-import added a second one, and such a version's parents are unknown
 //! until it is resolved with this version. A 0.3 line's parent blob is the
 //! version of this one that holds it, unless 0.3 recorded that blob too (a
-//! content this version brought back): then it is 0.3's version of it.
+//! content this version brought back): then it is 0.3's version of it;
+//! never a version written over the 0.3 version itself (the old content
+//! imported again on top of it), which would close a cycle.
 //! A version of this one that brings back a content 0.3 recorded is also
 //! written as 0.3 writes it ([`Graph::v03_echo`]), for 0.3 clones, which
 //! read no other line of this version. "R fast-forwards L" means
@@ -370,19 +372,23 @@ impl KeyGraph {
         // again) is 0.3's version of it: a 0.3 line written over the old
         // content never descends from the version that brought it back.
         let explicit: HashSet<ObjectId> = graph.by_blob.keys().copied().collect();
-        let stands = |graph: &KeyGraph, p: ObjectId| match explicit.contains(&p)
+        // Nor is it a version written over the 0.3 version itself (the
+        // content brought back on top of it): that would close a cycle.
+        let stands = |graph: &KeyGraph, p: ObjectId, own: ObjectId| match explicit.contains(&p)
             && !graph.v03.contains(&p)
         {
-            true => graph.versions_of(kind, key, p),
+            true => graph.versions_below(kind, key, p, own),
             false => vec![unrecorded(kind, key, p)],
         };
         for (blob, sets) in legacy {
+            let version = unrecorded(kind, key, blob);
             let parents = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
-                set.iter().flat_map(|p| stands(&graph, *p)).collect()
+                set.iter()
+                    .flat_map(|p| stands(&graph, *p, version))
+                    .collect()
             });
             let written = legacy_written.remove(&blob).unwrap_or_default();
-            let version = unrecorded(kind, key, blob);
             // 0.3's version of a content this version recorded again stays
             // below the versions written over it (a merge base), but the
             // blob stands for this version's only.
@@ -451,6 +457,29 @@ impl KeyGraph {
         let Some(all) = self.by_blob.get(&blob) else {
             return vec![unrecorded(kind, key, blob)];
         };
+        all.iter()
+            .filter(|c| !all.iter().any(|d| d != *c && self.reaches(*d, **c)))
+            .copied()
+            .collect()
+    }
+
+    /// The versions `blob` stands for as the parent of the 0.3 version
+    /// `own`: as [`KeyGraph::versions_of`], among those that do not descend
+    /// from `own`.
+    fn versions_below(
+        &self,
+        kind: gix::hash::Kind,
+        key: &str,
+        blob: ObjectId,
+        own: ObjectId,
+    ) -> Vec<ObjectId> {
+        let all: Vec<ObjectId> = (self.by_blob.get(&blob).into_iter().flatten())
+            .filter(|v| !self.reaches(**v, own))
+            .copied()
+            .collect();
+        if all.is_empty() {
+            return vec![unrecorded(kind, key, blob)];
+        }
         all.iter()
             .filter(|c| !all.iter().any(|d| d != *c && self.reaches(*d, **c)))
             .copied()

@@ -294,3 +294,33 @@ fn importing_an_older_0_3_content_is_echoed_for_0_3() {
     let out = t.run(&t.b, &["fetch"]).success();
     assert_stdout_has(&out, "  fast-forwarded: ui (4f9d6fe -> 7481bce)");
 }
+
+/// The content a 0.3 teammate wrote over, brought back here with `import
+/// --force` on top of their version: the 0.3 line's parent blob never
+/// stands for a version written over that line's own version (a cycle
+/// that made every question about the key answer diverged), so a teammate
+/// who holds the 0.3 version fast-forwards to it.
+#[test]
+fn bringing_back_what_a_0_3_write_was_over_fast_forwards_a_teammate() {
+    let t = team();
+    let a0 = t.write(&t.a, "k", T1, "a0");
+    t.run(&t.a, &["push"]).success();
+    let zoe = t.v03_clone("zoe");
+    let stored = t.sb.git(&zoe, &["cat-file", "-p", &a0]);
+    let theirs = stored.replace(r#""done_when": "a0""#, r#""done_when": "w""#);
+    let w = t.push_as_v03(&zoe, "k", &theirs, &[&a0], T2);
+    for dir in [&t.a, &t.b] {
+        t.run(dir, &["fetch"]).success();
+        assert_eq!(t.brief_id(dir, "k"), Some(w.clone()));
+    }
+    let folder = t.sb.path("exported");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("k.json"), &stored).unwrap();
+    let folder = folder.to_str().unwrap();
+    t.run(&t.a, &["import", "--force", folder]).success();
+    assert_eq!(t.brief_id(&t.a, "k"), Some(a0.clone()));
+    t.run(&t.a, &["push"]).success();
+    let out = t.run(&t.b, &["fetch"]).success();
+    assert_stdout_has(&out, "  fast-forwarded: k (");
+    assert_eq!(t.brief_id(&t.b, "k"), Some(a0));
+}

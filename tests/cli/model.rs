@@ -7,7 +7,9 @@
 //! (plain git, appended or put first), drop, prune, restore, session-end
 //! AUTO drafts (also handed over: a clone drafts and pushes, the next
 //! fetches and drafts), a remote history replaced by junk, `import
-//! --force` rollbacks (opt-in, see `step`), kills at failpoints.
+//! --force` rollbacks, kills at failpoints, `redact --history` of a secret
+//! that reached origin with teammates working on, a clone acting as 0.3
+//! for a step (`moves.rs`).
 //!
 //! The model is the set of versions the schedule made: each one's id is
 //! computed here from the parents the step wrote it on (`graph.rs` rebuilds
@@ -26,12 +28,18 @@
 //! 5. every clone agrees with origin or reports the divergence;
 //! 6. every version made is in every clone's history, no junk taken in.
 //!
+//! The two moves of `moves.rs` check more: `redact --history` keeps every
+//! version, after it no remote holds the secret, and no fetch of the move
+//! reports a key diverged that every history together does not; after a
+//! 0.3 write over the current version the next clone fast-forwards.
+//!
 //! A failing schedule prints its seed and steps; `GIT_HANDOFF_MODEL_SEED=N`
 //! replays one, `GIT_HANDOFF_MODEL_SEEDS=N` (from `GIT_HANDOFF_MODEL_FIRST`)
 //! runs more: `bench/model` runs 10,000. `cargo test` runs 300 (seeds 0 to
 //! 299, ten steps each, then quiet rounds).
 
 mod graph;
+mod moves;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -99,12 +107,20 @@ enum Step {
     KilledPush(usize, &'static str),
     KilledFetch(usize, &'static str),
     KilledWrite(usize, usize, &'static str),
+    /// A secret written here reaches origin with plain git and a teammate
+    /// fetches it; `redact --history` here, the rewrite pushed as the docs
+    /// say; the teammate fetches, writes and pushes (`moves.rs`).
+    Redact(usize, usize),
+    /// This clone acts as 0.3 for a step: a new version of the key (0) or
+    /// an older content put back as 0.3's `import --force` did (1),
+    /// stored and pushed with plain git as 0.3 did (`moves.rs`).
+    V03(usize, usize, u8),
 }
 
 fn step(rng: &mut Rng) -> Step {
     let (c, k) = (rng.below(3), rng.below(KEYS.len()));
     let r = usize::from(rng.below(3) == 0);
-    match rng.below(32) {
+    match rng.below(34) {
         0..=2 => Step::Write(c, k),
         3 | 31 => Step::Diverge(c, k, r),
         4..=5 => Step::Update(c, k),
@@ -130,6 +146,9 @@ fn step(rng: &mut Rng) -> Step {
             ["fetch-history-merged", "fetch-key-reconciled"][rng.below(2)],
         ),
         30 => Step::KilledWrite(c, k, "before-narrative-rename"),
+        // (`Redact` runs a dozen commands: drawn half as often.)
+        32 if rng.below(2) == 0 => Step::Redact(c, k),
+        32 | 33 => Step::V03(c, k, rng.below(2) as u8),
         _ => unreachable!(),
     }
 }
@@ -246,6 +265,9 @@ struct Run<'a> {
     junk: Vec<String>,
     /// The step at which the second remote's history became junk.
     junk_at: Option<usize>,
+    /// Whether a `redact --history` removed a secret that reached a
+    /// remote: from then on none holds it.
+    secret: bool,
     log: Vec<String>,
     seed: u64,
     clock: u32,
@@ -456,14 +478,23 @@ impl Run<'_> {
     fn write(&mut self, c: usize, k: usize, kind: Step, point: Option<&'static str>) {
         let key = KEYS[k];
         let b0 = self.places[c].refs.get(key).cloned();
-        let fresh = matches!(kind, Step::Write(..) | Step::KilledWrite(..));
+        let fresh = matches!(
+            kind,
+            Step::Write(..) | Step::KilledWrite(..) | Step::Redact(..)
+        );
         if !fresh && b0.is_none() {
             return;
         }
         let now = self.now();
-        let done = format!("{key} {now} by {c}");
+        let done = match kind {
+            Step::Redact(..) => format!("{key} {now} by {c}: deploy with {}", moves::TOKEN),
+            _ => format!("{key} {now} by {c}"),
+        };
         let next = format!("go on from {now}");
         let mut args = vec!["write", key, "--no-lint", "--no-narrative"];
+        if matches!(kind, Step::Redact(..)) {
+            args.push("--no-redact");
+        }
         match kind {
             Step::Update(..) => args.extend(["--update", "--done-when", &done]),
             Step::Decide(..) => args.extend(["--update", "--decision", &done]),
@@ -530,7 +561,7 @@ impl Run<'_> {
 
     /// Invariant 3: a fetch reports every key whose local and remote
     /// versions are diverged, with exit 1.
-    fn fetch(&mut self, c: usize, r: usize) {
+    fn fetch(&mut self, c: usize, r: usize) -> String {
         let remote = REMOTES[r];
         let out = self.sync(c, r, &["fetch", remote], None);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -540,7 +571,10 @@ impl Run<'_> {
             else {
                 continue;
             };
+            // (A key whose remote brief holds a secret, after `redact
+            // --history` here, is held: neither taken nor reported diverged.)
             if self.graph(key, &[c, rp]).relation(l, rv) == Rel::Diverged
+                && !text.contains(&format!("held: {key} ("))
                 && (out.status.code() != Some(1) || !text.contains(&format!("diverged: {key} (")))
             {
                 self.fail(&format!(
@@ -548,6 +582,7 @@ impl Run<'_> {
                 ));
             }
         }
+        text
     }
 }
 
@@ -653,14 +688,9 @@ impl Run<'_> {
         let Some(b0) = self.places[c].refs.get(key).cloned() else {
             return;
         };
-        let older = self.model.blobs(key).into_iter().find(|b| {
-            *b != b0
-                && (self.t.sb)
-                    .git_out(&self.clones[c], &["cat-file", "-e", b])
-                    .status
-                    .success()
-        });
-        let Some(older) = older else { return };
+        let Some(older) = self.older(c, key, &b0) else {
+            return;
+        };
         let dir = self.t.sb.path(&format!("rollback-{c}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -784,6 +814,9 @@ impl Run<'_> {
 
     fn apply(&mut self, s: Step) {
         self.log.push(format!("{s:?}"));
+        if std::env::var_os("GIT_HANDOFF_MODEL_TRACE").is_some() {
+            eprintln!("step {s:?}");
+        }
         match s {
             Step::Write(c, k) | Step::Update(c, k) | Step::Decide(c, k) => {
                 self.write(c, k, s, None)
@@ -796,9 +829,11 @@ impl Run<'_> {
                 self.write(c, k, Step::Write(c, k), None);
                 self.fetch(c, r);
             }
+            Step::Redact(c, k) => self.redact(c, k),
+            Step::V03(c, k, how) => self.as_v03(c, k, how),
             Step::Push(c, r) => drop(self.sync(c, r, &["push", REMOTES[r]], None)),
             Step::KilledPush(c, point) => drop(self.sync(c, 0, &["push"], Some(point))),
-            Step::Fetch(c, r) => self.fetch(c, r),
+            Step::Fetch(c, r) => drop(self.fetch(c, r)),
             Step::KilledFetch(c, point) => drop(self.sync(c, 0, &["fetch"], Some(point))),
             Step::GitFetch(c) => {
                 self.t.sb.git(&self.clones[c], &["fetch", "-q", "origin"]);
@@ -838,6 +873,7 @@ impl Run<'_> {
             Step::Junk(kind) => self.junk(kind),
         }
         self.check_graphs();
+        self.no_secret_on_remotes();
     }
 
     /// Invariants 4 and 5, after quiescent rounds of fetch and push with
@@ -853,7 +889,7 @@ impl Run<'_> {
         }
         let rp = self.remote_place(0);
         for c in 0..self.clones.len() {
-            self.fetch(c, 0);
+            drop(self.fetch(c, 0));
             for key in KEYS {
                 let (Some(l), Some(r)) =
                     (self.places[c].refs.get(key), self.places[rp].refs.get(key))
@@ -897,6 +933,7 @@ fn run_seed(template: &Path, fixture: &str, seed: u64, steps: usize) {
         model: Model::default(),
         junk: Vec::new(),
         junk_at: None,
+        secret: false,
         log: Vec::new(),
         seed,
         clock: 0,

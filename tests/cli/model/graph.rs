@@ -87,6 +87,8 @@ pub struct Graph {
     pub key: String,
     pub nodes: HashMap<String, Option<Vec<String>>>,
     by_blob: HashMap<String, Vec<String>>,
+    /// The versions only lines of 0.3 speak of.
+    legacy: HashSet<String>,
 }
 
 impl Graph {
@@ -107,25 +109,35 @@ impl Graph {
                 g.add(&l.vid, &l.blob, Some(l.parents.clone()));
             }
         }
+        // A 0.3 line's parent blob is the version of this one that holds
+        // it, unless 0.3 recorded that blob too: then 0.3's version of it.
         let explicit: HashSet<String> = g.by_blob.keys().cloned().collect();
+        let v03: HashSet<String> = legacy.keys().map(|b| b.to_string()).collect();
         let mut added = Vec::new();
         for (blob, sets) in legacy {
-            if explicit.contains(blob) {
-                continue;
-            }
+            // Never a version written over the 0.3 version itself.
+            let own = unrecorded(key, blob);
             let parents = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
                 set.iter()
-                    .flat_map(|p| match explicit.contains(p) {
-                        true => g.versions_of(p),
+                    .flat_map(|p| match explicit.contains(p) && !v03.contains(p) {
+                        true => g.versions_below(p, &own),
                         false => vec![unrecorded(key, p)],
                     })
                     .collect()
             });
-            added.push((unrecorded(key, blob), blob.to_string(), parents));
+            added.push((own, blob.to_string(), parents));
         }
         for (vid, blob, parents) in added {
-            g.add(&vid, &blob, parents);
+            g.legacy.insert(vid.clone());
+            // 0.3's version of a content this version recorded stays below
+            // the versions written over it; the blob stands for this
+            // version's only.
+            if explicit.contains(&blob) {
+                g.nodes.entry(vid).or_insert(parents);
+            } else {
+                g.add(&vid, &blob, parents);
+            }
         }
         g
     }
@@ -174,6 +186,21 @@ impl Graph {
         out
     }
 
+    /// The versions `blob` stands for as the parent of the 0.3 version
+    /// `own`: the newest of those that do not descend from `own`.
+    fn versions_below(&self, blob: &str, own: &str) -> Vec<String> {
+        let all: Vec<&String> = (self.by_blob.get(blob).into_iter().flatten())
+            .filter(|v| !self.reaches(v, own))
+            .collect();
+        if all.is_empty() {
+            return vec![unrecorded(&self.key, blob)];
+        }
+        all.iter()
+            .filter(|c| !all.iter().any(|d| d != *c && self.reaches(d, c)))
+            .map(|v| v.to_string())
+            .collect()
+    }
+
     pub fn relation(&self, a: &str, b: &str) -> Rel {
         if a == b {
             return Rel::Same;
@@ -189,7 +216,9 @@ impl Graph {
         }
     }
 
-    /// A version on a cycle, if the graph has one.
+    /// A version on a cycle, if the graph has one. A cycle of 0.3's
+    /// versions only (lines a forger can write for blobs this version never
+    /// recorded; the crate answers diverged there) is not one.
     pub fn cycle(&self) -> Option<String> {
         // 0: unseen, 1: on the path, 2: done.
         let mut state: HashMap<&str, u8> = HashMap::new();
@@ -208,7 +237,13 @@ impl Graph {
                 };
                 stack.push((id, i + 1));
                 match state.get(p.as_str()) {
-                    Some(1) => return Some(p.clone()),
+                    Some(1) => {
+                        let at = stack.iter().position(|(id, _)| *id == p.as_str());
+                        let path = &stack[at.unwrap_or(0)..];
+                        if path.iter().any(|(id, _)| !self.legacy.contains(*id)) {
+                            return Some(p.clone());
+                        }
+                    }
                     Some(_) => {}
                     None if self.nodes.contains_key(p) => {
                         state.insert(p, 1);

@@ -106,6 +106,30 @@ impl Team {
         parents: &[&str],
         at: &str,
     ) -> String {
+        let blob = self.write_as_v03(dir, key, pretty, parents, at);
+        self.sb.git(
+            dir,
+            &[
+                "push",
+                "-q",
+                "origin",
+                &format!("+refs/handoffs/{key}"),
+                "refs/notes/handoffs",
+            ],
+        );
+        blob
+    }
+
+    /// [`Team::push_as_v03`] without the push: the brief stored and its two
+    /// lines appended, as 0.3's write left them. The brief's blob id.
+    pub fn write_as_v03(
+        &self,
+        dir: &Path,
+        key: &str,
+        pretty: &str,
+        parents: &[&str],
+        at: &str,
+    ) -> String {
         let blob = self
             .sb
             .git_stdin(dir, &["hash-object", "-w", "--stdin"], pretty);
@@ -119,16 +143,6 @@ impl Team {
         self.v03_note(dir, head, &lines);
         self.sb
             .git(dir, &["update-ref", &format!("refs/handoffs/{key}"), &blob]);
-        self.sb.git(
-            dir,
-            &[
-                "push",
-                "-q",
-                "origin",
-                &format!("+refs/handoffs/{key}"),
-                "refs/notes/handoffs",
-            ],
-        );
         blob
     }
 
