@@ -22,6 +22,8 @@ use crate::sync::{self, Resolution};
 /// not kept stays in the history (`git handoff log KEY`).
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("side").required(true).args(["merge", "keep_local", "take_remote"])))]
+// The key first, as every hint writes it (clap puts a required group first).
+#[command(override_usage = "git handoff resolve <KEY> <--merge|--keep-local|--take-remote> [OPTIONS]")]
 pub struct Args {
     /// The diverged brief's key
     pub key: String,
