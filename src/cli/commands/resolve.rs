@@ -23,7 +23,9 @@ use crate::sync::{self, Resolution};
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("side").required(true).args(["merge", "keep_local", "take_remote"])))]
 // The key first, as every hint writes it (clap puts a required group first).
-#[command(override_usage = "git handoff resolve <KEY> <--merge|--keep-local|--take-remote> [OPTIONS]")]
+#[command(
+    override_usage = "git handoff resolve <KEY> <--merge|--keep-local|--take-remote> [OPTIONS]"
+)]
 pub struct Args {
     /// The diverged brief's key
     pub key: String,
