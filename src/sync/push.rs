@@ -830,7 +830,7 @@ pub fn push(repo: &gix::Repository, remote: &str, options: &PushOptions) -> Resu
 /// optimistic push sends them; when another clone pushed history in
 /// between, nothing was taken and the push fetches and plans again. The
 /// last round sends without that lease, as a push always did, so that a
-/// busy remote cannot keep a push from landing.
+/// busy remote cannot keep a push from landing ([`FETCH_FIRST_ROUNDS`]).
 fn fetch_first(
     repo: &gix::Repository,
     remote: &str,
@@ -839,7 +839,7 @@ fn fetch_first(
 ) -> Result<PushReport> {
     let mut earlier: Vec<FetchReport> = Vec::new();
     loop {
-        let lease = earlier.len() + 1 < NOTES_RETRIES;
+        let lease = earlier.len() + 1 < FETCH_FIRST_ROUNDS;
         match fetch_first_once(repo, remote, options, settled, lease)? {
             Round::Done(mut report) => {
                 if let Some(fetch) = report.fetch.as_mut() {
@@ -851,6 +851,10 @@ fn fetch_first(
         }
     }
 }
+
+/// How many rounds a push that fetches first takes at most when another
+/// clone keeps moving the history: all but the last with its lease.
+const FETCH_FIRST_ROUNDS: usize = 3;
 
 /// What one round of [`fetch_first`] came to.
 enum Round {
