@@ -25,6 +25,17 @@ impl Team {
         (a2, b2)
     }
 
+    /// In `dir`, import blob `blob` as `key` with `import --force`, as
+    /// `export` would have written it: an older content made current again.
+    fn import_again(&self, dir: &Path, key: &str, blob: &str) {
+        let folder = self.sb.path("theirs");
+        std::fs::create_dir_all(&folder).unwrap();
+        let content = self.sb.git(dir, &["cat-file", "-p", blob]);
+        std::fs::write(folder.join(format!("{key}.json")), content).unwrap();
+        self.run(dir, &["import", folder.to_str().unwrap(), "--force"])
+            .success();
+    }
+
     /// The version id the lineage line recording blob `blob` names, in
     /// `dir`'s history.
     fn version_of(&self, dir: &Path, blob: &str) -> String {
@@ -506,12 +517,7 @@ fn a_push_never_lands_over_a_blob_whose_history_changed_meanwhile() {
     let a1 = t.write(&t.a, "k", T2, "a's");
     t.run(&t.a, &["push"]).success();
     t.run(&t.b, &["fetch"]).code(1);
-    let folder = t.sb.path("theirs");
-    std::fs::create_dir_all(&folder).unwrap();
-    let content = t.sb.git(&t.b, &["cat-file", "-p", &a1]);
-    std::fs::write(folder.join("k.json"), content).unwrap();
-    t.run(&t.b, &["import", folder.to_str().unwrap(), "--force"])
-        .success();
+    t.import_again(&t.b, "k", &a1);
     t.run(&t.b, &["push"]).success();
     let a2 = t.write(&t.a, "k", T3, "a's next");
     let out = t.run(&t.a, &["push"]).code(1);
@@ -533,12 +539,7 @@ fn a_push_that_fetched_first_never_lands_over_a_history_changed_since() {
     t.run(&t.b, &["fetch"]).code(1);
     t.write(&t.b, "j", T2, "b's other");
     t.run(&t.b, &["push", "origin", "j"]).success();
-    let folder = t.sb.path("theirs");
-    std::fs::create_dir_all(&folder).unwrap();
-    let content = t.sb.git(&t.b, &["cat-file", "-p", &a1]);
-    std::fs::write(folder.join("k.json"), content).unwrap();
-    t.run(&t.b, &["import", folder.to_str().unwrap(), "--force"])
-        .success();
+    t.import_again(&t.b, "k", &a1);
     // A plain `git fetch` staged a history A never checked: A's push
     // fetches first.
     t.sb.git(

@@ -30,7 +30,6 @@
 //! divergence reported where neither is, never a move to a non-descendant.
 
 use std::collections::HashSet;
-use std::io::Write;
 
 use super::graph::{Graph, Rel, unrecorded};
 use super::{KEYS, Run, Step};
@@ -188,22 +187,7 @@ impl Run<'_> {
                 .filter_map(|l| l.split(' ').next())
                 .map(|id| format!("{id}\n"))
                 .collect();
-            let mut child = self
-                .t
-                .sb
-                .command("git", bare)
-                .args(["cat-file", "--batch"])
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(ids.as_bytes())
-                .unwrap();
-            let out = child.wait_with_output().unwrap().stdout;
+            let out = (self.t.sb).git_stdin_raw(bare, &["cat-file", "--batch"], ids);
             if out.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()) {
                 self.fail(&format!("the remote {r} holds the secret again"));
             }

@@ -85,15 +85,20 @@ impl Sandbox {
     /// Run git with `input` on stdin; panic if it fails; return its stdout
     /// trimmed (an object id for `hash-object -w --stdin` or `mktree`).
     pub fn git_stdin(&self, dir: &Path, args: &[&str], input: impl AsRef<[u8]>) -> String {
+        String::from_utf8(self.git_stdin_raw(dir, args, input))
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    /// [`Sandbox::git_stdin`], its output as the bytes git wrote.
+    pub fn git_stdin_raw(&self, dir: &Path, args: &[&str], input: impl AsRef<[u8]>) -> Vec<u8> {
         let out = assert_cmd::Command::from_std(self.command("git", dir))
             .args(args)
             .write_stdin(input.as_ref().to_vec())
             .assert()
             .success();
-        String::from_utf8(out.get_output().stdout.clone())
-            .unwrap()
-            .trim()
-            .to_string()
+        out.get_output().stdout.clone()
     }
 
     /// Run git and return its output whatever the status.
