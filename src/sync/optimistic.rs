@@ -31,7 +31,7 @@ use gix::ObjectId;
 use super::git::{accepted, git_reason};
 use super::push::{
     Held, HistoryPush, NotesSend, PushAnswer, PushOptions, PushReport, PushedKey, Route, Send,
-    Sent, plan_keys, pushed_notes, rejection, selected_keys, send, unpushable_history,
+    Sent, plan_keys, pushed_notes, rejection, selected_keys, send_with_history, unpushable_history,
 };
 use super::refs::Sides;
 use crate::store::{NOTES_REF, history, remotes};
@@ -125,27 +125,7 @@ pub(super) fn attempt(
     // (when they fit one push), so that a key never lands over a value
     // whose meaning another clone's history changed meanwhile (a version
     // recorded with the same blob); the retry plans it on the merged graph.
-    let together = plan.notes.is_some()
-        && !plan.sends.is_empty()
-        && super::push::batches(&plan.sends, false).len() <= 1;
-    let send_options = PushOptions {
-        atomic: options.atomic || together,
-        ..options.clone()
-    };
-    let mut sent = send(
-        repo,
-        remote,
-        &send_options,
-        &plan.sides,
-        plan.sends.clone(),
-        plan.notes,
-    )?;
-    // A stale lock file on the remote refuses the whole atomic push: sent
-    // again ref by ref (nothing was taken), so that all but the locked ref
-    // land and the lock is named, as without the history's lease.
-    if send_options.atomic && !options.atomic && sent.stale_lock.is_some() {
-        sent = send(repo, remote, options, &plan.sides, plan.sends, plan.notes)?;
-    }
+    let (sent, _) = send_with_history(repo, remote, options, &plan.sides, plan.sends, plan.notes)?;
     let Sent {
         keys: answered,
         notes,

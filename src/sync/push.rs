@@ -918,22 +918,9 @@ fn fetch_first_once(
     if let Some(NotesMerge::Held { theirs, .. }) = fetch_report.as_ref().map(|r| r.history) {
         (notes, history) = (None, HistoryPush::Held(theirs.to_string()));
     }
-    let together = notes.is_some_and(|n| n.lease.is_some())
-        && !sends.is_empty()
-        && batches(&sends, false).len() <= 1;
-    let send_options = PushOptions {
-        atomic: options.atomic || together,
-        ..options.clone()
-    };
-    let mut sent = send(repo, remote, &send_options, &sides, sends.clone(), notes)?;
-    if together && !options.atomic {
-        // A stale lock file on the remote refuses the whole atomic push:
-        // sent again ref by ref, as without the lease (nothing was taken).
-        if sent.stale_lock.is_some() {
-            sent = send(repo, remote, options, &sides, sends, notes)?;
-        } else if lost_history_lease(&sent) {
-            return Ok(Round::Raced(fetch_report));
-        }
+    let (sent, together) = send_with_history(repo, remote, options, &sides, sends, notes)?;
+    if together && lost_history_lease(&sent) {
+        return Ok(Round::Raced(fetch_report));
     }
     keys.extend(sent.keys);
     if let Some((tip, answer)) = &sent.notes {
@@ -952,6 +939,38 @@ fn fetch_first_once(
         history,
         stale_lock: sent.stale_lock,
     }))
+}
+
+/// [`send`], the keys with the history's lease all or none when they
+/// fit one push and the history goes leased (they were planned on the
+/// version graph of that history), unless the caller asked for atomic
+/// anyway; whether they went so. A stale lock file on the remote refuses
+/// the whole atomic push: sent again ref by ref (nothing was taken), so
+/// that all but the locked ref land and the lock is named.
+pub(super) fn send_with_history(
+    repo: &gix::Repository,
+    remote: &str,
+    options: &PushOptions,
+    sides: &Sides,
+    sends: Vec<Send>,
+    notes: Option<NotesSend>,
+) -> Result<(Sent, bool)> {
+    let together = !options.atomic
+        && notes.is_some_and(|n| n.lease.is_some())
+        && !sends.is_empty()
+        && batches(&sends, false).len() <= 1;
+    if !together {
+        return Ok((send(repo, remote, options, sides, sends, notes)?, false));
+    }
+    let atomic = PushOptions {
+        atomic: true,
+        ..options.clone()
+    };
+    let sent = send(repo, remote, &atomic, sides, sends.clone(), notes)?;
+    if sent.stale_lock.is_some() {
+        return Ok((send(repo, remote, options, sides, sends, notes)?, false));
+    }
+    Ok((sent, true))
 }
 
 /// The lease for sending history `tip` after a fetch: the remote's
