@@ -649,13 +649,14 @@ pub(super) fn run_push(
 }
 
 /// Each key of a batch as the remote answered; what was accepted moves
-/// its base and remote value here (not in a dry run).
+/// its base and remote value here (not in a dry run), and so does the
+/// history `notes` the batch carried when the remote took it.
 pub(super) fn apply_results(
     repo: &gix::Repository,
     remote: &str,
     sides: &Sides,
     options: &PushOptions,
-    batch: &[Send],
+    (batch, notes): (&[Send], Option<ObjectId>),
     (run, results): &PushAnswer,
 ) -> Result<Vec<PushedKey>> {
     let message = format!("handoff: push {remote}");
@@ -685,6 +686,16 @@ pub(super) fn apply_results(
             held,
             reason: None,
         });
+    }
+    // The history the remote took in the same push moves with the keys:
+    // one transaction for all the bookkeeping of a push.
+    if !options.dry_run
+        && let Some(tip) = notes
+        && results
+            .get(NOTES_REF)
+            .is_some_and(|(flag, _)| accepted(*flag))
+    {
+        moves.push(pushed_notes_edits(repo, remote, tip)?);
     }
     // One transaction for every accepted key. A lost race only means
     // another fetch moved a base meanwhile: then each key on its own, and
@@ -779,8 +790,15 @@ pub(super) fn send(
         if sent.stale_lock.is_none() {
             sent.stale_lock = stale_git_lock(&answer.0.stderr).map(str::to_string);
         }
-        sent.keys
-            .extend(apply_results(repo, remote, sides, options, batch, &answer)?);
+        let carried = batch_notes.map(|n| n.tip);
+        sent.keys.extend(apply_results(
+            repo,
+            remote,
+            sides,
+            options,
+            (batch, carried),
+            &answer,
+        )?);
         if let Some(n) = batch_notes {
             sent.notes = Some((n.tip, answer));
         }
@@ -1050,6 +1068,13 @@ pub(super) fn rejection(summary: &str) -> Held {
 /// The remote took history `id`: it is the remote's known history and
 /// its staged one, both moved in one transaction.
 pub(super) fn pushed_notes(repo: &gix::Repository, remote: &str, id: ObjectId) -> Result<()> {
+    transaction(repo, pushed_notes_edits(repo, remote, id)?)?;
+    Ok(())
+}
+
+/// The edits of [`pushed_notes`]: none for a ref that holds `id` already
+/// (the push's own bookkeeping moved it with the keys).
+fn pushed_notes_edits(repo: &gix::Repository, remote: &str, id: ObjectId) -> Result<Vec<RefEdit>> {
     let message = format!("handoff: push {remote}");
     let mut edits = Vec::new();
     for name in [
@@ -1060,8 +1085,7 @@ pub(super) fn pushed_notes(repo: &gix::Repository, remote: &str, id: ObjectId) -
             edits.push(set(&name, PreviousValue::Any, id, &message)?);
         }
     }
-    transaction(repo, edits)?;
-    Ok(())
+    Ok(edits)
 }
 
 /// The history push lost a race with another pusher: fetch the remote's

@@ -20,15 +20,16 @@ use crate::store::{history, listcache};
 pub(super) use crate::store::refs::{expect as previous, remove as delete, set};
 
 /// Apply edits as one transaction; `Ok(false)` when a compare-and-swap lost.
-/// A batch of many edits is one rewrite of `packed-refs` where it can be
-/// ([`packed::edit`]), loose refs otherwise. A lock file left by a killed
+/// A batch of many edits, or a few of refs that live packed in a small
+/// file ([`packed::lives_packed`]), is one rewrite of `packed-refs` where
+/// it can be ([`packed::edit`]), loose refs otherwise. A lock file left by a killed
 /// process is named, with the command that clears it.
 pub(super) fn transaction(repo: &gix::Repository, edits: Vec<RefEdit>) -> Result<bool> {
     if edits.is_empty() {
         return Ok(true);
     }
     let names: Vec<String> = edits.iter().map(|e| e.name.as_bstr().to_string()).collect();
-    if edits.len() >= packed::PACKED_AT {
+    if edits.len() >= packed::PACKED_AT || packed::lives_packed(repo, &edits) {
         match packed::edit(repo, &edits) {
             Ok(packed::Outcome::Applied) => return Ok(true),
             Ok(packed::Outcome::Lost) => return Ok(false),
