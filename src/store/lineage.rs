@@ -38,7 +38,12 @@
 //! version of this one that holds it, unless 0.3 recorded that blob too (a
 //! content this version brought back): then it is 0.3's version of it;
 //! never a version written over the 0.3 version itself (the old content
-//! imported again on top of it), which would close a cycle.
+//! imported again on top of it), which would close a cycle. Those parents
+//! are found on the graph of this version's lines alone, so that every
+//! clone builds the same graph; a 0.3 version a cycle still runs through
+//! (0.3 lines chained through versions of this one, or forged) is not
+//! believed, like one with two parent sets: the graph is acyclic whatever
+//! the lines say.
 //! A version of this one that brings back a content 0.3 recorded is also
 //! written as 0.3 writes it ([`Graph::v03_echo`]), for 0.3 clones, which
 //! read no other line of this version. "R fast-forwards L" means
@@ -380,15 +385,25 @@ impl KeyGraph {
             true => graph.versions_below(kind, key, p, own),
             false => vec![unrecorded(kind, key, p)],
         };
+        // Every 0.3 line's parents are found on the graph of this version's
+        // lines alone, in blob order, so that each clone builds the same
+        // graph whatever order it reads the lines in.
+        let mut legacy: Vec<_> = legacy.into_iter().collect();
+        legacy.sort_by_key(|(blob, _)| *blob);
+        let mut found = Vec::new();
         for (blob, sets) in legacy {
             let version = unrecorded(kind, key, blob);
-            let parents = (sets.len() == 1).then(|| {
+            let parents: Option<Vec<ObjectId>> = (sets.len() == 1).then(|| {
                 let set = sets.into_iter().next().expect("one");
                 set.iter()
                     .flat_map(|p| stands(&graph, *p, version))
                     .collect()
             });
             let written = legacy_written.remove(&blob).unwrap_or_default();
+            found.push((version, blob, parents, written));
+        }
+        let versions: Vec<ObjectId> = found.iter().map(|(v, ..)| *v).collect();
+        for (version, blob, parents, written) in found {
             // 0.3's version of a content this version recorded again stays
             // below the versions written over it (a merge base), but the
             // blob stands for this version's only.
@@ -402,6 +417,7 @@ impl KeyGraph {
             }
             graph.add(version, blob, parents, written);
         }
+        graph.disbelieve_cycles(&versions);
         for versions in graph.by_blob.values_mut() {
             versions.sort();
             versions.dedup();
@@ -422,6 +438,28 @@ impl KeyGraph {
             written,
         });
         self.by_blob.entry(brief).or_default().push(version);
+    }
+
+    /// Lines of this version alone cannot close a cycle (a version's id
+    /// binds its parents); lines of 0.3 can, chained through versions of
+    /// this one or forged. Every 0.3 version of `legacy` a cycle runs
+    /// through is not believed (as a 0.3 version with two parent sets is
+    /// not): the key stays diverged there until resolved, and the graph
+    /// is acyclic whatever the lines say.
+    fn disbelieve_cycles(&mut self, legacy: &[ObjectId]) {
+        let on_cycle: Vec<ObjectId> = legacy
+            .iter()
+            .filter(|v| {
+                let parents = self.nodes.get(*v).and_then(|n| n.parents.as_ref());
+                parents.is_some_and(|ps| ps.iter().any(|p| self.reaches(*p, **v)))
+            })
+            .copied()
+            .collect();
+        for v in on_cycle {
+            if let Some(node) = self.nodes.get_mut(&v) {
+                node.parents = None;
+            }
+        }
     }
 
     /// Whether `target` is `from` or one of its ancestors.
@@ -872,6 +910,48 @@ mod tests {
         let (d, _) = version(4, &[vk]);
         let g = graph(&[&a, &b_over_a, &c_over_a, &k, &d, &legacy(5, &[4])]);
         assert_eq!(relation(&g, 4, 5), Relation::Behind);
+    }
+
+    /// A 0.3 line over a version of this one whose ancestry runs through
+    /// other 0.3 lines back to it: a cycle whichever line is read first,
+    /// unless it is not believed; read in any order, the same graph.
+    #[test]
+    fn lines_of_0_3_that_would_close_a_cycle_are_not_believed_in_any_order() {
+        let legacy = |v: u8, p: u8| {
+            rec(&format!(
+                r#"{{"lineage":"{}","key":"k","parents":["{}"]}}"#,
+                blob(v),
+                blob(p)
+            ))
+        };
+        // P (this version) over 0.3's Z; 0.3: Z over X, X over P.
+        let (p, vp) = version(1, &[unrecorded(SHA1, "k", blob(3))]);
+        let (z_over_x, x_over_p) = (legacy(3, 2), legacy(2, 1));
+        let orders = [
+            vec![&p, &z_over_x, &x_over_p],
+            vec![&x_over_p, &z_over_x, &p],
+            vec![&z_over_x, &p, &x_over_p],
+        ];
+        let mut graphs = Vec::new();
+        for order in orders {
+            for _ in 0..4 {
+                let g = graph(&order);
+                for (id, node) in &g.nodes {
+                    for parent in node.parents.iter().flatten() {
+                        assert!(!g.reaches(*parent, *id), "a cycle through {id}");
+                    }
+                }
+                let mut edges: Vec<String> = (g.nodes.iter())
+                    .map(|(id, n)| format!("{id} {:?}", n.parents))
+                    .collect();
+                edges.sort();
+                graphs.push(edges);
+            }
+        }
+        assert!(graphs.windows(2).all(|w| w[0] == w[1]));
+        let g = graph(&[&p, &z_over_x, &x_over_p]);
+        assert_eq!(g.versions_of(SHA1, "k", blob(1)), vec![vp]);
+        assert_eq!(relation(&g, 1, 2), Relation::Diverged);
     }
 
     #[test]

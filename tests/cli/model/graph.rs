@@ -3,8 +3,9 @@
 //! of the crate: a version id binds key, brief and parents; a line whose
 //! id does not is not believed; a line of 0.3 (no `"brief"`) is believed
 //! only for a blob no line of this version records, with exactly one
-//! parent set; a blob stands for its newest version (the one that
-//! descends from every other), else it is ambiguous.
+//! parent set, found on the graph of this version's lines, and not on a
+//! cycle; a blob stands for its newest version (the one that descends
+//! from every other), else it is ambiguous.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
@@ -138,6 +139,17 @@ impl Graph {
             } else {
                 g.add(&vid, &blob, parents);
             }
+        }
+        // A 0.3 version a cycle runs through is not believed.
+        let on_cycle: Vec<String> = (g.legacy.iter())
+            .filter(|v| {
+                let parents = g.nodes.get(*v).cloned().flatten().unwrap_or_default();
+                parents.iter().any(|p| g.reaches(p, v))
+            })
+            .cloned()
+            .collect();
+        for v in on_cycle {
+            g.nodes.insert(v, None);
         }
         g
     }
