@@ -759,6 +759,18 @@ mod tests {
         (rec(&text), id)
     }
 
+    /// A line of 0.3: blob `v` of `k` over the blobs `parents`.
+    fn legacy(v: u8, parents: &[u8]) -> Record {
+        let parents: Vec<String> = (parents.iter())
+            .map(|p| format!("\"{}\"", blob(*p)))
+            .collect();
+        rec(&format!(
+            r#"{{"lineage":"{}","key":"k","parents":[{}]}}"#,
+            blob(v),
+            parents.join(",")
+        ))
+    }
+
     fn graph(records: &[&Record]) -> KeyGraph {
         KeyGraph::from_records(SHA1, "k", records.iter().map(|r| (*r).clone()).collect())
     }
@@ -844,18 +856,11 @@ mod tests {
 
     #[test]
     fn lines_of_0_3_are_believed_only_with_one_parent_set() {
-        let legacy = |v: u8, p: u8| {
-            rec(&format!(
-                r#"{{"lineage":"{}","key":"k","parents":["{}"]}}"#,
-                blob(v),
-                blob(p)
-            ))
-        };
-        let (b_over_a, c_over_b) = (legacy(2, 1), legacy(3, 2));
+        let (b_over_a, c_over_b) = (legacy(2, &[1]), legacy(3, &[2]));
         let g = graph(&[&b_over_a, &c_over_b]);
         assert_eq!(relation(&g, 1, 3), Relation::Behind);
         // A 0.3 resolve (or re-import) added a second parent set to B.
-        let resolved = legacy(2, 4);
+        let resolved = legacy(2, &[4]);
         let g = graph(&[&b_over_a, &c_over_b, &resolved]);
         assert_eq!(relation(&g, 1, 3), Relation::Diverged);
         assert_eq!(relation(&g, 2, 3), Relation::Behind);
@@ -864,18 +869,18 @@ mod tests {
         let g = graph(&[&b_over_a, &c_over_b, &d]);
         assert_eq!(relation(&g, 1, 5), Relation::Behind);
         // A 0.3 clone writes over it in turn.
-        let e_over_d = legacy(6, 5);
+        let e_over_d = legacy(6, &[5]);
         let g = graph(&[&b_over_a, &c_over_b, &d, &e_over_d]);
         assert_eq!(relation(&g, 5, 6), Relation::Behind);
         assert_eq!(relation(&g, 1, 6), Relation::Behind);
         // A cycle of 0.3 lines (forged: 0.3 never wrote one) is diverged.
-        let (x_over_y, y_over_x) = (legacy(8, 9), legacy(9, 8));
+        let (x_over_y, y_over_x) = (legacy(8, &[9]), legacy(9, &[8]));
         let g = graph(&[&x_over_y, &y_over_x]);
         assert_eq!(relation(&g, 8, 9), Relation::Diverged);
         // A line of 0.3's shape about a version of this one is not read:
         // it cannot re-parent D on E. (It makes blob 5 one 0.3 recorded
         // too, so E, over blob 5, is no longer known to be over D.)
-        let forged = legacy(5, 6);
+        let forged = legacy(5, &[6]);
         let g = graph(&[&b_over_a, &c_over_b, &d, &e_over_d, &forged]);
         assert_eq!(g.versions_of(SHA1, "k", blob(5)), vec![vd]);
         assert_eq!(relation(&g, 5, 6), Relation::Diverged);
@@ -883,14 +888,6 @@ mod tests {
 
     #[test]
     fn a_0_3_line_over_an_older_content_never_descends_from_its_return() {
-        let legacy = |v: u8, p: &[u8]| {
-            let parents: Vec<String> = p.iter().map(|p| format!("\"{}\"", blob(*p))).collect();
-            rec(&format!(
-                r#"{{"lineage":"{}","key":"k","parents":[{}]}}"#,
-                blob(v),
-                parents.join(",")
-            ))
-        };
         // 0.3: A (1), then B over A (2) and C over A (3), diverged.
         let (a, b_over_a, c_over_a) = (legacy(1, &[]), legacy(2, &[1]), legacy(3, &[1]));
         // This version keeps A's content over C: K holds blob 1 again.
@@ -917,16 +914,9 @@ mod tests {
     /// unless it is not believed; read in any order, the same graph.
     #[test]
     fn lines_of_0_3_that_would_close_a_cycle_are_not_believed_in_any_order() {
-        let legacy = |v: u8, p: u8| {
-            rec(&format!(
-                r#"{{"lineage":"{}","key":"k","parents":["{}"]}}"#,
-                blob(v),
-                blob(p)
-            ))
-        };
         // P (this version) over 0.3's Z; 0.3: Z over X, X over P.
         let (p, vp) = version(1, &[unrecorded(SHA1, "k", blob(3))]);
-        let (z_over_x, x_over_p) = (legacy(3, 2), legacy(2, 1));
+        let (z_over_x, x_over_p) = (legacy(3, &[2]), legacy(2, &[1]));
         let orders = [
             vec![&p, &z_over_x, &x_over_p],
             vec![&x_over_p, &z_over_x, &p],
