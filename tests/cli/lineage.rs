@@ -21,6 +21,8 @@ fn rival_line_merged_in() -> (Team, [String; 4]) {
     let v2 = t.write(&t.a, "k", T2, "a v2");
     let out = t.run(&t.a, &["push"]).code(1);
     assert_stdout_has(&out, "diverged, not pushed: k (");
+    // The history line does not read as the brief's success.
+    assert_stdout_has(&out, "history: push (fast-forward; the lineage only");
     let v3 = t.write(&t.b, "k", T3, "b v3");
     t.run(&t.b, &["push"]).success();
     let v4 = t.write(&t.b, "k", T4, "b v4");

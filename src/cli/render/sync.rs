@@ -273,6 +273,13 @@ pub fn push_text(report: &PushReport) -> String {
     let history = match &report.history {
         HistoryPush::None => None,
         HistoryPush::UpToDate => Some("history: up to date".to_string()),
+        // The history goes even when a brief does not: said so, so that
+        // the line does not read as the diverged brief's success.
+        HistoryPush::Pushed(_) if report.keys.iter().any(|k| k.outcome == Outcome::Diverged) => {
+            Some(format!(
+                "history: {would}push (fast-forward; the lineage only, so that '{remote}' also knows both versions of what diverged)"
+            ))
+        }
         HistoryPush::Pushed(_) => Some(format!("history: {would}push (fast-forward)")),
         HistoryPush::Rejected(why) => Some(format!(
             "history: rejected ({why}); push again (`git handoff push {qr}`) to merge and send it"
