@@ -214,7 +214,7 @@ fn a_lease_that_failed_on_a_key_both_changed_reports_the_divergence() {
     );
     assert_eq!(
         stderr(&out),
-        "error: not pushed to 'origin': k1; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --merge` (or `--keep-local|--take-remote`) ends a divergence\n"
+        "error: not pushed to 'origin': k1; `git handoff fetch origin` shows where each stands, and `git handoff resolve k1 --merge` (or `--keep-local|--take-remote`) ends a divergence\n"
     );
     // The remote keeps B's version, A keeps its own, the base stays.
     assert_eq!(remote_id(&t, "k1").as_deref(), Some(vb.as_str()));

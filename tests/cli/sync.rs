@@ -131,7 +131,7 @@ fn both_write_the_same_key_the_second_push_is_refused_and_nothing_is_lost() {
     assert!(text.contains("diverged, not pushed: feat ("), "{text}");
     assert_eq!(
         stderr(&out),
-        "error: not pushed to 'origin': feat; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --merge` (or `--keep-local|--take-remote`) ends a divergence\n"
+        "error: not pushed to 'origin': feat; `git handoff fetch origin` shows where each stands, and `git handoff resolve feat --merge` (or `--keep-local|--take-remote`) ends a divergence\n"
     );
     assert_eq!(t.remote_id("feat").as_deref(), Some(va.as_str()));
 
@@ -631,7 +631,7 @@ fn dry_run_checks_each_lease_against_the_remote() {
     );
     assert_eq!(
         stderr(&out),
-        "error: not pushed to 'origin': k; `git handoff fetch origin` shows where each stands, and `git handoff resolve <key> --merge` (or `--keep-local|--take-remote`) ends a divergence\n"
+        "error: not pushed to 'origin': k; `git handoff fetch origin` shows where each stands, and `git handoff resolve k --merge` (or `--keep-local|--take-remote`) ends a divergence\n"
     );
     assert_stdout_has(
         &out,

@@ -176,9 +176,14 @@ fn refused(report: &PushReport) -> Option<String> {
     // below, with its fix.
     let diverged = report.keys.iter().any(|k| k.outcome == Outcome::Diverged);
     if !conflicts.is_empty() && (diverged || report.stale_lock.is_none()) {
+        // The key itself when there is one (quoted: a teammate names it).
+        let key = match conflicts.as_slice() {
+            [one] => crate::support::escape::shell_quote(one),
+            _ => "<key>".to_string(),
+        };
         hints.push(format!(
-            "`git handoff fetch {}` shows where each stands, and `git handoff resolve <key> --merge` (or `--keep-local|--take-remote`) ends a divergence",
-            report.remote
+            "`git handoff fetch {}` shows where each stands, and `git handoff resolve {key} --merge` (or `--keep-local|--take-remote`) ends a divergence",
+            crate::support::escape::shell_quote(&report.remote)
         ));
     }
     if matches!(report.history, HistoryPush::Rejected(_)) {
