@@ -49,6 +49,10 @@ struct Seen {
     newest: u128,
     /// The digest of the staged values ([`digest`]).
     digest: String,
+    /// The digest of the staged briefs alone ([`tips_digest`]; empty in
+    /// a record an older release wrote).
+    #[serde(default)]
+    tips: String,
 }
 
 /// What a reconciliation read from the staging namespace, recorded once
@@ -57,6 +61,8 @@ pub(super) struct Reading {
     seen: Seen,
     /// The digest of the staged values read ([`staged_digest`]).
     staged: String,
+    /// The digest of the staged briefs read ([`tips_digest`]).
+    tips: String,
 }
 
 impl Reading {
@@ -71,6 +77,7 @@ impl Reading {
         Reading {
             seen: stamped(repo, remote),
             staged: staged_digest(repo, tips, staged_notes_id(repo, remote)),
+            tips: tips_digest(repo, tips),
         }
     }
 
@@ -80,6 +87,7 @@ impl Reading {
     pub(super) fn record(self, repo: &gix::Repository, remote: &str) {
         let mut seen = self.seen;
         seen.digest = digest(repo, remote, &self.staged);
+        seen.tips = self.tips;
         let mut all = load(repo);
         all.insert(remote.to_string(), seen);
         save(repo, &all);
@@ -96,6 +104,7 @@ fn stamped(repo: &gix::Repository, remote: &str) -> Seen {
         at,
         newest,
         digest: String::new(),
+        tips: String::new(),
     }
 }
 
@@ -129,7 +138,13 @@ pub fn pending(repo: &gix::Repository) -> Result<Vec<String>> {
         // leave nothing to take: no remote deletes every key and its
         // history at once.
         let nothing = tips.is_empty() && notes.is_none();
-        if nothing || seen.is_some_and(|s| s.digest == now.digest) {
+        now.tips = tips_digest(repo, &tips);
+        // The same briefs, and a history this one holds and the remote's
+        // known history is: this process's own push moved the staged
+        // history (a diverged key is not reported again for it).
+        let own_history = seen.is_some_and(|s| !s.tips.is_empty() && s.tips == now.tips)
+            && notes.is_some_and(|n| history_taken(repo, &remote, n));
+        if nothing || own_history || seen.is_some_and(|s| s.digest == now.digest) {
             all.insert(remote, now);
             rerecorded = true;
         } else {
@@ -194,6 +209,26 @@ fn digest(repo: &gix::Repository, remote: &str, staged: &str) -> String {
         .try_finalize()
         .map(|id| id.to_string())
         .unwrap_or_default()
+}
+
+/// Whether the staged history `staged` is what the last fetch or push
+/// knew of `remote`'s history (the published ref) and the local history
+/// holds it: then nothing in it is new here.
+fn history_taken(repo: &gix::Repository, remote: &str, staged: ObjectId) -> bool {
+    let id = |name: &str| crate::git::refdb::id(repo, name).ok().flatten();
+    if id(&remotes::notes_ref(remote)) != Some(staged) {
+        return false;
+    }
+    match id(crate::store::NOTES_REF) {
+        Some(ours) if ours == staged => true,
+        Some(ours) => super::notes::contains(repo, ours, staged).is_ok_and(|c| c == Some(true)),
+        None => false,
+    }
+}
+
+/// A digest of the staged briefs alone.
+fn tips_digest(repo: &gix::Repository, tips: &BTreeMap<String, ObjectId>) -> String {
+    staged_digest(repo, tips, None)
 }
 
 /// A digest of the staged values: every brief ref and the notes ref.
@@ -361,5 +396,42 @@ mod tests {
             None,
         );
         assert!(pending(&repo).unwrap().is_empty());
+    }
+
+    /// A push moves the staged history to one the local history holds,
+    /// and the remote's known one with it: nothing to take again. A staged
+    /// history this one lacks is news.
+    #[test]
+    fn a_staged_history_of_this_ones_own_is_not_news() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        staged_repo(dir);
+        git(dir, &["commit", "-q", "--allow-empty", "-m", "c"], None);
+        git(
+            dir,
+            &["notes", "--ref=handoffs", "add", "-m", "l", "HEAD"],
+            None,
+        );
+        let repo = gix::open(dir).unwrap();
+        reconciled(&repo);
+        let ours = git(dir, &["rev-parse", "refs/notes/handoffs"], None);
+        let staged_notes = crate::store::remotes::staged_notes_ref("origin");
+        let published = crate::store::remotes::notes_ref("origin");
+        for name in [&staged_notes, &published] {
+            git(dir, &["update-ref", name, ours.trim()], None);
+        }
+        assert!(pending(&repo).unwrap().is_empty());
+        let empty_tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+        let theirs = git(dir, &["commit-tree", empty_tree, "-m", "t"], None);
+        for name in [&staged_notes, &published] {
+            git(dir, &["update-ref", name, theirs.trim()], None);
+        }
+        assert_eq!(pending(&repo).unwrap(), ["origin"]);
+        // Staged only (a plain `git fetch`), even of this one's own: news.
+        git(dir, &["update-ref", &published, ours.trim()], None);
+        git(dir, &["update-ref", &staged_notes, ours.trim()], None);
+        reconciled(&repo);
+        git(dir, &["update-ref", "-d", &published], None);
+        assert_eq!(pending(&repo).unwrap(), ["origin"]);
     }
 }

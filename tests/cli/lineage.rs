@@ -23,6 +23,10 @@ fn rival_line_merged_in() -> (Team, [String; 4]) {
     assert_stdout_has(&out, "diverged, not pushed: k (");
     // The history line does not read as the brief's success.
     assert_stdout_has(&out, "history: push (fast-forward; the lineage only");
+    // The staged history the push moved is its own: the next command
+    // does not report the divergence again as news `git fetch` brought.
+    let next = t.run(&t.a, &["show", "k"]).success();
+    assert!(!stderr(&next).contains("diverged"), "{}", stderr(&next));
     let v3 = t.write(&t.b, "k", T3, "b v3");
     t.run(&t.b, &["push"]).success();
     let v4 = t.write(&t.b, "k", T4, "b v4");
