@@ -26,12 +26,11 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use gix::ObjectId;
 
 use super::git::{accepted, git_reason};
 use super::push::{
     Held, HistoryPush, NotesSend, PushAnswer, PushOptions, PushReport, PushedKey, Route, Send,
-    Sent, plan_keys, pushed_notes, rejection, selected_keys, send_with_history, unpushable_history,
+    Sent, plan_keys, rejection, selected_keys, send_with_history, unpushable_history,
 };
 use super::refs::Sides;
 use crate::store::{NOTES_REF, history, remotes};
@@ -132,7 +131,7 @@ pub(super) fn attempt(
         stale_lock,
     } = sent;
     let history = match notes {
-        Some((tip, answer)) => history_answer(repo, remote, options, tip, &answer)?,
+        Some(answer) => history_answer(options, &answer),
         None => Some(plan.history),
     };
     let lease_failed = answered.iter().any(|k| k.held == Some(Held::Stale));
@@ -243,19 +242,11 @@ fn plan_notes(
 /// The history's result from the remote's answer; `None` when the push
 /// must fetch and send it again: its lease failed (another clone pushed
 /// history since the last fetch) or the remote refused it (a push after a
-/// fetch then merges what the remote holds and sends again too).
-fn history_answer(
-    repo: &gix::Repository,
-    remote: &str,
-    options: &PushOptions,
-    tip: ObjectId,
-    (run, results): &PushAnswer,
-) -> Result<Option<HistoryPush>> {
-    Ok(match results.get(NOTES_REF) {
-        Some((flag, summary)) if accepted(*flag) => {
-            pushed_notes(repo, remote, tip)?;
-            Some(HistoryPush::Pushed(summary.clone()))
-        }
+/// fetch then merges what the remote holds and sends again too). A
+/// taken history's bookkeeping moved with the keys' (`apply_results`).
+fn history_answer(options: &PushOptions, (run, results): &PushAnswer) -> Option<HistoryPush> {
+    match results.get(NOTES_REF) {
+        Some((flag, summary)) if accepted(*flag) => Some(HistoryPush::Pushed(summary.clone())),
         // All or nothing, and refused for another reason than its lease
         // (another ref of the push was): as a push after a fetch says.
         Some((_, summary)) if options.atomic && rejection(summary) != Held::Stale => {
@@ -263,5 +254,5 @@ fn history_answer(
         }
         Some(_) => None,
         None => Some(HistoryPush::Rejected(git_reason(&run.stderr))),
-    })
+    }
 }

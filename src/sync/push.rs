@@ -733,21 +733,16 @@ fn accepted_edits(
     })
 }
 
-/// What happened to the history sent as `notes` in a push.
+/// What happened to the history sent in a push (taken: its bookkeeping
+/// moved with the keys', in [`apply_results`]).
 pub(super) fn history_result(
     repo: &gix::Repository,
     remote: &str,
     options: &PushOptions,
-    notes: ObjectId,
     (run, results): &PushAnswer,
 ) -> Result<HistoryPush> {
     Ok(match results.get(NOTES_REF) {
-        Some((flag, summary)) if accepted(*flag) => {
-            if !options.dry_run {
-                pushed_notes(repo, remote, notes)?;
-            }
-            HistoryPush::Pushed(summary.clone())
-        }
+        Some((flag, summary)) if accepted(*flag) => HistoryPush::Pushed(summary.clone()),
         Some(_) if options.dry_run && !options.atomic => HistoryPush::WouldMerge,
         Some((_, summary)) if options.atomic || options.dry_run => {
             HistoryPush::Rejected(summary.clone())
@@ -762,7 +757,7 @@ pub(super) fn history_result(
 /// carried the history (if one did), and a stale lock the remote named.
 pub(super) struct Sent {
     pub(super) keys: Vec<PushedKey>,
-    pub(super) notes: Option<(ObjectId, PushAnswer)>,
+    pub(super) notes: Option<PushAnswer>,
     pub(super) stale_lock: Option<String>,
 }
 
@@ -799,8 +794,8 @@ pub(super) fn send(
             (batch, carried),
             &answer,
         )?);
-        if let Some(n) = batch_notes {
-            sent.notes = Some((n.tip, answer));
+        if batch_notes.is_some() {
+            sent.notes = Some(answer);
         }
     }
     drop(pinned);
@@ -941,8 +936,8 @@ fn fetch_first_once(
         return Ok(Round::Raced(fetch_report));
     }
     keys.extend(sent.keys);
-    if let Some((tip, answer)) = &sent.notes {
-        history = history_result(repo, remote, options, *tip, answer)?;
+    if let Some(answer) = &sent.notes {
+        history = history_result(repo, remote, options, answer)?;
     }
     keys.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(Round::Done(PushReport {
@@ -1013,7 +1008,7 @@ fn fetched_history_lease(
 /// sending) or with the whole transaction (the remote's side failed it,
 /// which names no ref), so that nothing was taken.
 fn lost_history_lease(sent: &Sent) -> bool {
-    sent.notes.as_ref().is_some_and(|(_, (_, results))| {
+    sent.notes.as_ref().is_some_and(|(_, results)| {
         results.get(NOTES_REF).is_some_and(|(flag, summary)| {
             !accepted(*flag) && matches!(rejection(summary), Held::Stale | Held::AtomicSibling)
         })
