@@ -431,7 +431,10 @@ fn selection_with_zero_one_and_several_briefs() {
         "{listing}"
     );
     assert!(!listing.contains("# Resume"), "never guesses: {listing}");
-    assert_stderr_has(&out, "pass a KEY");
+    assert_stderr_has(
+        &out,
+        "error: no brief under this branch's key and 2 under others; pass a KEY: `git handoff resume <key>`",
+    );
 
     // the branch's own brief wins, and the others are named in one line
     // (after `write beta` the worktree's sticky key is beta, so follow the
@@ -1115,6 +1118,23 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
         sb.write_brief_at(&repo, t, Some(k), ["d", "r", "c"], &[])
             .success();
     }
+    // On main, where a, b and c were written under keys of their own, the
+    // answer does not say there is no brief for this branch.
+    let answer = hook(&sb, &repo, "session-start", &input("startup"));
+    let v: Value = serde_json::from_str(&answer).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.starts_with("No handoff brief under this branch's key ('main'); 4 are waiting, 3 of them written on this branch ('main'):\n"),
+        "{context}"
+    );
+    assert!(
+        context.contains(
+            "\n- c (branch 'main', checked out here, written 2h ago): `git handoff resume c`\n"
+        ),
+        "{context}"
+    );
     sb.git(&repo, &["switch", "-q", "-c", "other"]);
     let answer = hook(&sb, &repo, "session-start", &input("startup"));
     let v: Value = serde_json::from_str(&answer).unwrap();

@@ -151,7 +151,7 @@ fn session_start(input: &Value) -> Option<report::HookContext> {
                     let stored = store::read(&repo, &only.key).ok()??;
                     inject(&repo, &stored, source, Depth::Full)?
                 }
-                _ => waiting(&briefs, head.branch_label()),
+                _ => waiting(&briefs, head.branch_label(), &key),
             }
         }
     };
@@ -263,18 +263,28 @@ fn unfetched_advice(repo: &gix::Repository) -> Option<String> {
     ))
 }
 
-/// The briefs waiting elsewhere, newest first: at most [`NAMED`], each with
-/// its branch, where that is checked out and the command to resume it.
-fn waiting(briefs: &[crate::cli::inventory::Waiting], current: &str) -> String {
+/// The briefs waiting under other keys, newest first: at most [`NAMED`],
+/// each with its branch, where that is checked out and the command to
+/// resume it. Briefs written on this very branch (a teammate's, under
+/// their own key) are counted as such: "none for this branch" would
+/// contradict the list.
+fn waiting(briefs: &[crate::cli::inventory::Waiting], current: &str, key: &str) -> String {
     let count = if briefs.len() == 1 {
         "one is".to_string()
     } else {
         format!("{} are", briefs.len())
     };
-    format!(
-        "No handoff brief for this branch ('{current}'); {count} waiting:\n{}",
-        render::waiting_text(briefs, NAMED)
-    )
+    let on_branch = briefs.iter().filter(|w| w.here).count();
+    let head = match on_branch {
+        0 => format!("No handoff brief for this branch ('{current}'); {count} waiting"),
+        n if n == briefs.len() => format!(
+            "No handoff brief under this branch's key ('{key}'); {count} waiting under another key, written on this branch ('{current}')"
+        ),
+        n => format!(
+            "No handoff brief under this branch's key ('{key}'); {count} waiting, {n} of them written on this branch ('{current}')"
+        ),
+    };
+    format!("{head}:\n{}", render::waiting_text(briefs, NAMED))
 }
 
 fn pre_compact(input: Option<&Value>) -> report::HookMessage {

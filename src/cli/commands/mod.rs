@@ -262,10 +262,9 @@ pub fn refuse_ambiguous(
     verb: &str,
     format: crate::cli::Format,
 ) -> crate::cli::Output {
-    let current = rows.iter().find(|r| r.current).map(|r| r.key.clone());
+    // None of the rows is this branch's: it would have been selected.
     eprintln!(
-        "error: no brief for this branch{} and {} others exist; pass a KEY: `git handoff {verb} <key>`",
-        current.map(|k| format!(" ('{k}')")).unwrap_or_default(),
+        "error: no brief under this branch's key and {} under others; pass a KEY: `git handoff {verb} <key>`",
         rows.len()
     );
     match format {
