@@ -334,6 +334,9 @@ pub struct VersionNode {
     pub brief: ObjectId,
     /// Its parents (empty: a first version, or parents unknown).
     pub parents: Vec<ObjectId>,
+    /// Whether `parents` is known: not for a version whose lines disagree
+    /// or that a cycle of 0.3's lines runs through.
+    pub parents_known: bool,
     /// Who wrote it, and when.
     pub written: Written,
 }
@@ -700,6 +703,7 @@ impl Graph {
                 id: *id,
                 brief: node.brief,
                 parents: node.parents.clone().unwrap_or_default(),
+                parents_known: node.parents.is_some(),
                 written: node.written.clone(),
             })
             .collect())

@@ -447,6 +447,9 @@ fn log_graph_draws_the_divergence_and_the_merge() {
         4,
         "{text}"
     );
+    // The first version, the only row with no parent, says so.
+    assert!(lines[lines.len() - 1].contains(" root "), "{text}");
+    assert_eq!(text.matches(" root ").count(), 1, "{text}");
 }
 
 /// Writing exactly the stored content again makes no version: no history

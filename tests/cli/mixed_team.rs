@@ -130,6 +130,10 @@ fn a_key_0_3_resolved_stays_diverged_until_resolved_here() {
     let out = t.run(&t.a, &["push"]).code(1);
     assert_stdout_has(&out, "diverged, not pushed: auth (");
     assert_eq!(t.remote_id("auth"), Some(AUTH_B3.to_string()));
+    // The version 0.3 gave a second parent set is drawn with no parent,
+    // and named so: not as the child of the row below it.
+    let text = stdout(&t.run(&t.a, &["log", "auth", "--graph"]).success());
+    assert!(text.contains(" parents unknown "), "{text}");
     // The two sides share no version the graph believes: every field
     // they differ in is a conflict, listed, nothing changed.
     let out = t.run(&t.a, &["resolve", "auth", "--merge"]).code(1);

@@ -196,6 +196,7 @@ fn graph(args: &Args) -> Result<Output> {
         }
     }
     let by_blob: std::collections::HashMap<_, _> = log.versions.iter().map(|v| (v.id, v)).collect();
+    let ids: std::collections::HashSet<_> = nodes.iter().map(|n| n.id).collect();
     let rows = nodes
         .into_iter()
         .map(|n| {
@@ -210,8 +211,15 @@ fn graph(args: &Args) -> Result<Output> {
             if let Some(v) = version {
                 text.push_str(&format!(" {}", v.brief.mode));
             }
-            if n.parents.len() > 1 {
-                text.push_str(" merge");
+            // A row with no parent drawn is named, or it would read as
+            // the child of the row below it.
+            let drawn = n.parents.iter().filter(|p| ids.contains(*p)).count();
+            match (n.parents.len(), n.parents_known) {
+                (_, false) => text.push_str(" parents unknown"),
+                (0, true) => text.push_str(" root"),
+                (len, true) if drawn < len => text.push_str(" parent not recorded"),
+                (1, true) => {}
+                (_, true) => text.push_str(" merge"),
             }
             if let Some(by) = &n.written.by {
                 text.push_str(&format!(" by {}", line_value(by)));
