@@ -383,6 +383,25 @@ fn the_configured_window_is_the_one_measured() {
     assert_eq!(prompt(&sb, &repo, &path, "go on"), None);
 }
 
+/// The window the harness stated at the session's start (a 1M model, as
+/// `claude-opus-4-6[1m]`, which the transcript's lines do not mark) is the
+/// one measured; another session's is not.
+#[test]
+fn the_window_stated_at_the_session_start_is_the_one_measured() {
+    let other = "0a1b2c3d-0000-4000-8000-000000000001";
+    for (stated_for, alert) in [(other, true), (SESSION, false)] {
+        let sb = Sandbox::new();
+        let (repo, path) = setup(&sb);
+        append(&path, &[tokens(90_000)]);
+        let start = json!({"session_id": stated_for, "cwd": repo, "source": "startup",
+                           "hook_event_name": "SessionStart", "model": "claude-opus-4-6[1m]"});
+        sb.handoff_with(&repo, &["hook", "session-start"], Some(&start.to_string()))
+            .success();
+        let said = prompt(&sb, &repo, &path, "go on");
+        assert_eq!(said.is_some(), alert, "stated for {stated_for}: {said:?}");
+    }
+}
+
 #[test]
 fn the_state_is_small_and_holds_no_text_of_the_session() {
     let sb = Sandbox::new();

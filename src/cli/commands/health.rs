@@ -99,10 +99,16 @@ fn answer(input: &[u8]) -> Option<report::HookContext> {
     if config.boolean("handoff.health") == Some(false) {
         return None;
     }
+    // The configured window, else the one the harness stated for this
+    // session at its start (a 1M model: the transcript does not say so).
     let window = config
         .string("handoff.contextWindow")
         .and_then(|v| usage::parse_tokens(&v.to_string()).ok())
-        .map(|n| (n, WindowSource::Config));
+        .map(|n| (n, WindowSource::Config))
+        .or_else(|| {
+            crate::agent::window::recorded(repo.git_dir(), &[input.session.as_str()])
+                .map(|n| (n, WindowSource::Harness))
+        });
     let dir = repo.common_dir().join(STATE_DIR);
     std::fs::create_dir_all(&dir).ok()?;
     let _lock =
