@@ -49,8 +49,8 @@ struct Seen {
     newest: u128,
     /// The digest of the staged values ([`digest`]).
     digest: String,
-    /// The digest of the staged briefs alone ([`tips_digest`]; empty in
-    /// a record an older release wrote).
+    /// The digest of the staged briefs that differ from their bases
+    /// ([`unsettled_digest`]; empty in a record an older release wrote).
     #[serde(default)]
     tips: String,
 }
@@ -61,8 +61,8 @@ pub(super) struct Reading {
     seen: Seen,
     /// The digest of the staged values read ([`staged_digest`]).
     staged: String,
-    /// The digest of the staged briefs read ([`tips_digest`]).
-    tips: String,
+    /// The staged briefs read.
+    tips: BTreeMap<String, ObjectId>,
 }
 
 impl Reading {
@@ -77,7 +77,7 @@ impl Reading {
         Reading {
             seen: stamped(repo, remote),
             staged: staged_digest(repo, tips, staged_notes_id(repo, remote)),
-            tips: tips_digest(repo, tips),
+            tips: tips.clone(),
         }
     }
 
@@ -87,7 +87,9 @@ impl Reading {
     pub(super) fn record(self, repo: &gix::Repository, remote: &str) {
         let mut seen = self.seen;
         seen.digest = digest(repo, remote, &self.staged);
-        seen.tips = self.tips;
+        // Against the bases as the reconciliation left them, but of the
+        // values it read: one `git fetch` staged meanwhile stays news.
+        seen.tips = unsettled_digest(repo, remote, &self.tips);
         let mut all = load(repo);
         all.insert(remote.to_string(), seen);
         save(repo, &all);
@@ -138,10 +140,11 @@ pub fn pending(repo: &gix::Repository) -> Result<Vec<String>> {
         // leave nothing to take: no remote deletes every key and its
         // history at once.
         let nothing = tips.is_empty() && notes.is_none();
-        now.tips = tips_digest(repo, &tips);
-        // The same briefs, and a history this one holds and the remote's
-        // known history is: this process's own push moved the staged
-        // history (a diverged key is not reported again for it).
+        now.tips = unsettled_digest(repo, &remote, &tips);
+        // The same staged briefs unlike their bases (a push moves a key's
+        // base and staged value together), and a history this one holds
+        // and the remote's known history is: this process's own push moved
+        // the staging (a diverged key is not reported again for it).
         let own_history = seen.is_some_and(|s| !s.tips.is_empty() && s.tips == now.tips)
             && notes.is_some_and(|n| history_taken(repo, &remote, n));
         if nothing || own_history || seen.is_some_and(|s| s.digest == now.digest) {
@@ -226,9 +229,31 @@ fn history_taken(repo: &gix::Repository, remote: &str, staged: ObjectId) -> bool
     }
 }
 
-/// A digest of the staged briefs alone.
-fn tips_digest(repo: &gix::Repository, tips: &BTreeMap<String, ObjectId>) -> String {
-    staged_digest(repo, tips, None)
+/// A digest of the staged briefs `tips` that differ from their bases (a
+/// base without a staged value counts, as a deletion): what a
+/// reconciliation could still act on. A key whose staged value is its base
+/// has nothing to take, as the three-way rules say (remote unchanged).
+/// Empty when the bases cannot be listed (then nothing is trusted).
+fn unsettled_digest(
+    repo: &gix::Repository,
+    remote: &str,
+    tips: &BTreeMap<String, ObjectId>,
+) -> String {
+    let Ok(bases) = remotes::ids_under(repo, &remotes::base_prefix(remote)) else {
+        return String::new();
+    };
+    let unsettled: BTreeMap<String, ObjectId> = tips
+        .iter()
+        .filter(|(k, id)| bases.get(*k) != Some(*id))
+        .map(|(k, id)| (k.clone(), *id))
+        .chain(
+            bases
+                .keys()
+                .filter(|k| !tips.contains_key(*k))
+                .map(|k| (k.clone(), ObjectId::null(repo.object_hash()))),
+        )
+        .collect();
+    staged_digest(repo, &unsettled, None)
 }
 
 /// A digest of the staged values: every brief ref and the notes ref.

@@ -35,6 +35,36 @@ fn rival_line_merged_in() -> (Team, [String; 4]) {
     (t, [v1, v2, v3, v4])
 }
 
+/// A push that sends one key while another stays diverged moves the
+/// staging of both the sent key and the history: the next command takes
+/// nothing and repeats no warning. What a plain `git fetch` brings after
+/// it is news again.
+#[test]
+fn a_push_beside_a_diverged_key_leaves_nothing_to_take_again() {
+    let t = team();
+    t.sb.handoff(&t.a, &["init"]).success();
+    t.write(&t.b, "k", T1, "b v1");
+    t.run(&t.b, &["push"]).success();
+    t.write(&t.a, "k", T2, "a v2");
+    let j1 = t.write(&t.a, "j", T2, "a j1");
+    let out = t.run(&t.a, &["push"]).code(1);
+    assert_stdout_has(&out, "diverged, not pushed: k (");
+    assert_eq!(t.remote_id("j").as_deref(), Some(j1.as_str()));
+    let next = t.run(&t.a, &["show", "j"]).success();
+    assert_eq!(stderr(&next), "");
+    t.run(&t.b, &["fetch"]).success();
+    let j2 = t.write(&t.b, "j", T3, "b j2");
+    t.run(&t.b, &["push"]).success();
+    t.sb.git(&t.a, &["fetch", "-q"]);
+    let next = t.run(&t.a, &["show", "j"]).success();
+    assert!(
+        stderr(&next).contains("`git fetch` brought from 'origin': j (updated: "),
+        "{}",
+        stderr(&next)
+    );
+    assert_eq!(t.brief_id(&t.a, "j").as_deref(), Some(j2.as_str()));
+}
+
 #[test]
 fn a_rival_line_merged_into_the_history_is_no_fast_forward() {
     let (t, [_, v2, _, v4]) = rival_line_merged_in();
