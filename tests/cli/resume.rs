@@ -1078,11 +1078,16 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
             repo.display()
         )
     };
-    let answer = hook(&sb, &repo, "session-start", &input("startup"));
-    let v: Value = serde_json::from_str(&answer).unwrap();
-    let context = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    // The context the hook gives the model.
+    let context_of = |source: &str| -> String {
+        let answer = hook(&sb, &repo, "session-start", &input(source));
+        let v: Value = serde_json::from_str(&answer).unwrap();
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let context = context_of("startup");
     assert!(
         context.contains("No handoff brief for this branch ('main')"),
         "{context}"
@@ -1095,11 +1100,7 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
     );
     assert!(context.contains("`git handoff resume feat-x`"), "{context}");
     // after a compaction with one brief: its five fields, measured on feat/x
-    let answer = hook(&sb, &repo, "session-start", &input("compact"));
-    let v: Value = serde_json::from_str(&answer).unwrap();
-    let context = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    let context = context_of("compact");
     assert!(
         context.contains("- Next step (the brief's plan): Replace the format_duration stub"),
         "{context}"
@@ -1120,11 +1121,7 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
     }
     // On main, where a, b and c were written under keys of their own, the
     // answer does not say there is no brief for this branch.
-    let answer = hook(&sb, &repo, "session-start", &input("startup"));
-    let v: Value = serde_json::from_str(&answer).unwrap();
-    let context = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    let context = context_of("startup");
     assert!(
         context.starts_with("No handoff brief under this branch's key ('main'); 4 are waiting, 3 of them written on this branch ('main'):\n"),
         "{context}"
@@ -1136,11 +1133,7 @@ fn the_session_start_hook_points_the_way_from_the_main_worktree() {
         "{context}"
     );
     sb.git(&repo, &["switch", "-q", "-c", "other"]);
-    let answer = hook(&sb, &repo, "session-start", &input("startup"));
-    let v: Value = serde_json::from_str(&answer).unwrap();
-    let context = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    let context = context_of("startup");
     let named: Vec<&str> = context.lines().filter(|l| l.starts_with("- ")).collect();
     assert_eq!(named.len(), 3, "{context}");
     assert!(
