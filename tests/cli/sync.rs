@@ -359,6 +359,11 @@ fn notes_histories_from_both_clones_merge() {
     let b1 = t.write(&t.b, "beta", "2026-11-30T09:30:00Z", "from b");
     let out = t.run(&t.b, &["push"]).success();
     assert_stdout_has(&out, "history: merged with 'origin' (");
+    // It does not read as a brief merged.
+    assert_stdout_has(
+        &out,
+        ": every version either side recorded; no brief is merged by this)",
+    );
     // The merge commit has both histories as parents.
     let parents = t.sb.git(
         &t.b,

@@ -199,7 +199,7 @@ fn history_line(report: &FetchReport) -> String {
             id.to_hex_with_len(7)
         ),
         NotesMerge::Merged(id) => format!(
-            "history: merged with '{remote}' ({}, union of both)",
+            "history: merged with '{remote}' ({}: every version either side recorded; no brief is merged by this)",
             id.to_hex_with_len(7)
         ),
         NotesMerge::Held {
