@@ -450,19 +450,79 @@ impl KeyGraph {
     /// not): the key stays diverged there until resolved, and the graph
     /// is acyclic whatever the lines say.
     fn disbelieve_cycles(&mut self, legacy: &[ObjectId]) {
-        let on_cycle: Vec<ObjectId> = legacy
-            .iter()
-            .filter(|v| {
-                let parents = self.nodes.get(*v).and_then(|n| n.parents.as_ref());
-                parents.is_some_and(|ps| ps.iter().any(|p| self.reaches(*p, **v)))
-            })
-            .copied()
-            .collect();
-        for v in on_cycle {
-            if let Some(node) = self.nodes.get_mut(&v) {
+        if legacy.is_empty() {
+            return;
+        }
+        let on_cycles = self.on_cycles();
+        for v in legacy.iter().filter(|v| on_cycles.contains(*v)) {
+            if let Some(node) = self.nodes.get_mut(v) {
                 node.parents = None;
             }
         }
+    }
+
+    /// The versions a cycle runs through: those in a strongly connected
+    /// component of more than one, or their own parent. Tarjan's algorithm
+    /// without recursion: one pass over the versions and their parents,
+    /// however long the history (no walk limit, which would let a long
+    /// enough forged cycle stand).
+    fn on_cycles(&self) -> HashSet<ObjectId> {
+        let parents = |v: &ObjectId| -> &[ObjectId] {
+            self.nodes
+                .get(v)
+                .and_then(|n| n.parents.as_deref())
+                .unwrap_or(&[])
+        };
+        // Each visited version's (index, lowest index it reaches back to).
+        let mut seen: HashMap<ObjectId, (usize, usize)> = HashMap::new();
+        let (mut stack, mut on_stack) = (Vec::new(), HashSet::new());
+        let mut out = HashSet::new();
+        for root in self.nodes.keys() {
+            if seen.contains_key(root) {
+                continue;
+            }
+            let mut calls = vec![(*root, 0usize)];
+            while let Some((v, next)) = calls.last_mut() {
+                let v = *v;
+                if *next == 0 && !seen.contains_key(&v) {
+                    seen.insert(v, (seen.len(), seen.len()));
+                    stack.push(v);
+                    on_stack.insert(v);
+                }
+                if let Some(w) = parents(&v).get(*next).copied() {
+                    *next += 1;
+                    match seen.get(&w) {
+                        None if self.nodes.contains_key(&w) => calls.push((w, 0)),
+                        Some(&(index, _)) if on_stack.contains(&w) => {
+                            let low = &mut seen.get_mut(&v).expect("visited").1;
+                            *low = (*low).min(index);
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                calls.pop();
+                let (index, low) = seen[&v];
+                if let Some((caller, _)) = calls.last() {
+                    let up = &mut seen.get_mut(caller).expect("visited").1;
+                    *up = (*up).min(low);
+                }
+                if index == low {
+                    let mut component = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack.remove(&w);
+                        component.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    if component.len() > 1 || parents(&v).contains(&v) {
+                        out.extend(component);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Whether `target` is `from` or one of its ancestors.
@@ -946,6 +1006,29 @@ mod tests {
         let g = graph(&[&p, &z_over_x, &x_over_p]);
         assert_eq!(g.versions_of(SHA1, "k", blob(1)), vec![vp]);
         assert_eq!(relation(&g, 1, 2), Relation::Diverged);
+    }
+
+    /// However long a forged cycle of 0.3 lines, longer than any walk a
+    /// question of ancestry takes, none of its versions is believed; nor is
+    /// a 0.3 line over its own blob.
+    #[test]
+    fn a_cycle_of_0_3_lines_longer_than_a_walk_is_not_believed() {
+        let n = WALK_LIMIT + 2;
+        let hex = |i: usize| {
+            let mut b = [0u8; 20];
+            b[..8].copy_from_slice(&(i as u64 + 1).to_be_bytes());
+            ObjectId::from_bytes_or_panic(&b).to_string()
+        };
+        let line = |v: String, p: String| {
+            rec(&format!(
+                r#"{{"lineage":"{v}","key":"k","parents":["{p}"]}}"#
+            ))
+        };
+        let mut records: Vec<Record> = (0..n).map(|i| line(hex(i), hex((i + 1) % n))).collect();
+        records.push(line(hex(n), hex(n)));
+        let g = KeyGraph::from_records(SHA1, "k", records);
+        assert_eq!(g.nodes.len(), n + 1);
+        assert!(g.nodes.values().all(|node| node.parents.is_none()));
     }
 
     #[test]
